@@ -1,0 +1,5 @@
+"""Provides `python -m sniff`."""
+
+from sniff.cli import main
+
+main()

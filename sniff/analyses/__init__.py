@@ -1,0 +1,1 @@
+"""Provides the analyses: functions from requests to results, free of any presentation."""

@@ -1,0 +1,235 @@
+"""Provides the cost summary: totals, and the same measures by model, project, day and session.
+
+Hit rate and savings follow DESIGN §5 everywhere: hit rate is token-weighted
+(Σ cache reads / Σ prompt tokens), savings are what the prompt tokens would have cost at the
+base input price minus what they cost. Requests of unpriced models keep their tokens and are
+counted apart, so a total is never silently short and an unknown model never shows $0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
+
+from sniff.model import Request
+
+
+@dataclass(slots=True)
+class Totals:
+    """Sums over a group of requests."""
+
+    requests: int = 0
+    input_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_5m_tokens: int = 0
+    cache_write_1h_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    priced_requests: int = 0
+    cost_usd: float = 0.0
+    """Cost of the priced requests."""
+    uncached_usd: float = 0.0
+    """What the priced requests would have cost without caching."""
+
+    def add(self, request: Request) -> None:
+        """Count one request in."""
+        usage = request.usage
+        self.requests += 1
+        self.input_tokens += usage.input_tokens
+        self.cache_read_tokens += usage.cache_read_tokens
+        self.cache_write_5m_tokens += usage.cache_write_5m_tokens
+        self.cache_write_1h_tokens += usage.cache_write_1h_tokens
+        self.output_tokens += usage.output_tokens
+        self.reasoning_tokens += usage.reasoning_tokens
+        cost = request.cost
+        if cost is not None:
+            self.priced_requests += 1
+            self.cost_usd += cost.total_usd
+            self.uncached_usd += cost.uncached_usd
+
+    def merge(self, other: Totals) -> None:
+        """Add another group's sums to these."""
+        self.requests += other.requests
+        self.input_tokens += other.input_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_5m_tokens += other.cache_write_5m_tokens
+        self.cache_write_1h_tokens += other.cache_write_1h_tokens
+        self.output_tokens += other.output_tokens
+        self.reasoning_tokens += other.reasoning_tokens
+        self.priced_requests += other.priced_requests
+        self.cost_usd += other.cost_usd
+        self.uncached_usd += other.uncached_usd
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Uncached input, cache reads and cache writes."""
+        return (
+            self.input_tokens
+            + self.cache_read_tokens
+            + self.cache_write_5m_tokens
+            + self.cache_write_1h_tokens
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus output."""
+        return self.prompt_tokens + self.output_tokens
+
+    @property
+    def unpriced_requests(self) -> int:
+        """Requests whose model has no known price."""
+        return self.requests - self.priced_requests
+
+    @property
+    def hit_rate(self) -> float | None:
+        """Σ cache reads / Σ prompt tokens; None without prompt tokens."""
+        prompt = self.prompt_tokens
+        return self.cache_read_tokens / prompt if prompt else None
+
+    @property
+    def cost(self) -> float | None:
+        """The cost, or None when no request of the group is priced."""
+        return self.cost_usd if self.priced_requests else None
+
+    @property
+    def savings(self) -> float | None:
+        """Savings from caching, or None when no request of the group is priced."""
+        return self.uncached_usd - self.cost_usd if self.priced_requests else None
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One row of a breakdown: its key and its totals."""
+
+    key: str
+    totals: Totals
+
+
+@dataclass(slots=True)
+class SessionRow:
+    """One session: its requests across all its agents (main, subagents, compaction)."""
+
+    session_id: str
+    project: str
+    start: datetime
+    end: datetime
+    agents: set[str] = field(default_factory=set)
+    models: set[str] = field(default_factory=set)
+    totals: Totals = field(default_factory=Totals)
+
+    @property
+    def duration_seconds(self) -> float:
+        """From the first request's start to the last request's end."""
+        return (self.end - self.start).total_seconds()
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The whole cost summary of a set of requests."""
+
+    totals: Totals
+    by_model: list[Group]
+    by_project: list[Group]
+    by_day: list[Group]
+    by_agent: list[Group]
+    sessions: list[SessionRow]
+    unpriced_models: list[str]
+    ttl_assumed_requests: int
+    first: datetime | None
+    last: datetime | None
+
+
+def summarize(requests: Iterable[Request], zone: tzinfo) -> Summary:
+    """Aggregate requests; days are calendar days in `zone`."""
+    # Requests are first summed per (model, project, day, agent, session): one lookup per
+    # request instead of five; the breakdowns then roll up the far fewer cells.
+    cells: dict[tuple[str, str, str, str, str], Totals] = {}
+    sessions: dict[str, SessionRow] = {}
+    days: dict[tuple[int, int, int], str] = {}
+    ttl_assumed = 0
+    first: datetime | None = None
+    last: datetime | None = None
+    for request in requests:
+        when = request.when
+        local = when.astimezone(zone)
+        day_key = (local.year, local.month, local.day)
+        day = days.get(day_key)
+        if day is None:
+            day = days[day_key] = local.date().isoformat()
+        key = (request.model, request.project, day, request.agent.value, request.session_id)
+        cell = cells.get(key)
+        if cell is None:
+            cell = cells[key] = Totals()
+        cell.add(request)
+        _add_to_session(sessions, request)
+        ttl_assumed += request.ttl_assumed
+        if first is None or when < first:
+            first = when
+        if last is None or request.ended_at > last:
+            last = request.ended_at
+    totals = Totals()
+    tables: tuple[dict[str, Totals], ...] = ({}, {}, {}, {})
+    for key, cell in cells.items():
+        totals.merge(cell)
+        for table, name in zip(tables, key, strict=False):
+            group = table.get(name)
+            if group is None:
+                group = table[name] = Totals()
+            group.merge(cell)
+    by_model, by_project, by_day, by_agent = tables
+    unpriced = sorted(model for model, group in by_model.items() if group.unpriced_requests)
+    return Summary(
+        totals=totals,
+        by_model=_by_cost(by_model),
+        by_project=_by_cost(by_project),
+        by_day=[Group(key, by_day[key]) for key in sorted(by_day)],
+        by_agent=_by_cost(by_agent),
+        sessions=sorted(sessions.values(), key=SESSION_SORTS["cost"], reverse=True),
+        unpriced_models=unpriced,
+        ttl_assumed_requests=ttl_assumed,
+        first=first,
+        last=last,
+    )
+
+
+def _add_to_session(sessions: dict[str, SessionRow], request: Request) -> None:
+    row = sessions.get(request.session_id)
+    if row is None:
+        row = sessions[request.session_id] = SessionRow(
+            request.session_id, request.project, request.when, request.ended_at
+        )
+    elif request.when < row.start:
+        row.start = request.when
+        if request.agent.value == "main":
+            row.project = request.project
+    row.end = max(row.end, request.ended_at)
+    row.agents.add(request.agent_id)
+    row.models.add(request.model)
+    row.totals.add(request)
+
+
+def _by_cost(table: dict[str, Totals]) -> list[Group]:
+    """Rows by cost, highest first; unpriced rows by tokens after them."""
+    return sorted(
+        (Group(key, totals) for key, totals in table.items()),
+        key=lambda group: (group.totals.cost_usd, group.totals.total_tokens, group.key),
+        reverse=True,
+    )
+
+
+def _sort_cost(row: SessionRow) -> tuple[float, int]:
+    return (row.totals.cost_usd, row.totals.total_tokens)
+
+
+SESSION_SORTS: dict[str, Callable[[SessionRow], object]] = {
+    "cost": _sort_cost,
+    "start": lambda row: row.start,
+    "duration": lambda row: row.duration_seconds,
+    "requests": lambda row: row.totals.requests,
+    "tokens": lambda row: row.totals.total_tokens,
+    "hit-rate": lambda row: (row.totals.hit_rate or 0.0),
+    "project": lambda row: row.project.lower(),
+    "agents": lambda row: len(row.agents),
+}
+"""`sniff sessions --sort` keys; every one sorts descending except `start` and `project`."""

@@ -1,0 +1,42 @@
+"""Provides the facade both front ends use: find and read the logs, price every request.
+
+Why: the CLI and the TUI must show the same numbers, so they share this one path from paths on
+the command line to a priced `Dataset`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sniff.ingest import read
+from sniff.ingest.discover import bundled_samples, default_roots, expand
+from sniff.model import Dataset
+from sniff.pricing import PriceBook
+
+
+def load(paths: list[Path] | None = None, prices: PriceBook | None = None) -> Dataset:
+    """Read and price the logs under `paths`, or under the usual roots when none are given.
+
+    With no paths and no logs in the usual roots, the bundled sample logs are read and the
+    dataset says so (`sample=True`).
+
+    Raises:
+        UserError: a given path does not exist.
+    """
+    sample = False
+    if paths:
+        roots = list(paths)
+    else:
+        roots = default_roots()
+        if not roots:
+            roots, sample = [bundled_samples()], True
+    book = prices or PriceBook()
+    dataset = read(
+        expand(roots),
+        book.cost,
+        roots=tuple(str(root) for root in roots),
+        sample=sample,
+        while_waiting=book.prepare,
+    )
+    book.save()
+    return dataset

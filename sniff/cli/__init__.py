@@ -1,0 +1,93 @@
+"""Provides the `sniff` command line: the typer app, its commands, and clean failure.
+
+Why a custom entry point: a user error must read as one line and exit 2, and nothing may show
+a traceback, whatever goes wrong. `main` runs the app in non-standalone mode to own that.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
+
+from sniff import __version__
+from sniff.errors import SniffError
+
+ROOT_FLAGS = frozenset({"--help", "-h", "--version", "--install-completion", "--show-completion"})
+
+
+class _ScanByDefault(TyperGroup):
+    """`sniff` and `sniff PATH...` mean `sniff scan ...`."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ROOT_FLAGS):
+            args = ["scan", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    name="sniff",
+    cls=_ScanByDefault,
+    help="What your AI coding agents cost, whether prompt caching works, and what breaks it.",
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["--help", "-h"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"sniff {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    """What your AI coding agents cost, whether prompt caching works, and what breaks it.
+
+    With no command, `sniff` runs `sniff scan`.
+    """
+
+
+def _register() -> None:
+    from sniff.cli import scan, sessions
+
+    scan.register(app)
+    sessions.register(app)
+
+
+_register()
+
+
+def fail(message: str, code: int = 2) -> None:
+    """One line on stderr, then exit."""
+    sys.stderr.write(f"sniff: error: {message}\n")
+    raise SystemExit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The console script: run the app; user errors are one line and exit 2, never a traceback."""
+    command = typer.main.get_command(app)
+    try:
+        result: Any = command.main(args=argv, prog_name="sniff", standalone_mode=False)
+    except typer.TyperException as error:  # usage errors: bad option, missing value
+        context = getattr(error, "ctx", None)
+        hint = f" (see '{context.command_path} --help')" if context is not None else ""
+        fail(f"{error.format_message()}{hint}")
+    except SniffError as error:
+        fail(str(error))
+    except (KeyboardInterrupt, typer.Abort):
+        sys.stderr.write("sniff: interrupted\n")
+        raise SystemExit(130) from None
+    except BrokenPipeError:
+        raise SystemExit(0) from None
+    except Exception as error:  # the promise: no traceback reaches a user
+        fail(f"unexpected {type(error).__name__}: {error} (please report this)", code=3)
+    raise SystemExit(result if isinstance(result, int) else 0)

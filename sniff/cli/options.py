@@ -1,0 +1,138 @@
+"""Provides the options every command shares, and turning them into data and filters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from sniff.errors import UserError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from sniff.analyses.filters import Filters
+    from sniff.model import Dataset
+    from sniff.pricing import PriceBook
+
+AGENTS = ("main", "subagent", "compaction")
+
+Paths = Annotated[
+    list[Path] | None,
+    typer.Argument(
+        help="Log files or folders. Default: the usual Claude Code log folders.",
+        show_default=False,
+    ),
+]
+Since = Annotated[
+    str | None,
+    typer.Option("--since", help="Only requests from this date or ISO time on (in --tz).",
+                 metavar="DATE"),
+]
+Until = Annotated[
+    str | None,
+    typer.Option("--until", help="Only requests up to this date (inclusive) or before this ISO time.",
+                 metavar="DATE"),
+]
+ProjectFilter = Annotated[
+    str | None, typer.Option("--project", help="Only projects whose path contains this text.")
+]
+ModelFilter = Annotated[
+    str | None, typer.Option("--model", help="Only models whose name contains this text.")
+]
+AgentFilter = Annotated[
+    str | None,
+    typer.Option("--agent", help="Only requests of this agent: main, subagent or compaction."),
+]
+Zone = Annotated[
+    str | None,
+    typer.Option("--tz", help="Time zone for days and times, e.g. Europe/Paris. Default: local.",
+                 metavar="ZONE"),
+]
+Json = Annotated[bool, typer.Option("--json", help="Print one JSON object with stable keys.")]
+Pricing = Annotated[
+    Path | None,
+    typer.Option("--pricing", help="TOML or JSON file of prices per model, overriding the bundled ones.",
+                 metavar="FILE"),
+]
+Verbose = Annotated[
+    bool, typer.Option("--verbose", "-v", help="List every skipped line as file:line: reason.")
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The data a command works on, after options were applied."""
+
+    dataset: Dataset
+    filters: Filters
+    zone: tzinfo
+    prices: PriceBook
+
+
+def select(
+    paths: list[Path] | None,
+    *,
+    since: str | None,
+    until: str | None,
+    project: str | None,
+    model: str | None,
+    agent: str | None,
+    tz: str | None,
+    pricing: Path | None,
+) -> Selection:
+    """Check the options, then read and price the logs.
+
+    Raises:
+        UserError: an option is invalid or a path does not exist.
+    """
+    from sniff.analyses.filters import Filters, parse_bound
+    from sniff.api import load
+    from sniff.pricing import PriceBook, load_overrides
+
+    zone = resolve_zone(tz)
+    if agent is not None and agent not in AGENTS:
+        raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {agent!r}")
+    filters = Filters(
+        since=parse_bound(since, zone, end=False) if since else None,
+        until=parse_bound(until, zone, end=True) if until else None,
+        project=project,
+        model=model,
+        agent=agent,
+    )
+    prices = PriceBook(load_overrides(pricing) if pricing else None)
+    return Selection(load(paths, prices), filters, zone, prices)
+
+
+def resolve_zone(name: str | None) -> tzinfo:
+    """The zone named by --tz, or the machine's local zone.
+
+    Raises:
+        UserError: no such zone.
+    """
+    if name is None:
+        import tzlocal
+
+        try:
+            return tzlocal.get_localzone()
+        except Exception:  # a broken local zone setup must not stop a report
+            from datetime import UTC
+
+            return UTC
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as error:
+        raise UserError(f"unknown time zone {name!r} (try UTC or Europe/Paris)") from error
+
+
+def report_issues(console: Console, dataset: Dataset, verbose: bool) -> None:
+    """With --verbose, list skipped and repaired lines on the error stream."""
+    if verbose:
+        from sniff.present.console import print_issues
+
+        print_issues(console, dataset.issues)

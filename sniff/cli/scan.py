@@ -1,0 +1,48 @@
+"""Provides `sniff scan`: the cost summary of every project, model, day and session."""
+
+from __future__ import annotations
+
+import typer
+
+from sniff.cli import options as o
+from sniff.cli.errors import one_line_errors
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("scan")(scan)
+
+
+@one_line_errors
+def scan(
+    paths: o.Paths = None,
+    since: o.Since = None,
+    until: o.Until = None,
+    project: o.ProjectFilter = None,
+    model: o.ModelFilter = None,
+    agent: o.AgentFilter = None,
+    tz: o.Zone = None,
+    json: o.Json = False,
+    pricing: o.Pricing = None,
+    verbose: o.Verbose = False,
+) -> None:
+    """Tokens, cost, cache hit rate and savings: in total and by project, model, agent, day and session."""
+    from rich.console import Console
+
+    from sniff.analyses.summary import summarize
+
+    selection = o.select(
+        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        pricing=pricing,
+    )
+    summary = summarize(selection.filters.apply(selection.dataset.requests), selection.zone)
+    source = selection.prices.source()
+    o.report_issues(Console(stderr=True), selection.dataset, verbose)
+    if json:
+        from sniff.present.jsonout import dumps, summary_json
+
+        typer.echo(dumps(summary_json(summary, selection.dataset, source)))
+        return
+    from sniff.present.console import print_summary
+
+    print_summary(Console(), summary, selection.dataset, source, selection.zone)

@@ -1,0 +1,72 @@
+"""Provides `sniff sessions`: one row per session, sortable."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sniff.cli import options as o
+from sniff.cli.errors import one_line_errors
+
+SORTS = ("cost", "start", "duration", "requests", "tokens", "hit-rate", "project", "agents")
+ASCENDING = frozenset({"start", "project"})
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("sessions")(sessions)
+
+
+@one_line_errors
+def sessions(
+    paths: o.Paths = None,
+    sort: Annotated[
+        str, typer.Option("--sort", help=f"Order by: {', '.join(SORTS)}.", metavar="KEY")
+    ] = "cost",
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", help="Show only the first N sessions.", min=1)
+    ] = None,
+    since: o.Since = None,
+    until: o.Until = None,
+    project: o.ProjectFilter = None,
+    model: o.ModelFilter = None,
+    agent: o.AgentFilter = None,
+    tz: o.Zone = None,
+    json: o.Json = False,
+    pricing: o.Pricing = None,
+    verbose: o.Verbose = False,
+) -> None:
+    """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
+    from rich.console import Console
+
+    from sniff.analyses.summary import SESSION_SORTS, summarize
+    from sniff.errors import UserError
+
+    if sort not in SORTS:
+        raise UserError(f"--sort must be one of {', '.join(SORTS)}, not {sort!r}")
+    selection = o.select(
+        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        pricing=pricing,
+    )
+    summary = summarize(selection.filters.apply(selection.dataset.requests), selection.zone)
+    rows = sorted(summary.sessions, key=SESSION_SORTS[sort], reverse=sort not in ASCENDING)
+    rows = rows[:limit] if limit else rows
+    o.report_issues(Console(stderr=True), selection.dataset, verbose)
+    if json:
+        from sniff.present.jsonout import dumps, session_json, warnings_json
+
+        typer.echo(
+            dumps(
+                {
+                    "sessions": [session_json(row) for row in rows],
+                    "warnings": warnings_json(summary, selection.dataset),
+                }
+            )
+        )
+        return
+    from sniff.present.console import print_warnings, sessions_table
+
+    console = Console()
+    console.print(sessions_table(rows, f"Sessions by {sort}", selection.zone))
+    print_warnings(console, summary, selection.dataset)

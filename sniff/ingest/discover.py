@@ -1,0 +1,105 @@
+"""Provides the log files to read: the usual places agents write to, or the paths a user named.
+
+Why: a user who types `sniff` should see their numbers without knowing where Claude Code keeps
+its transcripts, and a user who names a path must hear at once, in one line, if it is wrong.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from sniff.errors import UserError
+
+LOG_SUFFIX = ".jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file to parse, with the project its location suggests."""
+
+    path: str
+    project_hint: str
+    size: int
+
+
+def default_roots() -> list[Path]:
+    """The existing folders where Claude Code keeps transcripts on this machine."""
+    candidates: list[Path] = []
+    config_dirs = os.environ.get("CLAUDE_CONFIG_DIR", "")
+    for entry in config_dirs.split(","):
+        if entry.strip():
+            base = Path(entry.strip()).expanduser()
+            candidates.append(base / "projects" if (base / "projects").is_dir() else base)
+    home = Path.home()
+    candidates += [home / ".claude" / "projects", home / ".config" / "claude" / "projects"]
+    return _unique_dirs(candidates)
+
+
+def bundled_samples() -> Path:
+    """The sample logs shipped with sniff (inside the package once installed)."""
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "sample_logs"
+    return installed if installed.is_dir() else package.parent / "sample_logs"
+
+
+def expand(paths: list[Path]) -> list[SourceFile]:
+    """Every log file under `paths`, each once, in a stable order.
+
+    Raises:
+        UserError: a path does not exist.
+    """
+    seen: set[str] = set()
+    found: list[SourceFile] = []
+    for root in paths:
+        if not root.exists():
+            raise UserError(f"no such file or directory: {root}")
+        files = [root] if root.is_file() else _walk(root)
+        for file in files:
+            identity = os.path.realpath(file)
+            if identity in seen:
+                continue
+            seen.add(identity)
+            try:
+                size = file.stat().st_size
+            except OSError:
+                size = 0
+            found.append(SourceFile(str(file), project_hint(file), size))
+    return found
+
+
+def project_hint(file: Path) -> str:
+    """The project a transcript's location names, for files whose lines do not say.
+
+    Claude Code keeps `projects/<escaped cwd>/<session>.jsonl`, with subagents under
+    `<session>/subagents/`; outside that layout the containing folder is the best guess.
+    """
+    parts = file.parts
+    for index in range(len(parts) - 2, -1, -1):
+        if parts[index] == "projects":
+            return parts[index + 1]
+    parent = file.parent
+    if parent.name == "subagents":
+        parent = parent.parent.parent
+    return parent.name or str(parent)
+
+
+def _walk(root: Path) -> list[Path]:
+    found: list[Path] = []
+    for directory, subdirs, files in os.walk(root, onerror=None):
+        subdirs.sort()
+        found.extend(Path(directory, name) for name in sorted(files) if name.endswith(LOG_SUFFIX))
+    return found
+
+
+def _unique_dirs(candidates: list[Path]) -> list[Path]:
+    seen: set[str] = set()
+    result: list[Path] = []
+    for candidate in candidates:
+        if candidate.is_dir():
+            identity = os.path.realpath(candidate)
+            if identity not in seen:
+                seen.add(identity)
+                result.append(candidate)
+    return result

@@ -1,0 +1,190 @@
+"""Provides the normalized records every parser produces and every analysis reads.
+
+Why: the logs of different tools disagree on almost everything (what "input" means, where a
+session starts, how a response is split across lines). Parsers settle those differences once,
+here, into provider-neutral records; nothing downstream ever sees a raw JSON dict.
+
+The records are frozen `msgspec.Struct`s: immutable and typed like frozen dataclasses, but built
+in C. A scan creates several records per API call, hundreds of thousands per run, and frozen
+dataclasses spent more time being constructed than the JSON took to parse.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+import msgspec
+
+
+class Agent(StrEnum):
+    """Which part of an agent harness made a request."""
+
+    MAIN = "main"
+    """The conversation the user is typing into."""
+    SUBAGENT = "subagent"
+    """A delegated agent (Claude Code's Task tool, sidechains)."""
+    COMPACTION = "compaction"
+    """The call that summarises a conversation when it is compacted."""
+
+
+class Usage(msgspec.Struct, frozen=True, gc=False):
+    """Tokens of one API call in Anthropic's disjoint classes, whatever the provider reported.
+
+    `input_tokens` is *uncached* input only; providers that report cached tokens as a subset of
+    input (OpenAI, Codex, Gemini) are converted on ingest.
+    """
+
+    input_tokens: int = 0
+    """Prompt tokens neither read from nor written to the cache."""
+    cache_read_tokens: int = 0
+    """Prompt tokens read from the cache."""
+    cache_write_5m_tokens: int = 0
+    """Prompt tokens written to the cache with a 5-minute lifetime."""
+    cache_write_1h_tokens: int = 0
+    """Prompt tokens written to the cache with a 1-hour lifetime."""
+    output_tokens: int = 0
+    """Generated tokens, reasoning included."""
+    reasoning_tokens: int = 0
+    """The reasoning share of `output_tokens`, where the provider reports it."""
+
+    @property
+    def cache_write_tokens(self) -> int:
+        """All cache writes, whatever their lifetime."""
+        return self.cache_write_5m_tokens + self.cache_write_1h_tokens
+
+    @property
+    def prompt_tokens(self) -> int:
+        """The whole prompt: uncached input, cache reads and cache writes."""
+        return (
+            self.input_tokens
+            + self.cache_read_tokens
+            + self.cache_write_5m_tokens
+            + self.cache_write_1h_tokens
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt plus output."""
+        return self.prompt_tokens + self.output_tokens
+
+
+class Cost(msgspec.Struct, frozen=True, gc=False):
+    """The dollar cost of one request, split by token class, or why it has none."""
+
+    input_usd: float
+    cache_read_usd: float
+    cache_write_5m_usd: float
+    cache_write_1h_usd: float
+    output_usd: float
+    uncached_usd: float
+    """What the same request would have cost with every prompt token at the base input price."""
+
+    @property
+    def total_usd(self) -> float:
+        """The request's cost."""
+        return (
+            self.input_usd
+            + self.cache_read_usd
+            + self.cache_write_5m_usd
+            + self.cache_write_1h_usd
+            + self.output_usd
+        )
+
+    @property
+    def savings_usd(self) -> float:
+        """Money caching saved on this request (negative when writes cost more than reads saved)."""
+        return self.uncached_usd - self.total_usd
+
+
+class Block(msgspec.Struct, frozen=True, gc=False):
+    """One block of a prompt: a tool definition, a system block or a message content block."""
+
+    kind: str
+    """`tool`, `system`, `text`, `image`, `tool_use`, `tool_result`, `thinking`, ..."""
+    role: str
+    """`tools`, `system`, `user` or `assistant`."""
+    content_hash: str
+    """Canonical hash of the block's content."""
+    tokens: int
+    """Token count of the block."""
+    cache_control: str | None = None
+    """The cache-control mark on the block (`5m`, `1h`), if any."""
+
+
+class Request(msgspec.Struct, frozen=True, gc=False):
+    """One model API call, whatever log it came from."""
+
+    source: str
+    """The log format it was read from, e.g. `claude-code`."""
+    key: str
+    """The identity of the call within its source (message id, request id, ...)."""
+    project: str
+    """The project (working directory) the call was made for."""
+    session_id: str
+    agent: Agent
+    agent_id: str
+    """The agent chain within the session: `main`, or a subagent's id."""
+    model: str
+    provider: str
+    ended_at: datetime
+    """When the response was complete (timezone-aware, UTC)."""
+    usage: Usage
+    file: str
+    """Provenance: the file the kept line came from."""
+    line: int
+    """Provenance: the 1-based line number within `file`."""
+    started_at: datetime | None = None
+    """When the request was sent (for Claude Code: when the record it answers was written)."""
+    first_token_at: datetime | None = None
+    """When the first content of the response arrived, where the log tells."""
+    ttl_assumed: bool = False
+    """True when the log does not say which TTL cache writes used and 5 minutes was assumed."""
+    version: str | None = None
+    """The agent's version (Claude Code's `version` field)."""
+    cost: Cost | None = None
+    """The priced cost, or None when the model has no known price."""
+    blocks: tuple[Block, ...] = ()
+    """The prompt as ordered blocks, where the log holds the prompt."""
+
+    @property
+    def when(self) -> datetime:
+        """The time the request is booked at: its start where known, else its end."""
+        return self.started_at or self.ended_at
+
+
+class LineIssue(msgspec.Struct, frozen=True, gc=False):
+    """A line (or, at line 0, a whole file) that could not be read as it stood."""
+
+    file: str
+    line: int
+    """1-based line number; 0 when the whole file could not be read."""
+    reason: str
+    kept: bool = False
+    """True when the line was repaired and still counted, False when it was skipped."""
+
+
+class Dataset(msgspec.Struct, frozen=True):
+    """Everything one run read: the requests and an account of what could not be read."""
+
+    requests: tuple[Request, ...]
+    files: tuple[str, ...] = ()
+    """Every file that was read."""
+    issues: tuple[LineIssue, ...] = ()
+    """Lines skipped or repaired, and files that could not be read."""
+    synthetic: int = 0
+    """Harness-generated messages (API errors, `<synthetic>`): events, not billable calls."""
+    roots: tuple[str, ...] = ()
+    """The paths the files were found under."""
+    sample: bool = False
+    """True when no logs were found and the bundled sample logs were read instead."""
+
+    @property
+    def skipped(self) -> tuple[LineIssue, ...]:
+        """Lines that were skipped (not counted)."""
+        return tuple(issue for issue in self.issues if not issue.kept and issue.line > 0)
+
+    @property
+    def unreadable(self) -> tuple[LineIssue, ...]:
+        """Files that could not be read at all."""
+        return tuple(issue for issue in self.issues if issue.line == 0)

@@ -1,0 +1,1 @@
+"""Provides the presenters: results in, terminal tables, JSON and report files out."""

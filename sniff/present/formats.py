@@ -1,0 +1,53 @@
+"""Provides how numbers read in text: money, token counts, rates and durations."""
+
+from __future__ import annotations
+
+UNPRICED = "unpriced"
+
+
+def money(value: float | None) -> str:
+    """`$1,234.56`; small amounts keep significant digits; None is `unpriced`, never `$0`."""
+    if value is None:
+        return UNPRICED
+    sign = "-" if value < 0 else ""
+    amount = abs(value)
+    if amount >= 100:
+        return f"{sign}${amount:,.0f}"
+    if amount >= 1 or amount == 0:
+        return f"{sign}${amount:,.2f}"
+    if amount >= 0.01:
+        return f"{sign}${amount:.3f}"
+    return f"{sign}${amount:.4f}"
+
+
+def tokens(value: int) -> str:
+    """Exact count with thousands separators."""
+    return f"{value:,}"
+
+
+def compact(value: int) -> str:
+    """`4.30M`, `206.6k`, `937`: for tables where exact counts would not fit."""
+    if value >= 1_000_000_000:
+        return f"{value / 1_000_000_000:.2f}B"
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:.2f}M"
+    if value >= 10_000:
+        return f"{value / 1_000:.1f}k"
+    return f"{value:,}"
+
+
+def percent(rate: float | None) -> str:
+    """`95.4%`, or `–` when there is no rate."""
+    return "–" if rate is None else f"{rate * 100:.1f}%"
+
+
+def duration(seconds: float) -> str:
+    """`2h 05m`, `14m 03s`, `42s`."""
+    whole = int(round(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h {minutes:02d}m"
+    if minutes:
+        return f"{minutes}m {secs:02d}s"
+    return f"{secs}s"

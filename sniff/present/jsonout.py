@@ -1,0 +1,98 @@
+"""Provides the machine-readable form of results: stable keys, for scripts and golden tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from sniff.analyses.summary import Group, SessionRow, Summary, Totals
+from sniff.model import Dataset
+from sniff.pricing import PriceSource
+
+MONEY_DIGITS = 6
+RATE_DIGITS = 6
+
+
+def dumps(value: Any) -> str:
+    """Pretty JSON text."""
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+
+
+def totals_json(totals: Totals) -> dict[str, Any]:
+    """The token, cost and cache measures every row shares."""
+    cost = totals.cost
+    savings = totals.savings
+    hit_rate = totals.hit_rate
+    return {
+        "requests": totals.requests,
+        "input_tokens": totals.input_tokens,
+        "cache_read_tokens": totals.cache_read_tokens,
+        "cache_write_5m_tokens": totals.cache_write_5m_tokens,
+        "cache_write_1h_tokens": totals.cache_write_1h_tokens,
+        "output_tokens": totals.output_tokens,
+        "reasoning_tokens": totals.reasoning_tokens,
+        "prompt_tokens": totals.prompt_tokens,
+        "total_tokens": totals.total_tokens,
+        "cost_usd": None if cost is None else round(cost, MONEY_DIGITS),
+        "hit_rate": None if hit_rate is None else round(hit_rate, RATE_DIGITS),
+        "savings_usd": None if savings is None else round(savings, MONEY_DIGITS),
+        "unpriced_requests": totals.unpriced_requests,
+    }
+
+
+def summary_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dict[str, Any]:
+    """`sniff scan --json`."""
+    return {
+        "totals": totals_json(summary.totals),
+        "by_model": _groups("model", summary.by_model),
+        "by_project": _groups("project", summary.by_project),
+        "by_day": _groups("day", summary.by_day),
+        "by_agent": _groups("agent", summary.by_agent),
+        "sessions": [session_json(row) for row in summary.sessions],
+        "warnings": warnings_json(summary, dataset),
+        "source": source_json(summary, dataset, prices),
+    }
+
+
+def session_json(row: SessionRow) -> dict[str, Any]:
+    """One session row."""
+    return {
+        "session": row.session_id,
+        "project": row.project,
+        "start": row.start.isoformat(),
+        "end": row.end.isoformat(),
+        "duration_seconds": round(row.duration_seconds, 3),
+        "agents": len(row.agents),
+        "models": sorted(row.models),
+        **totals_json(row.totals),
+    }
+
+
+def warnings_json(summary: Summary, dataset: Dataset) -> dict[str, Any]:
+    """What the numbers could not include, or had to assume."""
+    return {
+        "skipped_lines": len(dataset.skipped),
+        "repaired_lines": sum(1 for issue in dataset.issues if issue.kept),
+        "unreadable_files": [issue.file for issue in dataset.unreadable],
+        "unpriced_models": summary.unpriced_models,
+        "ttl_assumed_requests": summary.ttl_assumed_requests,
+        "synthetic_messages": dataset.synthetic,
+    }
+
+
+def source_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dict[str, Any]:
+    """What was read, over which period, priced with what."""
+    return {
+        "roots": list(dataset.roots),
+        "files": len(dataset.files),
+        "sample_logs": dataset.sample,
+        "first": summary.first.isoformat() if summary.first else None,
+        "last": summary.last.isoformat() if summary.last else None,
+        "prices": prices.library,
+        "price_overrides": list(prices.overrides),
+    }
+
+
+def _groups(name: str, groups: list[Group]) -> list[dict[str, Any]]:
+    return [{name: group.key, **totals_json(group.totals)} for group in groups]

@@ -1,0 +1,245 @@
+"""Provides per-model price tables read from genai-prices, and their cache on disk.
+
+Why: importing genai-prices and resolving a model's prices takes about half a second, longer
+than parsing a day of logs. A model's prices only change at dated steps, so sniff resolves each
+model once into a table of periods (start date → per-token rates by long-context tier), stores
+the tables in the user's cache folder, and reuses them until the installed genai-prices changes.
+The rates in the table are the library's own answers, so the cache holds no price of sniff's.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+CACHE_FORMAT = 1
+CACHE_FILE = "prices.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Rates:
+    """USD per token of each class, for one model in one period and long-context tier."""
+
+    input: float
+    cache_read: float
+    cache_write_5m: float
+    cache_write_1h: float
+    output: float
+
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    """A model's prices from `start` (an ISO date; None = since ever) until the next period."""
+
+    start: str | None
+    thresholds: tuple[int, ...]
+    """Prompt sizes above which a long-context tier applies, ascending."""
+    tiers: tuple[Rates, ...]
+    """Rates below the first threshold, then above each threshold."""
+
+    def rates(self, prompt_tokens: int) -> Rates:
+        """The rates for a request with this many prompt tokens."""
+        if not self.thresholds:
+            return self.tiers[0]
+        return self.tiers[sum(1 for start in self.thresholds if prompt_tokens > start)]
+
+
+@dataclass(frozen=True, slots=True)
+class PriceTable:
+    """All periods of one model, oldest first."""
+
+    periods: tuple[Period, ...]
+
+    def period(self, day: str) -> Period:
+        """The period in force on `day` (ISO date, UTC)."""
+        starts = [period.start or "" for period in self.periods]
+        return self.periods[max(bisect.bisect_right(starts, day) - 1, 0)]
+
+
+def table_from_library(info: Any) -> PriceTable | None:
+    """A model's price table from its genai-prices model info.
+
+    Returns None when its prices depend on more than the date (time-of-day prices), which a
+    table of dated periods cannot hold.
+    """
+    from genai_prices.types import ConditionalPrice, StartDateConstraint
+
+    prices = info.prices
+    starts: list[date] = []
+    if isinstance(prices, list):
+        for conditional in prices:
+            assert isinstance(conditional, ConditionalPrice)
+            constraint = conditional.constraint
+            if isinstance(constraint, StartDateConstraint):
+                starts.append(constraint.start_date)
+            elif constraint is not None:
+                return None
+    starts = sorted(set(starts))
+    moments = [datetime.combine(day, datetime.min.time(), tzinfo=UTC) for day in starts]
+    before = (moments[0] - timedelta(days=1)) if moments else datetime(2000, 1, 1, tzinfo=UTC)
+    periods = [period_from_price(None, info.get_prices(before))]
+    periods += [
+        period_from_price(day.isoformat(), info.get_prices(moment))
+        for day, moment in zip(starts, moments, strict=True)
+    ]
+    return PriceTable(tuple(periods))
+
+
+def period_from_price(start: str | None, model_price: Any) -> Period:
+    """One period's rates, asked of the library one token class and one tier at a time."""
+    from genai_prices.types import TieredPrices
+
+    thresholds = sorted(
+        {
+            tier.start
+            for value in vars(model_price).values()
+            if isinstance(value, TieredPrices)
+            for tier in value.tiers
+        }
+    )
+    sizes = [1] + [start + 1 for start in thresholds]
+    return Period(start, tuple(thresholds), tuple(_probe(model_price, n) for n in sizes))
+
+
+def _probe(model_price: Any, prompt_tokens: int) -> Rates:
+    """The library's price of each token class alone, per token, at this prompt size."""
+    from genai_prices import Usage as LibraryUsage
+
+    n = prompt_tokens
+
+    def per_token(**usage: int) -> float:
+        price: Decimal = model_price.calc_price(LibraryUsage(**usage))["total_price"]
+        return float(price / n)
+
+    return Rates(
+        input=per_token(input_tokens=n),
+        cache_read=per_token(input_tokens=n, cache_read_tokens=n),
+        cache_write_5m=per_token(input_tokens=n, cache_write_tokens=n, cache_write_5m_tokens=n),
+        cache_write_1h=per_token(input_tokens=n, cache_write_tokens=n, cache_write_1h_tokens=n),
+        output=per_token(output_tokens=n),
+    )
+
+
+class PriceCache:
+    """Price tables of the models seen so far, kept on disk between runs.
+
+    The cache is valid for one installed copy of genai-prices (its data file's size and
+    modification time); any other copy, a newer format, or a damaged file means starting empty.
+    Writes go to a temporary file renamed into place, so concurrent runs never read half a file.
+    """
+
+    def __init__(self, folder: Path | None) -> None:
+        self.path = folder / CACHE_FILE if folder else None
+        self.identity = _library_identity()
+        self.library = ""
+        self.tables: dict[str, PriceTable | None] = {}
+        self.dirty = False
+        self._load()
+
+    def get(self, model: str) -> PriceTable | None | bool:
+        """The model's table, None if it is known to be unpriced, False if not cached."""
+        if model in self.tables:
+            return self.tables[model]
+        return False
+
+    def put(self, model: str, table: PriceTable | None) -> None:
+        """Remember a model's table (None: unpriced)."""
+        self.tables[model] = table
+        self.dirty = True
+
+    def save(self, library: str) -> None:
+        """Write the cache if anything was added; failures only cost speed next time."""
+        if not self.dirty or self.path is None or self.identity is None:
+            return
+        payload = {
+            "format": CACHE_FORMAT,
+            "identity": self.identity,
+            "library": library,
+            "models": {
+                model: None if table is None else _table_json(table)
+                for model, table in sorted(self.tables.items())
+            },
+        }
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".prices-")
+            with os.fdopen(handle, "wb") as out:
+                out.write(orjson.dumps(payload))
+            os.replace(temporary, self.path)
+            self.dirty = False
+        except OSError:
+            pass
+
+    def _load(self) -> None:
+        if self.path is None or self.identity is None:
+            return
+        try:
+            data = orjson.loads(self.path.read_bytes())
+            if data.get("format") != CACHE_FORMAT or data.get("identity") != self.identity:
+                return
+            tables = {
+                model: None if raw is None else _table_from_json(raw)
+                for model, raw in data["models"].items()
+            }
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return
+        self.tables = tables
+        self.library = str(data.get("library", ""))
+
+
+def default_cache_folder() -> Path | None:
+    """The user's cache folder for sniff (`SNIFF_CACHE_DIR` overrides; empty disables)."""
+    configured = os.environ.get("SNIFF_CACHE_DIR")
+    if configured is not None:
+        return Path(configured) if configured else None
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("sniff", appauthor=False))
+
+
+def _library_identity() -> list[int | str] | None:
+    spec = find_spec("genai_prices")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    data_file = Path(next(iter(spec.submodule_search_locations))) / "data.py"
+    try:
+        status = data_file.stat()
+    except OSError:
+        return None
+    return [str(data_file), status.st_size, status.st_mtime_ns]
+
+
+def _table_json(table: PriceTable) -> list[dict[str, Any]]:
+    return [
+        {
+            "start": period.start,
+            "thresholds": list(period.thresholds),
+            "tiers": [
+                [r.input, r.cache_read, r.cache_write_5m, r.cache_write_1h, r.output]
+                for r in period.tiers
+            ],
+        }
+        for period in table.periods
+    ]
+
+
+def _table_from_json(raw: list[dict[str, Any]]) -> PriceTable:
+    return PriceTable(
+        tuple(
+            Period(
+                period["start"],
+                tuple(int(start) for start in period["thresholds"]),
+                tuple(Rates(*(float(value) for value in tier)) for tier in period["tiers"]),
+            )
+            for period in raw
+        )
+    )
