@@ -130,8 +130,15 @@ def main() -> None:
     print(f"corpus: {size / 1e6:.0f} MB in {sum(1 for _ in projects.rglob('*.jsonl'))} files")
 
     env = dict(os.environ)
-    sniff_cmd = [sys.executable, "-m", "sniff", "scan", "--json", *args.sniff_args.split(),
-                 str(projects)]
+    sniff_cmd = [
+        sys.executable,
+        "-m",
+        "sniff",
+        "scan",
+        "--json",
+        *args.sniff_args.split(),
+        str(projects),
+    ]
     ccusage_cmd = [args.ccusage, "daily", "--json", "--offline"]
     ccusage_env = {**env, "CLAUDE_CONFIG_DIR": str(args.corpus)}
 

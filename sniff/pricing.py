@@ -24,6 +24,7 @@ import orjson
 from sniff.errors import UserError
 from sniff.model import Cost, Usage
 from sniff.price_table import (
+    Period,
     PriceCache,
     PriceTable,
     Rates,
@@ -85,7 +86,7 @@ class PriceBook:
         self._overrides = {name.lower(): price for name, price in (overrides or {}).items()}
         self._cache = cache
         self._tables: dict[str, PriceTable | str | None] = {}
-        self._days: dict[tuple[str, Any], Rates | Any] = {}
+        self._days: dict[tuple[str, Any], Period] = {}
         self._live: dict[str, Any] = {}
         self._library = ""
 
@@ -112,7 +113,7 @@ class PriceBook:
                 return self._live_rates(model, moment, prompt_tokens)
             assert isinstance(table, PriceTable)
             period = self._days[(model, day)] = table.period(day.isoformat())
-        return period.rates(prompt_tokens)  # type: ignore[no-any-return]
+        return period.rates(prompt_tokens)
 
     def cost(self, model: str, when: datetime, usage: Usage) -> Cost | None:
         """The cost of one request, or None when its model is unpriced."""
@@ -180,7 +181,7 @@ class PriceBook:
         period = self._days.get(key)
         if period is None:
             period = self._days[key] = period_from_price(None, self._live[model].get_prices(moment))
-        return period.rates(prompt_tokens)  # type: ignore[no-any-return]
+        return period.rates(prompt_tokens)
 
 
 def _utc(when: datetime) -> datetime:
@@ -206,7 +207,8 @@ def load_overrides(path: Path) -> dict[str, Any]:
     try:
         data = tomllib.loads(raw.decode()) if path.suffix == ".toml" else orjson.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
-        raise UserError(f"{path}: not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {error}") from error
+        kind = "TOML" if path.suffix == ".toml" else "JSON"
+        raise UserError(f"{path}: not valid {kind}: {error}") from error
     models = data.get("models") if isinstance(data, dict) else None
     if not isinstance(models, dict) or not models:
         raise UserError(f'{path}: expected a "models" table of model names to prices')

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
+from typing import Any
 
 from sniff.model import Request
 
@@ -222,13 +223,13 @@ def _sort_cost(row: SessionRow) -> tuple[float, int]:
     return (row.totals.cost_usd, row.totals.total_tokens)
 
 
-SESSION_SORTS: dict[str, Callable[[SessionRow], object]] = {
+SESSION_SORTS: dict[str, Callable[[SessionRow], Any]] = {
     "cost": _sort_cost,
     "start": lambda row: row.start,
     "duration": lambda row: row.duration_seconds,
     "requests": lambda row: row.totals.requests,
     "tokens": lambda row: row.totals.total_tokens,
-    "hit-rate": lambda row: (row.totals.hit_rate or 0.0),
+    "hit-rate": lambda row: row.totals.hit_rate or 0.0,
     "project": lambda row: row.project.lower(),
     "agents": lambda row: len(row.agents),
 }

@@ -29,13 +29,17 @@ Paths = Annotated[
 ]
 Since = Annotated[
     str | None,
-    typer.Option("--since", help="Only requests from this date or ISO time on (in --tz).",
-                 metavar="DATE"),
+    typer.Option(
+        "--since", help="Only requests from this date or ISO time on (in --tz).", metavar="DATE"
+    ),
 ]
 Until = Annotated[
     str | None,
-    typer.Option("--until", help="Only requests up to this date (inclusive) or before this ISO time.",
-                 metavar="DATE"),
+    typer.Option(
+        "--until",
+        help="Only requests up to this date (inclusive) or before this ISO time.",
+        metavar="DATE",
+    ),
 ]
 ProjectFilter = Annotated[
     str | None, typer.Option("--project", help="Only projects whose path contains this text.")
@@ -49,14 +53,20 @@ AgentFilter = Annotated[
 ]
 Zone = Annotated[
     str | None,
-    typer.Option("--tz", help="Time zone for days and times, e.g. Europe/Paris. Default: local.",
-                 metavar="ZONE"),
+    typer.Option(
+        "--tz",
+        help="Time zone for days and times, e.g. Europe/Paris. Default: local.",
+        metavar="ZONE",
+    ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object with stable keys.")]
 Pricing = Annotated[
     Path | None,
-    typer.Option("--pricing", help="TOML or JSON file of prices per model, overriding the bundled ones.",
-                 metavar="FILE"),
+    typer.Option(
+        "--pricing",
+        help="TOML or JSON file of prices per model, overriding the bundled ones.",
+        metavar="FILE",
+    ),
 ]
 Verbose = Annotated[
     bool, typer.Option("--verbose", "-v", help="List every skipped line as file:line: reason.")

@@ -26,13 +26,19 @@ def scan(
     pricing: o.Pricing = None,
     verbose: o.Verbose = False,
 ) -> None:
-    """Tokens, cost, cache hit rate and savings: in total and by project, model, agent, day and session."""
+    """Tokens, cost, cache hit rate and savings, in total and by project, model, day, session."""
     from rich.console import Console
 
     from sniff.analyses.summary import summarize
 
     selection = o.select(
-        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        paths,
+        since=since,
+        until=until,
+        project=project,
+        model=model,
+        agent=agent,
+        tz=tz,
         pricing=pricing,
     )
     summary = summarize(selection.filters.apply(selection.dataset.requests), selection.zone)

@@ -46,7 +46,13 @@ def sessions(
     if sort not in SORTS:
         raise UserError(f"--sort must be one of {', '.join(SORTS)}, not {sort!r}")
     selection = o.select(
-        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        paths,
+        since=since,
+        until=until,
+        project=project,
+        model=model,
+        agent=agent,
+        tz=tz,
         pricing=pricing,
     )
     summary = summarize(selection.filters.apply(selection.dataset.requests), selection.zone)

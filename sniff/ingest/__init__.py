@@ -6,10 +6,10 @@ so that each API response counts once across all files.
 
 from __future__ import annotations
 
-from sniff.ingest.claude_code import FileResult, parse_file
-from sniff.ingest.discover import SourceFile
 from collections.abc import Callable
 
+from sniff.ingest.claude_code import FileResult, parse_file
+from sniff.ingest.discover import SourceFile
 from sniff.ingest.merge import Pricer, merge
 from sniff.ingest.parallel import map_files
 from sniff.model import Dataset, LineIssue

@@ -209,8 +209,8 @@ class _Reader:
     ) -> tuple[str, str]:
         """Which agent made the call, and the id of its chain within the session."""
         if copy_rank == EMBEDDED:
-            agent_id = embedded_agent if isinstance(embedded_agent, str) else "embedded"
-            return _agent_for_id(agent_id), agent_id
+            embedded_id = embedded_agent if isinstance(embedded_agent, str) else "embedded"
+            return _agent_for_id(embedded_id), embedded_id
         agent_id = line.get("agentId")
         if isinstance(agent_id, str) and agent_id:
             return _agent_for_id(agent_id), agent_id

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable
 from datetime import tzinfo
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from sniff.analyses.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset, LineIssue
-from sniff.pricing import PriceSource
 from sniff.present.formats import compact, duration, money, percent, tokens
+from sniff.pricing import PriceSource
 
 TOP_SESSIONS = 10
 RECENT_DAYS = 31
@@ -57,12 +59,16 @@ def print_header(
 
 def totals_table(totals: Totals) -> Table:
     """Cost, tokens by class, hit rate and savings."""
-    table = Table(title="Totals", show_header=False, title_justify="left", box=None)
+    table = Table(
+        title="Totals", show_header=False, title_justify="left", title_style="bold", box=None
+    )
     table.add_column(style="bold")
     table.add_column(justify="right")
     cost = money(totals.cost)
-    if totals.unpriced_requests and totals.priced_requests:
-        cost += f" (+ {totals.unpriced_requests:,} unpriced requests)"
+    if totals.unpriced_requests:
+        cost += (
+            f" (+ {totals.unpriced_requests:,} unpriced requests)" if totals.priced_requests else ""
+        )
     table.add_row("Cost", cost)
     table.add_row("Requests", tokens(totals.requests))
     table.add_row("Input (uncached)", tokens(totals.input_tokens))
@@ -76,26 +82,43 @@ def totals_table(totals: Totals) -> Table:
 
 
 def breakdown(title: str, key_name: str, groups: Iterable[Group]) -> Table:
-    """One row per group with the shared measures."""
-    table = _measures_table(title, [key_name])
-    for group in groups:
-        table.add_row(group.key, *_measures(group.totals))
-    return table
+    """One row per group: requests, tokens by class, hit rate, cost, savings."""
+    rows = [
+        [
+            short_project(group.key) if key_name == "project" else group.key,
+            f"{group.totals.requests:,}",
+            compact(group.totals.input_tokens),
+            compact(group.totals.cache_read_tokens),
+            compact(group.totals.cache_write_5m_tokens + group.totals.cache_write_1h_tokens),
+            compact(group.totals.output_tokens),
+            percent(group.totals.hit_rate),
+            _cost(group.totals),
+            money(group.totals.savings),
+        ]
+        for group in groups
+    ]
+    headers = [key_name, "reqs", "input", "read", "write", "output", "hit", "cost", "saved"]
+    return _table(title, headers, rows, text_columns=1)
 
 
 def sessions_table(rows: Iterable[SessionRow], title: str, zone: tzinfo) -> Table:
-    """One row per session: start, project, agents, then the shared measures."""
-    table = _measures_table(title, ["start", "project", "session", "dur.", "agents"])
-    for row in rows:
-        table.add_row(
-            row.start.astimezone(zone).strftime("%Y-%m-%d %H:%M"),
+    """One row per session: start, project, duration, agents, requests, tokens, hit rate, cost."""
+    cells = [
+        [
+            row.start.astimezone(zone).strftime("%y-%m-%d %H:%M"),
             short_project(row.project),
             row.session_id[:8],
             duration(row.duration_seconds),
             str(len(row.agents)),
-            *_measures(row.totals),
-        )
-    return table
+            f"{row.totals.requests:,}",
+            compact(row.totals.total_tokens),
+            percent(row.totals.hit_rate),
+            _cost(row.totals),
+        ]
+        for row in rows
+    ]
+    headers = ["start", "project", "session", "dur.", "ag.", "reqs", "tokens", "hit", "cost"]
+    return _table(title, headers, cells, text_columns=3, shrinkable=1)
 
 
 def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None:
@@ -138,30 +161,49 @@ def zone_name(zone: tzinfo) -> str:
     return str(getattr(zone, "key", None) or zone)
 
 
-def _measures_table(title: str, key_columns: list[str]) -> Table:
-    table = Table(title=title, title_justify="left", header_style="bold")
-    for name in key_columns:
-        table.add_column(name, overflow="fold")
-    for name in ("requests", "input", "cache read", "write 5m", "write 1h", "output"):
-        table.add_column(name, justify="right")
-    table.add_column("hit rate", justify="right")
-    table.add_column("cost", justify="right")
-    table.add_column("saved", justify="right")
+def _table(
+    title: str,
+    headers: list[str],
+    rows: list[list[str]],
+    *,
+    text_columns: int,
+    shrinkable: int = 0,
+) -> Table:
+    """A table whose numbers never get cut: only the `shrinkable` text column gives way."""
+    widths = [
+        max([len(header), *(len(row[i]) for row in rows)]) for i, header in enumerate(headers)
+    ]
+    # Columns are separated by two spaces and the table is indented by one.
+    room = shutil.get_terminal_size().columns - 1 - 2 * (len(headers) - 1)
+    room -= sum(width for i, width in enumerate(widths) if i != shrinkable)
+    table = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        header_style="bold",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1),
+        collapse_padding=True,
+    )
+    for index, header in enumerate(headers):
+        if index == shrinkable:
+            width = max(8, min(room, widths[index], 36))
+            table.add_column(header, no_wrap=True, overflow="ellipsis", max_width=width)
+        else:
+            numeric = index >= text_columns
+            table.add_column(
+                header,
+                justify="right" if numeric else "left",
+                no_wrap=True,
+                min_width=widths[index],
+            )
+    for row in rows:
+        table.add_row(*row)
     return table
 
 
-def _measures(totals: Totals) -> list[str]:
+def _cost(totals: Totals) -> str:
+    """The cost; a `*` marks a total that leaves out unpriced requests."""
     cost = money(totals.cost)
-    if totals.unpriced_requests and totals.priced_requests:
-        cost += "*"
-    return [
-        f"{totals.requests:,}",
-        compact(totals.input_tokens),
-        compact(totals.cache_read_tokens),
-        compact(totals.cache_write_5m_tokens),
-        compact(totals.cache_write_1h_tokens),
-        compact(totals.output_tokens),
-        percent(totals.hit_rate),
-        cost,
-        money(totals.savings),
-    ]
+    return cost + "*" if totals.unpriced_requests and totals.priced_requests else cost
