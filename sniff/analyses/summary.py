@@ -32,9 +32,21 @@ class Totals:
     """Cost of the priced requests."""
     uncached_usd: float = 0.0
     """What the priced requests would have cost without caching."""
+    ttl_assumed: int = 0
+    """Requests whose cache writes were assumed to use the 5-minute TTL."""
+    first: datetime | None = None
+    """The earliest request's start."""
+    last: datetime | None = None
+    """The latest request's end."""
 
     def add(self, request: Request) -> None:
         """Count one request in."""
+        when = request.when
+        if self.first is None or when < self.first:
+            self.first = when
+        if self.last is None or request.ended_at > self.last:
+            self.last = request.ended_at
+        self.ttl_assumed += request.ttl_assumed
         usage = request.usage
         self.requests += 1
         self.input_tokens += usage.input_tokens
@@ -61,6 +73,11 @@ class Totals:
         self.priced_requests += other.priced_requests
         self.cost_usd += other.cost_usd
         self.uncached_usd += other.uncached_usd
+        self.ttl_assumed += other.ttl_assumed
+        if other.first is not None and (self.first is None or other.first < self.first):
+            self.first = other.first
+        if other.last is not None and (self.last is None or other.last > self.last):
+            self.last = other.last
 
     @property
     def prompt_tokens(self) -> int:
@@ -143,34 +160,26 @@ class Summary:
 
 def summarize(requests: Iterable[Request], zone: tzinfo) -> Summary:
     """Aggregate requests; days are calendar days in `zone`."""
-    # Requests are first summed per (model, project, day, agent, session): one lookup per
-    # request instead of five; the breakdowns then roll up the far fewer cells.
-    cells: dict[tuple[str, str, str, str, str], Totals] = {}
-    sessions: dict[str, SessionRow] = {}
-    days: dict[tuple[int, int, int], str] = {}
-    ttl_assumed = 0
-    first: datetime | None = None
-    last: datetime | None = None
+    # Requests are summed per cell (model, project, day, agent, session, agent chain): one
+    # lookup per request. Every breakdown, sessions included, then rolls up the far fewer cells.
+    cells: dict[tuple[str, str, str, str, str, str], Totals] = {}
+    local_day = _LocalDays(zone)
     for request in requests:
-        when = request.when
-        local = when.astimezone(zone)
-        day_key = (local.year, local.month, local.day)
-        day = days.get(day_key)
-        if day is None:
-            day = days[day_key] = local.date().isoformat()
-        key = (request.model, request.project, day, request.agent.value, request.session_id)
+        key = (
+            request.model,
+            request.project,
+            local_day(request.when),
+            request.agent.value,
+            request.session_id,
+            request.agent_id,
+        )
         cell = cells.get(key)
         if cell is None:
             cell = cells[key] = Totals()
         cell.add(request)
-        _add_to_session(sessions, request)
-        ttl_assumed += request.ttl_assumed
-        if first is None or when < first:
-            first = when
-        if last is None or request.ended_at > last:
-            last = request.ended_at
     totals = Totals()
     tables: tuple[dict[str, Totals], ...] = ({}, {}, {}, {})
+    sessions: dict[str, SessionRow] = {}
     for key, cell in cells.items():
         totals.merge(cell)
         for table, name in zip(tables, key, strict=False):
@@ -178,6 +187,7 @@ def summarize(requests: Iterable[Request], zone: tzinfo) -> Summary:
             if group is None:
                 group = table[name] = Totals()
             group.merge(cell)
+        _add_to_session(sessions, key, cell)
     by_model, by_project, by_day, by_agent = tables
     unpriced = sorted(model for model, group in by_model.items() if group.unpriced_requests)
     return Summary(
@@ -188,26 +198,47 @@ def summarize(requests: Iterable[Request], zone: tzinfo) -> Summary:
         by_agent=_by_cost(by_agent),
         sessions=sorted(sessions.values(), key=SESSION_SORTS["cost"], reverse=True),
         unpriced_models=unpriced,
-        ttl_assumed_requests=ttl_assumed,
-        first=first,
-        last=last,
+        ttl_assumed_requests=totals.ttl_assumed,
+        first=totals.first,
+        last=totals.last,
     )
 
 
-def _add_to_session(sessions: dict[str, SessionRow], request: Request) -> None:
-    row = sessions.get(request.session_id)
+class _LocalDays:
+    """The calendar day (ISO) of a moment in a zone, memoized per quarter hour.
+
+    Every zone's offset from UTC is a whole number of quarter hours, so local midnight always
+    falls on a quarter-hour boundary of UTC and one quarter hour never spans two local days.
+    """
+
+    def __init__(self, zone: tzinfo) -> None:
+        self.zone = zone
+        self.days: dict[int, str] = {}
+
+    def __call__(self, moment: datetime) -> str:
+        quarter = int(moment.timestamp()) // 900
+        day = self.days.get(quarter)
+        if day is None:
+            day = self.days[quarter] = moment.astimezone(self.zone).date().isoformat()
+        return day
+
+
+def _add_to_session(
+    sessions: dict[str, SessionRow], key: tuple[str, str, str, str, str, str], cell: Totals
+) -> None:
+    model, project, _day, agent, session_id, agent_id = key
+    assert cell.first is not None and cell.last is not None
+    row = sessions.get(session_id)
     if row is None:
-        row = sessions[request.session_id] = SessionRow(
-            request.session_id, request.project, request.when, request.ended_at
-        )
-    elif request.when < row.start:
-        row.start = request.when
-        if request.agent.value == "main":
-            row.project = request.project
-    row.end = max(row.end, request.ended_at)
-    row.agents.add(request.agent_id)
-    row.models.add(request.model)
-    row.totals.add(request)
+        row = sessions[session_id] = SessionRow(session_id, project, cell.first, cell.last)
+    elif cell.first < row.start:
+        row.start = cell.first
+        if agent == "main":
+            row.project = project
+    row.end = max(row.end, cell.last)
+    row.agents.add(agent_id)
+    row.models.add(model)
+    row.totals.merge(cell)
 
 
 def _by_cost(table: dict[str, Totals]) -> list[Group]:

@@ -15,7 +15,14 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any, NamedTuple
 
-from sniff.ingest.lines import json_objects, read_bytes
+from sniff.ingest.claude_code_wire import (
+    DECODER,
+    EmbeddedLine,
+    ProgressData,
+    WireLine,
+    WireUsage,
+)
+from sniff.ingest.lines import decode_lines, read_bytes
 from sniff.model import Agent, LineIssue
 
 SOURCE = "claude-code"
@@ -105,61 +112,58 @@ class _Reader:
     def read(self, data: bytes) -> FileResult:
         times = self.times
         sidechain_parents = self.sidechain_parents
-        for number, entry in json_objects(self.path, data, self.issues):
+        for number, entry in decode_lines(self.path, data, WireLine, DECODER, self.issues):
             # The hot loop of a scan: every line of every transcript passes here once.
-            timestamp = entry.get("timestamp")
-            if timestamp.__class__ is str and timestamp:
+            timestamp = entry.timestamp
+            if timestamp:
                 self.last_time = timestamp
-            uuid = entry.get("uuid")
-            if uuid.__class__ is str:
-                if timestamp.__class__ is str:
+            uuid = entry.uuid
+            if uuid is not None:
+                if timestamp:
                     times.setdefault(uuid, timestamp)
-                if entry.get("isSidechain") is True:
-                    parent = entry.get("parentUuid")
-                    sidechain_parents[uuid] = parent if parent.__class__ is str else None
-            if not self.project_from_cwd:
-                cwd = entry.get("cwd")
-                if isinstance(cwd, str) and cwd:
-                    self.project, self.project_from_cwd = cwd, True
-            kind = entry.get("type")
-            if kind == "assistant" or (kind is None and isinstance(entry.get("message"), dict)):
+                if entry.isSidechain:
+                    sidechain_parents[uuid] = entry.parentUuid
+            if not self.project_from_cwd and entry.cwd:
+                self.project, self.project_from_cwd = entry.cwd, True
+            kind = entry.type
+            if kind == "assistant" or (kind is None and entry.message is not None):
                 self._assistant(number, entry, entry, TOP_LEVEL)
-            elif kind == "progress":
-                self._progress(number, entry)
+            elif kind == "progress" and entry.data is not None:
+                self._progress(number, entry, entry.data)
         return FileResult(
             [group.response(self) for group in self.groups.values()], self.issues, self.synthetic
         )
 
-    def _progress(self, number: int, entry: dict[str, Any]) -> None:
+    def _progress(self, number: int, entry: WireLine, data: ProgressData) -> None:
         """A parent's progress line that embeds a subagent's response (2.1.x)."""
-        data = entry.get("data")
-        if isinstance(data, dict) and data.get("type", "agent_progress") == "agent_progress":
-            inner = data.get("message")
-            if isinstance(inner, dict) and inner.get("type") == "assistant":
-                self._assistant(number, inner, entry, EMBEDDED, data.get("agentId"))
+        inner = data.message
+        if (
+            data.type in (None, "agent_progress")
+            and inner is not None
+            and inner.type == "assistant"
+        ):
+            self._assistant(number, inner, entry, EMBEDDED, data.agentId)
 
     def _assistant(
         self,
         number: int,
-        line: dict[str, Any],
-        envelope: dict[str, Any],
+        line: WireLine | EmbeddedLine,
+        envelope: WireLine,
         copy_rank: int,
-        embedded_agent: Any = None,
+        embedded_agent: str | None = None,
     ) -> None:
-        message = line.get("message")
-        if message.__class__ is not dict:
+        message = line.message
+        if message is None:
             return
-        usage = message.get("usage")
-        model = message.get("model")
-        if model == SYNTHETIC_MODEL or line.get("isApiErrorMessage") is True:
+        model = message.model
+        if model == SYNTHETIC_MODEL or line.isApiErrorMessage:
             self.synthetic += 1
             return
-        if usage.__class__ is not dict:
+        usage = message.usage
+        if usage is None:
             return
-        key = message.get("id") or line.get("requestId") or line.get("uuid")
-        if key.__class__ is not str:
-            key = f"{self.path}:{number}"
-        timestamp = line.get("timestamp") or envelope.get("timestamp") or self.last_time
+        key = message.id or line.requestId or line.uuid or f"{self.path}:{number}"
+        timestamp = line.timestamp or envelope.timestamp or self.last_time
         group = self.groups.get(key)
         if group is None:
             self.groups[key] = self._new_group(
@@ -175,18 +179,17 @@ class _Reader:
         self,
         key: str,
         number: int,
-        line: dict[str, Any],
-        envelope: dict[str, Any],
-        usage: dict[str, Any],
-        model: Any,
+        line: WireLine | EmbeddedLine,
+        envelope: WireLine,
+        usage: WireUsage,
+        model: str | None,
         timestamp: str,
         copy_rank: int,
-        embedded_agent: Any,
+        embedded_agent: str | None,
     ) -> _Group:
-        agent, agent_id = self._agent(line, envelope, copy_rank, embedded_agent)
-        parent = line.get("parentUuid")
-        session_id = line.get("sessionId") or envelope.get("sessionId")
-        version = line.get("version") or envelope.get("version")
+        agent, agent_id = self._agent(line, copy_rank, embedded_agent)
+        session_id = line.sessionId or envelope.sessionId
+        version = line.version or envelope.version
         tokens, ttl_assumed = _usage(usage)
         return _Group(
             key,
@@ -195,28 +198,27 @@ class _Reader:
             usage,
             tokens,
             ttl_assumed,
-            sys.intern(model) if model.__class__ is str and model else "(unknown)",
-            sys.intern(session_id) if session_id.__class__ is str else "",
+            sys.intern(model) if model else "(unknown)",
+            sys.intern(session_id) if session_id else "",
             agent,
             sys.intern(agent_id),
             timestamp,
-            parent if parent.__class__ is str else None,
-            sys.intern(version) if version.__class__ is str else None,
+            line.parentUuid,
+            sys.intern(version) if version else None,
         )
 
     def _agent(
-        self, line: dict[str, Any], envelope: dict[str, Any], copy_rank: int, embedded_agent: Any
+        self, line: WireLine | EmbeddedLine, copy_rank: int, embedded_agent: str | None
     ) -> tuple[str, str]:
         """Which agent made the call, and the id of its chain within the session."""
-        if copy_rank == EMBEDDED:
-            embedded_id = embedded_agent if isinstance(embedded_agent, str) else "embedded"
+        if copy_rank == EMBEDDED or not isinstance(line, WireLine):
+            embedded_id = embedded_agent or "embedded"
             return _agent_for_id(embedded_id), embedded_id
-        agent_id = line.get("agentId")
-        if isinstance(agent_id, str) and agent_id:
-            return _agent_for_id(agent_id), agent_id
+        if line.agentId:
+            return _agent_for_id(line.agentId), line.agentId
         if self.file_agent is not None:
             return self.file_agent
-        if line.get("isSidechain") is True:
+        if line.isSidechain:
             return Agent.SUBAGENT.value, ""  # the chain's root is found at the end of the file
         return Agent.MAIN.value, Agent.MAIN.value
 
@@ -253,7 +255,7 @@ class _Group:
         key: str,
         copy_rank: int,
         number: int,
-        raw_usage: dict[str, Any],
+        raw_usage: WireUsage,
         tokens: tuple[int, int, int, int, int, int],
         ttl_assumed: bool,
         model: str,
@@ -279,7 +281,7 @@ class _Group:
             if timestamp > self.last_at:
                 self.last_at = timestamp
 
-    def offer(self, number: int, usage: dict[str, Any], model: Any, copy_rank: int) -> None:
+    def offer(self, number: int, usage: WireUsage, model: str | None, copy_rank: int) -> None:
         """Keep another line of the response instead, if it holds more tokens.
 
         One whole line is kept, never a maximum per field: a mid-stream model fallback can
@@ -289,7 +291,7 @@ class _Group:
         if (sum(tokens[:5]), -copy_rank) > (sum(self.tokens[:5]), -self.copy_rank):
             self.number, self.raw_usage, self.tokens = number, usage, tokens
             self.ttl_assumed, self.copy_rank = ttl_assumed, copy_rank
-            if model.__class__ is str and model:
+            if model:
                 self.model = sys.intern(model)
 
     def response(self, reader: _Reader) -> Response:
@@ -316,27 +318,27 @@ class _Group:
         )
 
 
-def _usage(usage: dict[str, Any]) -> tuple[tuple[int, int, int, int, int, int], bool]:
+def _usage(usage: WireUsage) -> tuple[tuple[int, int, int, int, int, int], bool]:
     """Anthropic usage → (input, read, 5m write, 1h write, output, reasoning), TTL assumed?"""
-    written = _count(usage.get("cache_creation_input_tokens", 0))
-    split = usage.get("cache_creation")
-    if split.__class__ is dict:
-        one_hour = _count(split.get("ephemeral_1h_input_tokens", 0))
-        if "cache_creation_input_tokens" not in usage:
-            written = one_hour + _count(split.get("ephemeral_5m_input_tokens", 0))
+    written = _count(usage.cache_creation_input_tokens)
+    split = usage.cache_creation
+    if split is not None:
+        one_hour = _count(split.ephemeral_1h_input_tokens)
+        if usage.cache_creation_input_tokens is None:
+            written = one_hour + _count(split.ephemeral_5m_input_tokens)
         one_hour = min(one_hour, written)
         ttl_assumed = False
     else:
         one_hour = 0
         ttl_assumed = written > 0
-    details = usage.get("output_tokens_details")
-    reasoning = _count(details.get("thinking_tokens", 0)) if details.__class__ is dict else 0
+    details = usage.output_tokens_details
+    reasoning = _count(details.thinking_tokens) if details is not None else 0
     return (
-        _count(usage.get("input_tokens", 0)),
-        _count(usage.get("cache_read_input_tokens", 0)),
+        _count(usage.input_tokens),
+        _count(usage.cache_read_input_tokens),
         written - one_hour,
         one_hour,
-        _count(usage.get("output_tokens", 0)),
+        _count(usage.output_tokens),
         reasoning,
     ), ttl_assumed
 

@@ -1,20 +1,25 @@
-"""Provides the lines of a JSONL file as parsed objects, with every unreadable line accounted for.
+"""Provides the lines of a JSONL log decoded into a schema, every unreadable line accounted for.
 
 Why: a log being written has a cut last line, an editor leaves a byte-order mark, a crash leaves
-binary garbage. None of that may abort a run or silently drop the good lines around it, so each
-line is decoded on its own and each failure becomes a `LineIssue` naming file, line and reason.
+binary garbage. None of that may abort a run or silently drop the good lines around it. A whole
+file is first decoded in one call (the fast path, for the common case of a clean file); if that
+fails, each line is decoded on its own, and each failure becomes a `LineIssue` naming file, line
+and reason.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, TypeVar
 
+import msgspec
 import orjson
 
 from sniff.model import LineIssue
 
 BOM = b"\xef\xbb\xbf"
+
+Schema = TypeVar("Schema", bound=msgspec.Struct)
 
 
 def read_bytes(path: str) -> tuple[bytes | None, LineIssue | None]:
@@ -26,32 +31,96 @@ def read_bytes(path: str) -> tuple[bytes | None, LineIssue | None]:
         return None, LineIssue(path, 0, f"cannot read file: {error.strerror or error}")
 
 
-def json_objects(
-    path: str, data: bytes, issues: list[LineIssue]
-) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield (1-based line number, object) for every line holding a JSON object.
+def decode_lines(
+    path: str,
+    data: bytes,
+    schema: type[Schema],
+    decoder: msgspec.json.Decoder[Schema],
+    issues: list[LineIssue],
+) -> Iterator[tuple[int, Schema]]:
+    """Yield (1-based line number, record) for every line holding a JSON object.
 
     Blank lines are ignored; any other line that is not a JSON object is appended to `issues`.
+    A line whose fields have unexpected types is decoded leniently, field by field.
     """
     if data.startswith(BOM):
         data = data[len(BOM) :]
-    lines = data.split(b"\n")
-    last = len(lines)
-    for number, raw in enumerate(lines, start=1):
-        if not raw or raw.isspace():
+    cut = data.rfind(b"\n") + 1
+    body, tail = data[:cut], data[cut:]  # `tail`: a last line with no newline, maybe cut short
+    lines_in_body = body.count(b"\n")
+    try:
+        records = decoder.decode_lines(body)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        records = None
+    if records is not None and len(records) == lines_in_body:
+        yield from enumerate(records, start=1)
+    else:  # a bad or blank line somewhere: go line by line to find it
+        for number, raw in enumerate(body.split(b"\n")[:lines_in_body], start=1):
+            record = _decode_one(path, number, raw, schema, decoder, issues, last=False)
+            if record is not None:
+                yield number, record
+    if tail.strip():
+        number = lines_in_body + 1
+        record = _decode_one(path, number, tail, schema, decoder, issues, last=True)
+        if record is not None:
+            yield number, record
+
+
+def _decode_one(
+    path: str,
+    number: int,
+    raw: bytes,
+    schema: type[Schema],
+    decoder: msgspec.json.Decoder[Schema],
+    issues: list[LineIssue],
+    *,
+    last: bool,
+) -> Schema | None:
+    if not raw.strip():
+        return None
+    try:
+        return decoder.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        pass
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        value = _recover(raw)
+        if value is None:
+            issues.append(LineIssue(path, number, _reason(raw, error, last)))
+            return None
+        issues.append(LineIssue(path, number, "invalid UTF-8 bytes replaced; line kept", True))
+    if not isinstance(value, dict):
+        issues.append(LineIssue(path, number, f"a JSON {_json_type(value)}, not an object"))
+        return None
+    record: Schema = lenient(schema, value)
+    return record
+
+
+def lenient(schema: type[Schema], value: dict[str, Any]) -> Schema:
+    """Build `schema` from a decoded JSON object, dropping fields of unexpected types."""
+    fields: dict[str, Any] = {}
+    for field in msgspec.structs.fields(schema):
+        if field.encode_name not in value:
+            continue
+        raw = value[field.encode_name]
+        nested = _struct_in(field.type)
+        if nested is not None:
+            fields[field.name] = lenient(nested, raw) if isinstance(raw, dict) else None
             continue
         try:
-            value = orjson.loads(raw)
-        except orjson.JSONDecodeError as error:
-            value = _recover(raw)
-            if value is None:
-                issues.append(LineIssue(path, number, _reason(raw, error, number == last)))
-                continue
-            issues.append(LineIssue(path, number, "invalid UTF-8 bytes replaced; line kept", True))
-        if isinstance(value, dict):
-            yield number, value
-        else:
-            issues.append(LineIssue(path, number, f"a JSON {_json_type(value)}, not an object"))
+            fields[field.name] = msgspec.convert(raw, field.type)
+        except msgspec.ValidationError:
+            continue
+    return schema(**fields)
+
+
+def _struct_in(annotation: Any) -> type[msgspec.Struct] | None:
+    """The struct type inside `X | None`, if the field holds one."""
+    for option in getattr(annotation, "__args__", (annotation,)):
+        if isinstance(option, type) and issubclass(option, msgspec.Struct):
+            return option
+    return None
 
 
 def _recover(raw: bytes) -> Any:
@@ -66,12 +135,12 @@ def _recover(raw: bytes) -> Any:
     return None
 
 
-def _reason(raw: bytes, error: orjson.JSONDecodeError, is_last: bool) -> str:
+def _reason(raw: bytes, error: orjson.JSONDecodeError, last: bool) -> str:
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as bad:
         return f"not valid UTF-8 (byte {bad.start + 1}) and not valid JSON"
-    if is_last:
+    if last:
         return "truncated last line (file still being written?)"
     return f"invalid JSON: {error.msg}"
 

@@ -1,0 +1,88 @@
+"""Provides the shape of a Claude Code transcript line: only the fields sniff reads.
+
+Why a schema: decoding into these structs lets the JSON decoder skip everything else (message
+contents, tool results, thinking) without building Python objects for it, which is most of a
+transcript's bytes. Every field is optional; a line whose fields have unexpected types is
+decoded leniently instead (`lines.lenient`), field by field, so nothing readable is lost.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+Count = int | float | None
+
+
+class CacheCreation(msgspec.Struct):
+    """`usage.cache_creation`: cache writes split by TTL (Claude Code ≥ 1.0.98)."""
+
+    ephemeral_5m_input_tokens: Count = None
+    ephemeral_1h_input_tokens: Count = None
+
+
+class OutputDetails(msgspec.Struct):
+    """`usage.output_tokens_details` (Claude Code ≥ 2.1.258)."""
+
+    thinking_tokens: Count = None
+
+
+class WireUsage(msgspec.Struct):
+    """`message.usage` as Anthropic reports it: input excludes cache reads and writes."""
+
+    input_tokens: Count = None
+    cache_creation_input_tokens: Count = None
+    cache_read_input_tokens: Count = None
+    output_tokens: Count = None
+    cache_creation: CacheCreation | None = None
+    output_tokens_details: OutputDetails | None = None
+
+
+class WireMessage(msgspec.Struct):
+    """`message` of a line: for assistant lines, one content block of an API response."""
+
+    id: str | None = None
+    model: str | None = None
+    usage: WireUsage | None = None
+
+
+class EmbeddedLine(msgspec.Struct):
+    """A subagent's transcript line repeated inside a parent's `progress` line."""
+
+    type: str | None = None
+    message: WireMessage | None = None
+    timestamp: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None  # noqa: N815 - the log's own field name
+    requestId: str | None = None  # noqa: N815
+    sessionId: str | None = None  # noqa: N815
+    version: str | None = None
+    isApiErrorMessage: bool | None = None  # noqa: N815
+
+
+class ProgressData(msgspec.Struct):
+    """`data` of a `progress` line."""
+
+    type: str | None = None
+    agentId: str | None = None  # noqa: N815
+    message: EmbeddedLine | None = None
+
+
+class WireLine(msgspec.Struct):
+    """One transcript line, any entry type."""
+
+    type: str | None = None
+    uuid: str | None = None
+    parentUuid: str | None = None  # noqa: N815
+    timestamp: str | None = None
+    sessionId: str | None = None  # noqa: N815
+    isSidechain: bool | None = None  # noqa: N815
+    agentId: str | None = None  # noqa: N815
+    version: str | None = None
+    cwd: str | None = None
+    requestId: str | None = None  # noqa: N815
+    isApiErrorMessage: bool | None = None  # noqa: N815
+    message: WireMessage | None = None
+    data: ProgressData | None = None
+
+
+DECODER = msgspec.json.Decoder(WireLine)
