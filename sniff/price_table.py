@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 CACHE_FILE = "prices.json"
 
 
@@ -120,12 +120,14 @@ def _probe(model_price: Any, prompt_tokens: int) -> Rates:
         price: Decimal = model_price.calc_price(LibraryUsage(**usage))["total_price"]
         return float(price / n)
 
+    input_rate = per_token(input_tokens=n)
     return Rates(
-        input=per_token(input_tokens=n),
+        input=input_rate,
         cache_read=per_token(input_tokens=n, cache_read_tokens=n),
         cache_write_5m=per_token(input_tokens=n, cache_write_tokens=n, cache_write_5m_tokens=n),
         cache_write_1h=per_token(input_tokens=n, cache_write_tokens=n, cache_write_1h_tokens=n),
-        output=per_token(output_tokens=n),
+        # Output is priced in the tier of the prompt it answers, so ask with that prompt.
+        output=per_token(input_tokens=n, output_tokens=n) - input_rate,
     )
 
 

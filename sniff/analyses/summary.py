@@ -107,13 +107,15 @@ class Totals:
 
     @property
     def cost(self) -> float | None:
-        """The cost, or None when no request of the group is priced."""
-        return self.cost_usd if self.priced_requests else None
+        """The cost, or None when the group has requests and none of them is priced."""
+        return None if self.requests and not self.priced_requests else self.cost_usd
 
     @property
     def savings(self) -> float | None:
-        """Savings from caching, or None when no request of the group is priced."""
-        return self.uncached_usd - self.cost_usd if self.priced_requests else None
+        """Savings from caching, or None when the group has requests and none is priced."""
+        if self.requests and not self.priced_requests:
+            return None
+        return self.uncached_usd - self.cost_usd
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
@@ -12,8 +13,6 @@ import typer
 from sniff.errors import UserError
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from sniff.analyses.filters import Filters
     from sniff.model import Dataset
     from sniff.pricing import PriceBook
@@ -114,7 +113,11 @@ def select(
         agent=agent,
     )
     prices = PriceBook(load_overrides(pricing) if pricing else None)
-    return Selection(load(paths, prices), filters, zone, prices)
+    dataset = load(paths, prices)
+    if not dataset.files:
+        where = ", ".join(dataset.roots) or "the usual Claude Code folders"
+        sys.stderr.write(f"sniff: no log files (*.jsonl) found under {where}\n")
+    return Selection(dataset, filters, zone, prices)
 
 
 def resolve_zone(name: str | None) -> tzinfo:
@@ -140,9 +143,9 @@ def resolve_zone(name: str | None) -> tzinfo:
         raise UserError(f"unknown time zone {name!r} (try UTC or Europe/Paris)") from error
 
 
-def report_issues(console: Console, dataset: Dataset, verbose: bool) -> None:
+def report_issues(dataset: Dataset, verbose: bool) -> None:
     """With --verbose, list skipped and repaired lines on the error stream."""
     if verbose:
         from sniff.present.console import print_issues
 
-        print_issues(console, dataset.issues)
+        print_issues(sys.stderr, dataset.issues)

@@ -27,8 +27,6 @@ def scan(
     verbose: o.Verbose = False,
 ) -> None:
     """Tokens, cost, cache hit rate and savings, in total and by project, model, day, session."""
-    from rich.console import Console
-
     from sniff.analyses.summary import summarize
 
     selection = o.select(
@@ -43,12 +41,14 @@ def scan(
     )
     summary = summarize(selection.filters.apply(selection.dataset.requests), selection.zone)
     source = selection.prices.source()
-    o.report_issues(Console(stderr=True), selection.dataset, verbose)
+    o.report_issues(selection.dataset, verbose)
     if json:
         from sniff.present.jsonout import dumps, summary_json
 
         typer.echo(dumps(summary_json(summary, selection.dataset, source)))
         return
+    from rich.console import Console
+
     from sniff.present.console import print_summary
 
     print_summary(Console(), summary, selection.dataset, source, selection.zone)

@@ -38,8 +38,6 @@ def sessions(
     verbose: o.Verbose = False,
 ) -> None:
     """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
-    from rich.console import Console
-
     from sniff.analyses.summary import SESSION_SORTS, summarize
     from sniff.errors import UserError
 
@@ -58,7 +56,7 @@ def sessions(
     summary = summarize(selection.filters.apply(selection.dataset.requests), selection.zone)
     rows = sorted(summary.sessions, key=SESSION_SORTS[sort], reverse=sort not in ASCENDING)
     rows = rows[:limit] if limit else rows
-    o.report_issues(Console(stderr=True), selection.dataset, verbose)
+    o.report_issues(selection.dataset, verbose)
     if json:
         from sniff.present.jsonout import dumps, session_json, warnings_json
 
@@ -71,6 +69,8 @@ def sessions(
             )
         )
         return
+    from rich.console import Console
+
     from sniff.present.console import print_warnings, sessions_table
 
     console = Console()

@@ -5,11 +5,11 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterable
 from datetime import tzinfo
+from typing import TextIO
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
-from rich.text import Text
 
 from sniff.analyses.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset, LineIssue
@@ -143,11 +143,14 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
         )
 
 
-def print_issues(console: Console, issues: Iterable[LineIssue]) -> None:
-    """`--verbose`: every skipped or repaired line as `file:line: reason`."""
+def print_issues(stream: TextIO, issues: Iterable[LineIssue]) -> None:
+    """`--verbose`: every skipped or repaired line as `file:line: reason`, one per line.
+
+    Plain text, never wrapped, so the list can be grepped and its paths copied.
+    """
     for issue in issues:
         where = issue.file if issue.line == 0 else f"{issue.file}:{issue.line}"
-        console.print(Text(f"{where}: {issue.reason}"), highlight=False)
+        stream.write(f"{where}: {issue.reason}\n")
 
 
 def short_project(project: str) -> str:

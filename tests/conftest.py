@@ -1,0 +1,212 @@
+"""Shared fixtures: an isolated environment for every test, and builders of transcript lines.
+
+Every test runs with its own price cache folder and its own empty home, so no test reads the
+user's cache or real Claude Code logs, and no test leaves anything behind.
+
+The line builders copy the shape of real Claude Code lines (`../shared/docs/log-formats.md`
+§1.10 and the public samples): the same envelope fields, one content block per assistant line,
+and the usage repeated on every streamed line of a response.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_LOGS = REPO / "sample_logs"
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A private price cache and an empty home; no Claude config folder."""
+    monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path_factory.mktemp("sniff-cache")))
+    monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+
+
+class Lines:
+    """Builders of realistic Claude Code transcript lines (dicts) and files."""
+
+    CWD = "/home/dana/src/webshop"
+    SESSION = "515c8333-3a04-4486-ba63-376f81227b4f"
+    SONNET_4 = "claude-sonnet-4-20250514"
+
+    @staticmethod
+    def user(
+        uuid: str,
+        parent: str | None,
+        timestamp: str,
+        text: str = "Run the tests.",
+        *,
+        session: str = SESSION,
+        cwd: str | None = CWD,
+        sidechain: bool = False,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        line: dict[str, Any] = {
+            "parentUuid": parent,
+            "isSidechain": sidechain,
+            "userType": "external",
+            "cwd": cwd,
+            "sessionId": session,
+            "version": "1.0.98",
+            "gitBranch": "main",
+            "type": "user",
+            "message": {"role": "user", "content": text},
+            "uuid": uuid,
+            "timestamp": timestamp,
+        }
+        if cwd is None:
+            del line["cwd"]
+        line.update(extra)
+        return line
+
+    @staticmethod
+    def tool_result(
+        uuid: str, parent: str, timestamp: str, tool_use_id: str, **extra: Any
+    ) -> dict[str, Any]:
+        content = [{"tool_use_id": tool_use_id, "type": "tool_result", "content": "ok"}]
+        return Lines.user(uuid, parent, timestamp, content, **extra)  # type: ignore[arg-type]
+
+    @staticmethod
+    def usage(
+        input: int = 4,
+        read: int = 0,
+        write: int = 0,
+        output: int = 1,
+        *,
+        split: tuple[int, int] | None = None,
+    ) -> dict[str, Any]:
+        """Anthropic usage; `split` = (5m, 1h) adds the `cache_creation` object."""
+        usage: dict[str, Any] = {
+            "input_tokens": input,
+            "cache_creation_input_tokens": write,
+            "cache_read_input_tokens": read,
+            "output_tokens": output,
+            "service_tier": "standard",
+        }
+        if split is not None:
+            usage["cache_creation"] = {
+                "ephemeral_5m_input_tokens": split[0],
+                "ephemeral_1h_input_tokens": split[1],
+            }
+        return usage
+
+    @staticmethod
+    def assistant(
+        message_id: str | None,
+        uuid: str,
+        parent: str | None,
+        timestamp: str,
+        usage: dict[str, Any],
+        *,
+        model: str = SONNET_4,
+        request_id: str | None = "auto",
+        session: str = SESSION,
+        cwd: str | None = CWD,
+        sidechain: bool = False,
+        block: dict[str, Any] | None = None,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        """One streamed line of a response: one content block and the response's usage."""
+        message: dict[str, Any] = {
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [block or {"type": "text", "text": "I'll look at the failing test."}],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": usage,
+        }
+        if message_id is None:
+            del message["id"]
+        line: dict[str, Any] = {
+            "parentUuid": parent,
+            "isSidechain": sidechain,
+            "userType": "external",
+            "cwd": cwd,
+            "sessionId": session,
+            "version": "1.0.98",
+            "gitBranch": "main",
+            "message": message,
+            "requestId": ("req_" + (message_id or uuid)) if request_id == "auto" else request_id,
+            "type": "assistant",
+            "uuid": uuid,
+            "timestamp": timestamp,
+        }
+        if line["requestId"] is None:
+            del line["requestId"]
+        if cwd is None:
+            del line["cwd"]
+        line.update(extra)
+        return line
+
+    @staticmethod
+    def agent_progress(
+        uuid: str,
+        parent: str,
+        timestamp: str,
+        inner: dict[str, Any],
+        agent_id: str,
+        *,
+        session: str = SESSION,
+    ) -> dict[str, Any]:
+        """A 2.1.x parent-file `progress` line embedding one line of a subagent."""
+        embedded = {
+            "type": inner["type"],
+            "message": inner["message"],
+            "uuid": inner["uuid"],
+            "timestamp": inner["timestamp"],
+        }
+        if "requestId" in inner:
+            embedded["requestId"] = inner["requestId"]
+        return {
+            "parentUuid": parent,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": Lines.CWD,
+            "sessionId": session,
+            "version": "2.1.38",
+            "gitBranch": "main",
+            "type": "progress",
+            "data": {
+                "message": embedded,
+                "normalizedMessages": [],
+                "type": "agent_progress",
+                "prompt": "Find every cache on the request path.",
+                "agentId": agent_id,
+            },
+            "toolUseID": "agent_msg_" + uuid,
+            "parentToolUseID": "toolu_task",
+            "uuid": uuid,
+            "timestamp": timestamp,
+        }
+
+    @staticmethod
+    def write(path: Path, lines: Iterable[dict[str, Any] | str | bytes]) -> Path:
+        """Write a JSONL file: dicts as JSON, str/bytes verbatim; every line ends in a newline."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = b""
+        for line in lines:
+            if isinstance(line, dict):
+                data += json.dumps(line).encode() + b"\n"
+            elif isinstance(line, str):
+                data += line.encode() + b"\n"
+            else:
+                data += line + b"\n"
+        path.write_bytes(data)
+        return path
+
+
+@pytest.fixture
+def cc() -> type[Lines]:
+    """The transcript line builders."""
+    return Lines

@@ -1,0 +1,56 @@
+"""Start-up stays light: the CLI and its help never import the heavy optional libraries.
+
+pandas, textual, scipy and tiktoken belong to features that load them on demand, and the price
+library only loads when prices are needed. Checked in a fresh interpreter, since this test
+process may have imported anything.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("pandas", "textual", "scipy", "tiktoken", "genai_prices")
+
+PROBE = """\
+import json, sys
+import sniff.cli
+after_import = sorted(sys.modules)
+try:
+    sniff.cli.main({args!r})
+except SystemExit as exit:
+    code = exit.code
+print(json.dumps({{"code": code, "after_import": after_import, "after_run": sorted(sys.modules)}}))
+"""
+
+
+def _modules_loaded(args: list[str]) -> dict[str, object]:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE.format(args=args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    data: dict[str, object] = json.loads(result.stdout.splitlines()[-1])
+    return data
+
+
+def _heavy(modules: object) -> list[str]:
+    assert isinstance(modules, list)
+    return sorted({name.split(".")[0] for name in modules} & set(HEAVY))
+
+
+@pytest.mark.parametrize("args", [["--help"], ["scan", "--help"], ["sessions", "--help"]])
+def test_cli_and_help_import_nothing_heavy(args):
+    loaded = _modules_loaded(args)
+    assert loaded["code"] == 0
+    assert "sniff.cli" in loaded["after_import"]  # the probe saw the real import
+    assert _heavy(loaded["after_import"]) == []
+    assert _heavy(loaded["after_run"]) == []
