@@ -14,6 +14,7 @@ from sniff.errors import UserError
 
 if TYPE_CHECKING:
     from sniff.analyses.filters import Filters
+    from sniff.analyses.summary import Summary
     from sniff.model import Dataset
     from sniff.pricing import PriceBook
 
@@ -80,6 +81,12 @@ class Selection:
     filters: Filters
     zone: tzinfo
     prices: PriceBook
+
+    def summary(self) -> Summary:
+        """The cost summary of the selected requests."""
+        from sniff.analyses.summary import summarize
+
+        return summarize(self.filters.apply(self.dataset.requests), self.zone)
 
 
 def select(

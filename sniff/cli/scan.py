@@ -27,8 +27,6 @@ def scan(
     verbose: o.Verbose = False,
 ) -> None:
     """Tokens, cost, cache hit rate and savings, in total and by project, model, day, session."""
-    from sniff.analyses.summary import summarize
-
     selection = o.select(
         paths,
         since=since,
@@ -39,7 +37,7 @@ def scan(
         tz=tz,
         pricing=pricing,
     )
-    summary = summarize(selection.filters.apply(selection.dataset.requests), selection.zone)
+    summary = selection.summary()
     source = selection.prices.source()
     o.report_issues(selection.dataset, verbose)
     if json:

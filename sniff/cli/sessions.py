@@ -38,7 +38,7 @@ def sessions(
     verbose: o.Verbose = False,
 ) -> None:
     """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
-    from sniff.analyses.summary import SESSION_SORTS, summarize
+    from sniff.analyses.summary import SESSION_SORTS
     from sniff.errors import UserError
 
     if sort not in SORTS:
@@ -53,7 +53,7 @@ def sessions(
         tz=tz,
         pricing=pricing,
     )
-    summary = summarize(selection.filters.apply(selection.dataset.requests), selection.zone)
+    summary = selection.summary()
     rows = sorted(summary.sessions, key=SESSION_SORTS[sort], reverse=sort not in ASCENDING)
     rows = rows[:limit] if limit else rows
     o.report_issues(selection.dataset, verbose)
