@@ -14,11 +14,21 @@ from sniff.model import Dataset
 from sniff.pricing import PriceBook
 
 
-def load(paths: list[Path] | None = None, prices: PriceBook | None = None) -> Dataset:
+def load(
+    paths: list[Path] | None = None,
+    prices: PriceBook | None = None,
+    *,
+    log_format: str | None = None,
+    with_prompts: bool = False,
+) -> Dataset:
     """Read and price the logs under `paths`, or under the usual roots when none are given.
 
     With no paths and no logs in the usual roots, the bundled sample logs are read and the
     dataset says so (`sample=True`).
+
+    Args:
+        log_format: read every file as this format (default: detect each file's).
+        with_prompts: also read prompts into blocks where logs hold them (slower).
 
     Raises:
         UserError: a given path does not exist.
@@ -36,6 +46,8 @@ def load(paths: list[Path] | None = None, prices: PriceBook | None = None) -> Da
         book.cost,
         roots=tuple(str(root) for root in roots),
         sample=sample,
+        log_format=log_format,
+        with_prompts=with_prompts,
         while_waiting=book.prepare,
     )
     book.save()

@@ -26,6 +26,8 @@ class Agent(StrEnum):
     """A delegated agent (Claude Code's Task tool, sidechains)."""
     COMPACTION = "compaction"
     """The call that summarises a conversation when it is compacted."""
+    OTHER = "other"
+    """Background calls of a harness (quota probes, titles) and calls of unknown role."""
 
 
 class Usage(msgspec.Struct, frozen=True, gc=False):
@@ -146,6 +148,8 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     """The priced cost, or None when the model has no known price."""
     blocks: tuple[Block, ...] = ()
     """The prompt as ordered blocks, where the log holds the prompt."""
+    error: str | None = None
+    """Why the call failed (no response, an error status); None when it succeeded."""
 
     @property
     def when(self) -> datetime:
@@ -178,6 +182,10 @@ class Dataset(msgspec.Struct, frozen=True):
     """The paths the files were found under."""
     sample: bool = False
     """True when no logs were found and the bundled sample logs were read instead."""
+    formats: dict[str, int] = {}
+    """How many files were read as each log format."""
+    unknown_files: tuple[str, ...] = ()
+    """Files of no format sniff reads (reported once each, by name)."""
 
     @property
     def skipped(self) -> tuple[LineIssue, ...]:

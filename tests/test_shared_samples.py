@@ -1,4 +1,4 @@
-"""Real Claude Code transcripts from public repositories, against ../shared/samples/EXPECTED.md.
+"""Real logs from public repositories, against ../shared/samples/EXPECTED.md.
 
 Those totals were counted independently of sniff (a direct count and ccusage agree); sniff must
 match them to the token. The folder sits next to the repository; set SNIFF_SHARED_SAMPLES to
@@ -28,25 +28,48 @@ pytestmark = pytest.mark.skipif(
     reason=f"shared samples not found at {SHARED} (set SNIFF_SHARED_SAMPLES to their folder)",
 )
 
-# folder: responses, input, cache read, 5m write, 1h write, output, hit rate (%), TTL assumed
+AGTRACE = "agtrace/crates/agtrace-providers/tests/samples"
+CODEX_ROLLOUT = f"{AGTRACE}/codex_session.jsonl"
+CLAUDE_TRACE = "claude-trace-dev/apps/claude-trace/test/test-traffic.jsonl"
+LOCALPUSH = "localpush/src-tauri/tests/fixtures/codex/2026-02-23/raw/sessions"
+
+# Claude Code: responses, input, cache read, 5m write, 1h write, output, hit rate (%), TTL assumed
 EXPECTED = {
     "sniffly": (90, 293, 4_302_385, 206_624, 0, 19_313, 95.41, 90),
     "claude-code-viewer": (197, 1_040, 4_075_332, 198_421, 0, 56_515, 95.33, 0),
     "agtrace": (7, 561, 93_553, 5_158, 0, 974, 94.24, 0),
 }
-CODEX_ROLLOUT = "agtrace/crates/agtrace-providers/tests/samples/codex_session.jsonl"
+FOLDERS = {
+    "sniffly": ["sniffly"],
+    "claude-code-viewer": ["claude-code-viewer"],
+    # the agtrace folder also holds a Codex rollout: the Claude rows are its two Claude files
+    "agtrace": [f"{AGTRACE}/claude_session.jsonl", f"{AGTRACE}/claude_agent.jsonl"],
+}
 
 
-def scan(folder: str) -> dict[str, Any]:
-    result = CliRunner().invoke(app, ["scan", "--json", "--tz", "UTC", str(SHARED / folder)])
+def scan(*paths: str, options: tuple[str, ...] = ()) -> dict[str, Any]:
+    arguments = ["scan", "--json", "--tz", "UTC", *options, *(str(SHARED / p) for p in paths)]
+    result = CliRunner().invoke(app, arguments)
     assert result.exit_code == 0, result.output
     data: dict[str, Any] = json.loads(result.stdout)
     return data
 
 
+def classes(row: dict[str, Any]) -> tuple[int, ...]:
+    """requests, input, cache read, all cache writes, output, reasoning."""
+    return (
+        row["requests"],
+        row["input_tokens"],
+        row["cache_read_tokens"],
+        row["cache_write_5m_tokens"] + row["cache_write_1h_tokens"],
+        row["output_tokens"],
+        row["reasoning_tokens"],
+    )
+
+
 @pytest.mark.parametrize("folder", sorted(EXPECTED))
 def test_totals_match_expected_md(folder):
-    report = scan(folder)
+    report = scan(*FOLDERS[folder])
     totals = report["totals"]
     requests, uncached, read, write_5m, write_1h, output, hit_rate, assumed = EXPECTED[folder]
     assert (
@@ -64,7 +87,7 @@ def test_totals_match_expected_md(folder):
 
 
 def test_sniffly_cost_is_tokens_times_sonnet_4_prices():
-    report = scan("sniffly")
+    report = scan(*FOLDERS["sniffly"])
     [row] = report["by_model"]
     assert row["model"] == "claude-sonnet-4-20250514"
     cost = (293 * 3.00 + 4_302_385 * 0.30 + 206_624 * 3.75 + 19_313 * 15.00) / 1e6
@@ -76,3 +99,40 @@ def test_codex_rollout_yields_nothing_to_the_claude_parser():
     assert result.responses == []
     assert result.issues == []
     assert result.synthetic == 0
+
+
+def test_claude_trace_matches_expected_md_per_model():
+    report = scan(CLAUDE_TRACE)
+    rows = {row["model"]: classes(row) for row in report["by_model"]}
+    assert rows == {
+        "claude-3-5-haiku-20241022": (47, 5_793, 0, 0, 305, 0),
+        "claude-sonnet-4-20250514": (17, 60, 279_790, 45_598, 7_920, 0),
+    }
+    assert classes(report["totals"]) == (64, 5_853, 279_790, 45_598, 8_225, 0)
+    assert report["source"]["formats"] == {"claude-trace": 1}
+
+
+def test_agtrace_codex_rollout_matches_expected_md():
+    report = scan(CODEX_ROLLOUT)
+    assert classes(report["totals"]) == (7, 3_828, 22_912, 0, 408, 128)
+    assert [row["model"] for row in report["by_model"]] == ["gpt-5.1-codex-max"]
+
+
+def test_localpush_codex_rollouts_match_expected_md():
+    report = scan(LOCALPUSH)
+    assert classes(report["totals"]) == (485, 3_150_601, 46_689_152, 0, 223_178, 82_134)
+    assert report["source"]["formats"] == {"codex": 6}
+
+
+def test_localpush_utc_day_matches_the_totals_localpush_ships():
+    report = scan(LOCALPUSH, options=("--since", "2026-02-23", "--until", "2026-02-23"))
+    assert classes(report["totals"]) == (360, 1_692_546, 32_389_760, 0, 156_921, 64_401)
+    # localpush's own expected/codex-stats.json counts input with cached input included
+    assert report["totals"]["input_tokens"] + report["totals"]["cache_read_tokens"] == 34_082_306
+
+
+def test_whole_samples_folder_mixes_formats():
+    report = scan(".")
+    assert report["source"]["formats"] == {"claude-code": 9, "claude-trace": 1, "codex": 7}
+    assert report["warnings"]["unknown_format_files"] == []
+    assert report["warnings"]["skipped_lines"] == 0

@@ -34,6 +34,8 @@ class Totals:
     """What the priced requests would have cost without caching."""
     ttl_assumed: int = 0
     """Requests whose cache writes were assumed to use the 5-minute TTL."""
+    failed_requests: int = 0
+    """Requests that got no response or an error status (they cost nothing)."""
     first: datetime | None = None
     """The earliest request's start."""
     last: datetime | None = None
@@ -47,6 +49,7 @@ class Totals:
         if self.last is None or request.ended_at > self.last:
             self.last = request.ended_at
         self.ttl_assumed += request.ttl_assumed
+        self.failed_requests += request.error is not None
         usage = request.usage
         self.requests += 1
         self.input_tokens += usage.input_tokens
@@ -74,6 +77,7 @@ class Totals:
         self.cost_usd += other.cost_usd
         self.uncached_usd += other.uncached_usd
         self.ttl_assumed += other.ttl_assumed
+        self.failed_requests += other.failed_requests
         if other.first is not None and (self.first is None or other.first < self.first):
             self.first = other.first
         if other.last is not None and (self.last is None or other.last > self.last):

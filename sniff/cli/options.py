@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from sniff.model import Dataset
     from sniff.pricing import PriceBook
 
-AGENTS = ("main", "subagent", "compaction")
+AGENTS = ("main", "subagent", "compaction", "other")
+FORMATS = ("claude-code", "claude-trace", "codex", "request-log")
 
 Paths = Annotated[
     list[Path] | None,
@@ -49,7 +50,17 @@ ModelFilter = Annotated[
 ]
 AgentFilter = Annotated[
     str | None,
-    typer.Option("--agent", help="Only requests of this agent: main, subagent or compaction."),
+    typer.Option(
+        "--agent", help="Only requests of this agent: main, subagent, compaction or other."
+    ),
+]
+Format = Annotated[
+    str | None,
+    typer.Option(
+        "--format",
+        help=f"Read every file as this format ({', '.join(FORMATS)}). Default: detect.",
+        metavar="NAME",
+    ),
 ]
 Zone = Annotated[
     str | None,
@@ -99,6 +110,8 @@ def select(
     agent: str | None,
     tz: str | None,
     pricing: Path | None,
+    log_format: str | None = None,
+    with_prompts: bool = False,
 ) -> Selection:
     """Check the options, then read and price the logs.
 
@@ -112,6 +125,8 @@ def select(
     zone = resolve_zone(tz)
     if agent is not None and agent not in AGENTS:
         raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {agent!r}")
+    if log_format is not None and log_format not in FORMATS:
+        raise UserError(f"--format must be one of {', '.join(FORMATS)}, not {log_format!r}")
     filters = Filters(
         since=parse_bound(since, zone, end=False) if since else None,
         until=parse_bound(until, zone, end=True) if until else None,
@@ -120,9 +135,9 @@ def select(
         agent=agent,
     )
     prices = PriceBook(load_overrides(pricing) if pricing else None)
-    dataset = load(paths, prices)
+    dataset = load(paths, prices, log_format=log_format, with_prompts=with_prompts)
     if not dataset.files:
-        where = ", ".join(dataset.roots) or "the usual Claude Code folders"
+        where = ", ".join(dataset.roots) or "the usual log folders"
         sys.stderr.write(f"sniff: no log files (*.jsonl) found under {where}\n")
     return Selection(dataset, filters, zone, prices)
 

@@ -24,6 +24,7 @@ def scan(
     tz: o.Zone = None,
     json: o.Json = False,
     pricing: o.Pricing = None,
+    log_format: o.Format = None,
     verbose: o.Verbose = False,
 ) -> None:
     """Tokens, cost, cache hit rate and savings, in total and by project, model, day, session."""
@@ -36,6 +37,7 @@ def scan(
         agent=agent,
         tz=tz,
         pricing=pricing,
+        log_format=log_format,
     )
     summary = selection.summary()
     source = selection.prices.source()

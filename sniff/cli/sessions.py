@@ -35,6 +35,7 @@ def sessions(
     tz: o.Zone = None,
     json: o.Json = False,
     pricing: o.Pricing = None,
+    log_format: o.Format = None,
     verbose: o.Verbose = False,
 ) -> None:
     """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
@@ -52,6 +53,7 @@ def sessions(
         agent=agent,
         tz=tz,
         pricing=pricing,
+        log_format=log_format,
     )
     summary = selection.summary()
     rows = sorted(summary.sessions, key=SESSION_SORTS[sort], reverse=sort not in ASCENDING)

@@ -1,17 +1,20 @@
 """Provides `read`: log files in, one normalized `Request` per API call out.
 
-Files are parsed independently (in worker processes when there is enough to read), then merged
-so that each API response counts once across all files.
+Each file is read by the parser of its format (detected from its first lines, or forced),
+independently and in worker processes when there is enough to read; the results are then
+merged so that each API call counts once across all files.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
-from sniff.ingest.claude_code import FileResult, parse_file
 from sniff.ingest.discover import SourceFile
+from sniff.ingest.formats import parse_any
 from sniff.ingest.merge import Pricer, merge
 from sniff.ingest.parallel import map_files
+from sniff.ingest.record import FileResult
 from sniff.model import Dataset, LineIssue
 
 
@@ -21,18 +24,30 @@ def read(
     *,
     roots: tuple[str, ...] = (),
     sample: bool = False,
+    log_format: str | None = None,
+    with_prompts: bool = False,
     while_waiting: Callable[[], object] | None = None,
 ) -> Dataset:
     """Parse `files` into a dataset of requests priced by `cost_of`.
 
-    `while_waiting` runs while worker processes parse (see `map_files`).
+    Args:
+        log_format: read every file as this format instead of detecting it.
+        with_prompts: also read request bodies into blocks (slower; for prompt analyses).
+        while_waiting: runs while worker processes parse (see `map_files`).
     """
-    results: list[FileResult] = map_files(parse_file, files, while_waiting=while_waiting)
+    parse = partial(parse_any, forced=log_format, with_prompts=with_prompts)
+    results: list[FileResult] = map_files(parse, files, while_waiting=while_waiting)
     issues: list[LineIssue] = []
     synthetic = 0
-    for result in results:
+    formats: dict[str, int] = {}
+    unknown: list[str] = []
+    for file, result in zip(files, results, strict=True):
         issues.extend(result.issues)
         synthetic += result.synthetic
+        if result.log_format is None:
+            unknown.append(file.path)
+        else:
+            formats[result.log_format] = formats.get(result.log_format, 0) + 1
     requests = merge((r for result in results for r in result.responses), cost_of)
     return Dataset(
         requests=tuple(requests),
@@ -41,4 +56,6 @@ def read(
         synthetic=synthetic,
         roots=roots,
         sample=sample,
+        formats=formats,
+        unknown_files=tuple(unknown),
     )

@@ -11,9 +11,8 @@ its subagents' responses inside `progress` lines. This module turns one file int
 from __future__ import annotations
 
 import sys
-from datetime import UTC, datetime
 from pathlib import PurePath
-from typing import Any, NamedTuple
+from typing import Any
 
 from sniff.ingest.claude_code_wire import (
     DECODER,
@@ -23,70 +22,30 @@ from sniff.ingest.claude_code_wire import (
     WireUsage,
 )
 from sniff.ingest.lines import decode_lines, read_bytes
+from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Response, Tokens, epoch
 from sniff.model import Agent, LineIssue
 
 SOURCE = "claude-code"
+PROVIDER = "anthropic"
 SYNTHETIC_MODEL = "<synthetic>"
 
-# How sure a copy of a response is to be the real one, when copies tie on tokens:
-# a line of the transcript itself beats a copy embedded in a parent's progress line.
-TOP_LEVEL, EMBEDDED = 0, 1
 
-
-class Response(NamedTuple):
-    """One API response as one file holds it: the line kept and what its other lines tell.
-
-    A plain tuple, so results of files parsed in worker processes travel cheaply.
-    """
-
-    key: str
-    """`message.id`, else `requestId`, else the line's `uuid`."""
-    copy_rank: int
-    """TOP_LEVEL or EMBEDDED."""
-    usage: tuple[int, int, int, int, int, int]
-    """input, cache read, 5m write, 1h write, output, reasoning."""
-    ttl_assumed: bool
-    model: str
-    session_id: str
-    agent: str
-    agent_id: str
-    project: str
-    first_at: float | None
-    """Time (epoch seconds) of the response's first line (its first streamed content)."""
-    last_at: float | None
-    """Time of the response's last line."""
-    started_at: float | None
-    """Time of the record the response answers (its parent), where this file holds it."""
-    version: str | None
-    file: str
-    line: int
-    """Line number of the kept line."""
-
-    @property
-    def total(self) -> int:
-        """All tokens of the response, the measure by which the fullest copy is kept."""
-        return sum(self.usage[:5])
-
-
-class FileResult(NamedTuple):
-    """What one file yielded."""
-
-    responses: list[Response]
-    issues: list[LineIssue]
-    synthetic: int
-    """Harness-generated messages seen (API errors): not billable."""
-
-
-def parse_file(path: str, project_hint: str) -> FileResult:
-    """Read one Claude Code transcript.
-
-    Args:
-        path: the file.
-        project_hint: the project to use when no line names its working directory.
-    """
+def parse_file(path: str, project_hint: str, with_prompts: bool = False) -> FileResult:
+    """Read one Claude Code transcript (transcripts hold no full prompt: see `parse_data`)."""
     data, problem = read_bytes(path)
     if data is None:
-        return FileResult([], [problem] if problem else [], 0)
+        return FileResult([], [problem] if problem else [], 0, SOURCE)
+    return parse_data(path, data, project_hint, with_prompts)
+
+
+def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = False) -> FileResult:
+    """Parse a transcript's bytes.
+
+    Args:
+        path: the file, for provenance.
+        project_hint: the project to use when no line names its working directory.
+        with_prompts: ignored: transcripts do not hold the system prompt or tools.
+    """
     return _Reader(path, project_hint).read(data)
 
 
@@ -130,9 +89,8 @@ class _Reader:
                 self._assistant(number, entry, entry, TOP_LEVEL)
             elif kind == "progress" and entry.data is not None:
                 self._progress(number, entry, entry.data)
-        return FileResult(
-            [group.response(self) for group in self.groups.values()], self.issues, self.synthetic
-        )
+        responses = [group.response(self) for group in self.groups.values()]
+        return FileResult(responses, self.issues, self.synthetic, SOURCE)
 
     def _progress(self, number: int, entry: WireLine, data: ProgressData) -> None:
         """A parent's progress line that embeds a subagent's response (2.1.x)."""
@@ -256,7 +214,7 @@ class _Group:
         copy_rank: int,
         number: int,
         raw_usage: WireUsage,
-        tokens: tuple[int, int, int, int, int, int],
+        tokens: Tokens,
         ttl_assumed: bool,
         model: str,
         session_id: str,
@@ -300,11 +258,13 @@ class _Group:
             agent_id = "sidechain-" + reader.sidechain_root(self.parent)[:8]
         started = epoch(reader.times.get(self.parent)) if self.parent else None
         return Response(
+            SOURCE,
             self.key,
             self.copy_rank,
             self.tokens,
             self.ttl_assumed,
             self.model,
+            PROVIDER,
             self.session_id or PurePath(reader.path).stem,
             self.agent,
             agent_id,
@@ -318,7 +278,7 @@ class _Group:
         )
 
 
-def _usage(usage: WireUsage) -> tuple[tuple[int, int, int, int, int, int], bool]:
+def _usage(usage: WireUsage) -> tuple[Tokens, bool]:
     """Anthropic usage → (input, read, 5m write, 1h write, output, reasoning), TTL assumed?"""
     written = _count(usage.cache_creation_input_tokens)
     split = usage.cache_creation
@@ -350,19 +310,6 @@ def _count(value: Any) -> int:
     if isinstance(value, float) and value >= 0:
         return int(value)
     return 0
-
-
-def epoch(timestamp: str | None) -> float | None:
-    """An ISO-8601 timestamp as seconds since the epoch (UTC when no offset is given)."""
-    if not timestamp:
-        return None
-    try:
-        moment = datetime.fromisoformat(timestamp)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
 
 
 def _agent_for_id(agent_id: str) -> str:

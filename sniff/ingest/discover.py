@@ -25,7 +25,12 @@ class SourceFile:
 
 
 def default_roots() -> list[Path]:
-    """The existing folders where Claude Code keeps transcripts on this machine."""
+    """The existing folders where agents and tracers keep logs on this machine.
+
+    Claude Code transcripts (`$CLAUDE_CONFIG_DIR`, `~/.claude`, `~/.config/claude`), Codex
+    rollouts (`$CODEX_HOME` or `~/.codex`: `sessions/` and `archived_sessions/`), and
+    claude-trace logs in the current folder (`./.claude-trace`).
+    """
     candidates: list[Path] = []
     config_dirs = os.environ.get("CLAUDE_CONFIG_DIR", "")
     for entry in config_dirs.split(","):
@@ -34,6 +39,10 @@ def default_roots() -> list[Path]:
             candidates.append(base / "projects" if (base / "projects").is_dir() else base)
     home = Path.home()
     candidates += [home / ".claude" / "projects", home / ".config" / "claude" / "projects"]
+    codex_home = Path(os.environ["CODEX_HOME"]).expanduser() if "CODEX_HOME" in os.environ else None
+    codex = codex_home or home / ".codex"
+    candidates += [codex / "sessions", codex / "archived_sessions"]
+    candidates.append(Path.cwd() / ".claude-trace")
     return _unique_dirs(candidates)
 
 
@@ -73,13 +82,16 @@ def project_hint(file: Path) -> str:
     """The project a transcript's location names, for files whose lines do not say.
 
     Claude Code keeps `projects/<escaped cwd>/<session>.jsonl`, with subagents under
-    `<session>/subagents/`; outside that layout the containing folder is the best guess.
+    `<session>/subagents/`; claude-trace writes `<project>/.claude-trace/`; elsewhere the
+    containing folder is the best guess.
     """
     parts = file.parts
     for index in range(len(parts) - 2, -1, -1):
         if parts[index] == "projects":
             return parts[index + 1]
     parent = file.parent
+    if parent.name == ".claude-trace":  # claude-trace writes into the project it traced
+        return str(parent.parent.resolve())
     if parent.name == "subagents":
         parent = parent.parent.parent
     return parent.name or str(parent)

@@ -13,10 +13,11 @@ import os
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
-from sniff.ingest.claude_code import SOURCE, Response
+from sniff.ingest.record import Response
 from sniff.model import Agent, Cost, Request, Usage
 
-PROVIDER = "anthropic"
+FREE = Cost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+"""The cost of a call that failed: nothing was billed."""
 AGENTS = {agent.value: agent for agent in Agent}
 
 Pricer = Callable[[str, datetime, Usage], Cost | None]
@@ -52,6 +53,7 @@ def _preference(response: Response, session_ends: dict[str, float]) -> tuple[obj
     return (
         -response.total,
         response.copy_rank,
+        not response.blocks,  # a copy that holds the prompt tells more
         response.first_at or 0.0,
         session_ends.get(response.session_id, 0.0),
         response.file,
@@ -64,14 +66,14 @@ def _request(response: Response, cost_of: Pricer) -> Request:
     started = _time(response.started_at)
     usage = Usage(*response.usage)
     return Request(
-        source=SOURCE,
+        source=response.source,
         key=response.key,
         project=response.project,
         session_id=response.session_id,
         agent=AGENTS[response.agent],
         agent_id=response.agent_id,
         model=response.model,
-        provider=PROVIDER,
+        provider=response.provider,
         ended_at=ended,
         usage=usage,
         file=response.file,
@@ -80,7 +82,9 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         first_token_at=_time(response.first_at),
         ttl_assumed=response.ttl_assumed,
         version=response.version,
-        cost=cost_of(response.model, started or ended, usage),
+        cost=FREE if response.error else cost_of(response.model, started or ended, usage),
+        blocks=response.blocks,
+        error=response.error,
     )
 
 

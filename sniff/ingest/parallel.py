@@ -21,7 +21,7 @@ PARALLEL_MIN_BYTES = 16 * 1024 * 1024
 
 
 def map_files(
-    parse: Callable[[str, str], Result],
+    parse: Callable[..., Result],
     files: list[SourceFile],
     workers: int | None = None,
     while_waiting: Callable[[], object] | None = None,
@@ -53,7 +53,7 @@ def map_files(
 
 
 def _parse_batch(
-    parse: Callable[[str, str], Result], batch: list[tuple[int, SourceFile]]
+    parse: Callable[..., Result], batch: list[tuple[int, SourceFile]]
 ) -> list[tuple[int, Result]]:
     return [(index, parse(file.path, file.project_hint)) for index, file in batch]
 

@@ -131,6 +131,13 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
         )
     for issue in dataset.unreadable:
         console.print(f"[yellow]could not read {issue.file}[/]: {issue.reason}")
+    for path in dataset.unknown_files:
+        console.print(f"[yellow]not a log format sniff reads:[/] {path}", highlight=False)
+    if summary.totals.failed_requests:
+        console.print(
+            f"{summary.totals.failed_requests:,} request(s) failed (no response or an error "
+            "status): counted, at no cost."
+        )
     if summary.unpriced_models:
         console.print(
             f"[yellow]Unpriced models[/] (tokens counted, no cost): "

@@ -75,6 +75,8 @@ def warnings_json(summary: Summary, dataset: Dataset) -> dict[str, Any]:
         "skipped_lines": len(dataset.skipped),
         "repaired_lines": sum(1 for issue in dataset.issues if issue.kept),
         "unreadable_files": [issue.file for issue in dataset.unreadable],
+        "unknown_format_files": list(dataset.unknown_files),
+        "failed_requests": summary.totals.failed_requests,
         "unpriced_models": summary.unpriced_models,
         "ttl_assumed_requests": summary.ttl_assumed_requests,
         "synthetic_messages": dataset.synthetic,
@@ -86,6 +88,7 @@ def source_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dict
     return {
         "roots": list(dataset.roots),
         "files": len(dataset.files),
+        "formats": dict(sorted(dataset.formats.items())),
         "sample_logs": dataset.sample,
         "first": summary.first.isoformat() if summary.first else None,
         "last": summary.last.isoformat() if summary.last else None,

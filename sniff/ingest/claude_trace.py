@@ -1,0 +1,193 @@
+"""Provides the parser of claude-trace logs (`.claude-trace/log-*.jsonl`): one HTTP pair a line.
+
+Each line holds the request Claude Code sent (the full body: tools, system prompt, messages,
+with their cache-control marks) and the response (a JSON body, or the raw SSE text with
+`body: null`). Only `/v1/messages` calls are requests to a model; other traffic is ignored.
+A request without a response, or answered with an error status, is kept as a failed call that
+costs nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePath
+from typing import Any
+
+import msgspec
+
+from sniff.ingest import anthropic_api
+from sniff.ingest.lines import decode_lines, read_bytes
+from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Response, epoch
+from sniff.model import Agent, Block, LineIssue
+
+SOURCE = "claude-trace"
+PROVIDER = "anthropic"
+MESSAGES_PATH = re.compile(r"/v1/messages(?:\?|$)")
+SESSION_IN_USER_ID = re.compile(r"session_([0-9a-fA-F-]{36})")
+CLIENT_VERSION = re.compile(r"claude-cli/([0-9][^ ]*)")
+
+
+class TraceBody(msgspec.Struct):
+    """The request body. The prompt stays raw bytes until a report asks for blocks."""
+
+    model: str | None = None
+    metadata: dict[str, Any] | None = None
+    tools: msgspec.Raw | None = None
+    system: msgspec.Raw | None = None
+    messages: msgspec.Raw | None = None
+
+
+class TraceRequest(msgspec.Struct):
+    timestamp: float | None = None
+    url: str | None = None
+    headers: dict[str, Any] | None = None
+    body: TraceBody | None = None
+
+
+class TraceResponse(msgspec.Struct):
+    timestamp: float | None = None
+    status_code: int | None = None
+    headers: dict[str, Any] | None = None
+    body: Any = None
+    body_raw: str | None = None
+
+
+class TracePair(msgspec.Struct):
+    request: TraceRequest | None = None
+    response: TraceResponse | None = None
+    logged_at: str | None = None
+    note: str | None = None
+
+
+DECODER = msgspec.json.Decoder(TracePair)
+NO_TOOLS = frozenset({b"[]", b"null"})
+
+
+def parse_file(path: str, project_hint: str, with_prompts: bool = False) -> FileResult:
+    """Read one claude-trace log; `with_prompts` also turns request bodies into blocks."""
+    data, problem = read_bytes(path)
+    if data is None:
+        return FileResult([], [problem] if problem else [], 0, SOURCE)
+    return parse_data(path, data, project_hint, with_prompts)
+
+
+def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = False) -> FileResult:
+    """Parse a log's bytes (see `parse_file`)."""
+    issues: list[LineIssue] = []
+    responses = []
+    for number, pair in decode_lines(path, data, TracePair, DECODER, issues):
+        found = _pair(path, number, pair, project_hint, with_prompts)
+        if found is not None:
+            responses.append(found)
+    return FileResult(responses, issues, 0, SOURCE)
+
+
+def _pair(
+    path: str, number: int, pair: TracePair, project: str, with_prompts: bool
+) -> Response | None:
+    request = pair.request
+    if request is None or not request.url or not MESSAGES_PATH.search(request.url):
+        return None
+    body = request.body or TraceBody()
+    response = pair.response
+    message, error = _message(response, pair.note)
+    tokens, assumed = (
+        anthropic_api.tokens(message.get("usage")) if not error else (NO_TOKENS, False)
+    )
+    model = message.get("model") if isinstance(message.get("model"), str) else body.model
+    ended = _ended(response, pair.logged_at)
+    key = message.get("id") or _header(response, "request-id") or f"{path}:{number}"
+    prompt = _prompt(body) if with_prompts else ()
+    # Claude Code's own agents send tools; its background calls (quota probes, titles) do not.
+    has_tools = body.tools is not None and bytes(body.tools).strip() not in NO_TOOLS
+    return Response(
+        SOURCE,
+        str(key),
+        TOP_LEVEL,
+        tokens,
+        assumed,
+        model or "(unknown)",
+        PROVIDER,
+        _session(body) or PurePath(path).stem,
+        Agent.MAIN.value if has_tools else Agent.OTHER.value,
+        Agent.MAIN.value if has_tools else Agent.OTHER.value,
+        project,
+        None,
+        ended,
+        request.timestamp,
+        _version(request.headers),
+        path,
+        number,
+        prompt,
+        error,
+    )
+
+
+def _message(response: TraceResponse | None, note: str | None) -> tuple[dict[str, Any], str | None]:
+    """The response message (id, model, usage) and why the call failed, if it did."""
+    if response is None:
+        return {}, note or "no response"
+    status = response.status_code or 0
+    body = response.body
+    if status >= 400:
+        if body is None and response.body_raw:
+            try:
+                body = msgspec.json.decode(response.body_raw)
+            except msgspec.DecodeError:
+                body = None
+        return {}, f"HTTP {status}: {anthropic_api.error_text(body)}"
+    if isinstance(body, dict):
+        return body, None
+    if response.body_raw:
+        message, error = anthropic_api.from_sse(response.body_raw)
+        if error and not message.get("usage"):
+            return {}, error
+        return message, None
+    return {}, "empty response"
+
+
+def _ended(response: TraceResponse | None, logged_at: str | None) -> float | None:
+    """A streamed pair is logged when its stream ends; a JSON body arrives with its headers."""
+    if response is None:
+        return epoch(logged_at)
+    if response.body is None and response.body_raw:
+        return epoch(logged_at) or response.timestamp
+    return response.timestamp or epoch(logged_at)
+
+
+def _session(body: TraceBody) -> str | None:
+    user = (body.metadata or {}).get("user_id")
+    if isinstance(user, str):
+        found = SESSION_IN_USER_ID.search(user)
+        if found:
+            return found.group(1)
+    return None
+
+
+def _prompt(body: TraceBody) -> tuple[Block, ...]:
+    parts = {
+        name: msgspec.json.decode(raw)
+        for name, raw in (
+            ("tools", body.tools),
+            ("system", body.system),
+            ("messages", body.messages),
+        )
+        if raw is not None
+    }
+    return anthropic_api.blocks(parts)
+
+
+def _header(response: TraceResponse | None, name: str) -> str | None:
+    headers = response.headers if response is not None else None
+    for key, value in (headers or {}).items():
+        if key.lower() == name and isinstance(value, str):
+            return value
+    return None
+
+
+def _version(headers: dict[str, Any] | None) -> str | None:
+    for key, value in (headers or {}).items():
+        if key.lower() == "user-agent" and isinstance(value, str):
+            found = CLIENT_VERSION.search(value)
+            return found.group(1) if found else None
+    return None

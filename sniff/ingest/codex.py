@@ -1,0 +1,231 @@
+"""Provides the parser of OpenAI Codex CLI rollouts (`~/.codex/sessions/**/rollout-*.jsonl`).
+
+Codex logs usage as *cumulative* totals in `token_count` events and re-emits them unchanged
+(about half of all events); summing each event's `last_token_usage` doubles the totals. One
+request is therefore one growth of `total_token_usage`; a decrease is a reset (counted from
+zero). Versions from about 0.15x also write a `token_usage_record` per response, with the same
+numbers: when a file has those, they are the requests and `token_count` is ignored. A forked or
+subagent rollout starts by replaying its parent's history as a burst of `token_count` events;
+those are keyed as the parent's, so the parent's responses count once.
+
+Codex reports cached input inside input (OpenAI's convention); it is split out here.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import PurePath
+from typing import Any
+
+import msgspec
+
+from sniff.ingest.anthropic_api import count
+from sniff.ingest.lines import decode_lines, read_bytes
+from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Response, Tokens, epoch
+from sniff.model import Agent, LineIssue
+
+SOURCE = "codex"
+PROVIDER = "openai"
+
+
+class CodexUsage(msgspec.Struct):
+    input_tokens: int | float | None = None
+    cached_input_tokens: int | float | None = None
+    cache_write_input_tokens: int | float | None = None
+    output_tokens: int | float | None = None
+    reasoning_output_tokens: int | float | None = None
+
+    def counts(self) -> tuple[int, int, int, int, int]:
+        """input (cached included), cached, cache writes, output, reasoning."""
+        return (
+            count(self.input_tokens),
+            count(self.cached_input_tokens),
+            count(self.cache_write_input_tokens),
+            count(self.output_tokens),
+            count(self.reasoning_output_tokens),
+        )
+
+
+class TokenInfo(msgspec.Struct):
+    total_token_usage: CodexUsage | None = None
+    last_token_usage: CodexUsage | None = None
+    model: str | None = None
+
+
+class Payload(msgspec.Struct):
+    type: str | None = None
+    id: str | None = None
+    cwd: str | None = None
+    cli_version: str | None = None
+    source: Any = None
+    model: str | None = None
+    info: TokenInfo | None = None
+    response_id: str | None = None
+    usage: CodexUsage | None = None
+
+
+class RolloutLine(msgspec.Struct):
+    timestamp: str | None = None
+    type: str | None = None
+    payload: Payload | None = None
+
+
+DECODER = msgspec.json.Decoder(RolloutLine)
+
+
+def parse_file(path: str, project_hint: str, with_prompts: bool = False) -> FileResult:
+    """Read one rollout. (Codex logs no full prompts: `with_prompts` changes nothing.)"""
+    data, problem = read_bytes(path)
+    if data is None:
+        return FileResult([], [problem] if problem else [], 0, SOURCE)
+    return parse_data(path, data, project_hint, with_prompts)
+
+
+def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = False) -> FileResult:
+    """Parse a log's bytes (see `parse_file`)."""
+    issues: list[LineIssue] = []
+    reader = _Rollout(path, project_hint)
+    for number, line in decode_lines(path, data, RolloutLine, DECODER, issues):
+        reader.line(number, line)
+    return FileResult(reader.responses(), issues, 0, SOURCE)
+
+
+class _Rollout:
+    """The state of reading one rollout."""
+
+    def __init__(self, path: str, project_hint: str) -> None:
+        self.path = path
+        self.project = project_hint
+        self.session_id = PurePath(path).stem
+        self.parent_id: str | None = None
+        self.agent, self.agent_id = Agent.MAIN.value, Agent.MAIN.value
+        self.version: str | None = None
+        self.model = "(unknown)"
+        self.metas = 0
+        self.previous: tuple[int, int, int, int, int] | None = None
+        self.burst_second: str | None = None
+        self.from_counts: list[Response] = []
+        self.from_records: list[Response] = []
+
+    def responses(self) -> list[Response]:
+        # Newer rollouts write each response twice; the records are the ones with ids.
+        return self.from_records or self.from_counts
+
+    def line(self, number: int, line: RolloutLine) -> None:
+        payload = line.payload
+        if payload is None:
+            return
+        if line.type == "session_meta":
+            self._meta(payload)
+        elif line.type == "turn_context" and payload.model:
+            self.model = sys.intern(payload.model)
+        elif line.type == "token_usage_record" and payload.usage is not None:
+            key = payload.response_id or f"{self.path}:{number}"
+            self.from_records.append(
+                self._response(key, TOP_LEVEL, payload.usage.counts(), line.timestamp, number)
+            )
+        elif line.type == "event_msg" and payload.type == "token_count" and payload.info:
+            self._token_count(number, payload.info, line.timestamp)
+
+    def _meta(self, payload: Payload) -> None:
+        self.metas += 1
+        if self.metas > 1:  # a forked rollout names its parent in a second session_meta
+            self.parent_id = self.parent_id or payload.id
+            return
+        self.session_id = payload.id or self.session_id
+        self.project = payload.cwd or self.project
+        self.version = payload.cli_version
+        parent = _spawning_parent(payload.source)
+        if parent is not None or _is_subagent(payload.source):
+            self.agent, self.agent_id = Agent.SUBAGENT.value, self.session_id
+            self.parent_id = parent
+            self.session_id = parent or self.session_id
+
+    def _token_count(self, number: int, info: TokenInfo, timestamp: str | None) -> None:
+        if info.model:
+            self.model = sys.intern(info.model)
+        if info.total_token_usage is None:
+            if info.last_token_usage is not None:
+                delta = info.last_token_usage.counts()
+                key = f"{self.path}:{number}"
+                self.from_counts.append(self._response(key, TOP_LEVEL, delta, timestamp, number))
+            return
+        total = info.total_token_usage.counts()
+        if total == self.previous:
+            return  # Codex re-emits unchanged totals: no new response
+        delta = _growth(self.previous, total)
+        self.previous = total
+        owner, rank = self.session_id, TOP_LEVEL
+        if self._replayed(timestamp):
+            owner, rank = self.parent_id or owner, EMBEDDED
+        key = f"codex:{owner}:{':'.join(map(str, total))}"
+        self.from_counts.append(self._response(key, rank, delta, timestamp, number))
+
+    def _replayed(self, timestamp: str | None) -> bool:
+        """Whether this event belongs to the burst a forked rollout opens with."""
+        if self.parent_id is None or timestamp is None:
+            return False
+        second = timestamp[:19]
+        if self.burst_second is None and not self.from_counts:
+            self.burst_second = second
+        return second == self.burst_second
+
+    def _response(
+        self,
+        key: str,
+        rank: int,
+        counts: tuple[int, int, int, int, int],
+        timestamp: str | None,
+        number: int,
+    ) -> Response:
+        return Response(
+            SOURCE,
+            key,
+            rank,
+            _tokens(counts),
+            False,
+            self.model,
+            PROVIDER,
+            self.session_id,
+            self.agent,
+            self.agent_id,
+            self.project,
+            None,
+            epoch(timestamp),
+            None,
+            self.version,
+            self.path,
+            number,
+        )
+
+
+def _growth(
+    previous: tuple[int, int, int, int, int] | None, total: tuple[int, int, int, int, int]
+) -> tuple[int, int, int, int, int]:
+    """What one response added to the cumulative totals; a decrease is a reset from zero."""
+    if previous is None or any(now < before for now, before in zip(total, previous, strict=True)):
+        return total
+    grown = [now - before for now, before in zip(total, previous, strict=True)]
+    return (grown[0], grown[1], grown[2], grown[3], grown[4])
+
+
+def _tokens(counts: tuple[int, int, int, int, int]) -> Tokens:
+    """Codex counts (input includes cached input and cache writes) → disjoint classes."""
+    total_input, cached, written, output, reasoning = counts
+    cached = min(cached, total_input)
+    written = min(written, total_input - cached)
+    return (total_input - cached - written, cached, written, 0, output, reasoning)
+
+
+def _spawning_parent(source: Any) -> str | None:
+    if isinstance(source, dict):
+        subagent = source.get("subagent")
+        if isinstance(subagent, dict):
+            spawn = subagent.get("thread_spawn")
+            if isinstance(spawn, dict) and isinstance(spawn.get("parent_thread_id"), str):
+                return str(spawn["parent_thread_id"])
+    return None
+
+
+def _is_subagent(source: Any) -> bool:
+    return isinstance(source, dict) and "subagent" in source

@@ -1,0 +1,101 @@
+"""Provides format detection and dispatch: which parser reads a file, judged from its first lines.
+
+Why from the first lines only: a folder may mix formats (transcripts, request logs, rollouts),
+and a file's format shows in the shape of its first records; reading further would cost as much
+as parsing. A file of no known format yields nothing and is reported once, by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from sniff.ingest import claude_code, claude_trace, codex, request_log
+from sniff.ingest.lines import BOM, read_bytes
+from sniff.ingest.record import FileResult
+
+Parser = Callable[[str, bytes, str, bool], FileResult]
+
+PARSERS: dict[str, Parser] = {
+    claude_code.SOURCE: claude_code.parse_data,
+    claude_trace.SOURCE: claude_trace.parse_data,
+    codex.SOURCE: codex.parse_data,
+    request_log.SOURCE: request_log.parse_data,
+}
+"""Format name → parser of a file's bytes."""
+
+FORMATS = tuple(PARSERS)
+
+HEAD_LINES = 5
+"""How many non-empty lines detection looks at, at most."""
+
+CODEX_TYPES = frozenset(
+    {"session_meta", "turn_context", "response_item", "event_msg", "compacted",
+     "token_usage_record", "world_state"}
+)  # fmt: skip
+CLAUDE_CODE_TYPES = frozenset(
+    {"user", "assistant", "summary", "system", "progress", "file-history-snapshot",
+     "queue-operation", "attachment", "custom-title", "ai-title", "last-prompt", "atis-latch",
+     "tag", "permission-mode", "agent-setting", "pr-link", "turn_end"}
+)  # fmt: skip
+
+
+def parse_any(
+    path: str, project_hint: str, forced: str | None = None, with_prompts: bool = False
+) -> FileResult:
+    """Read a file with the parser of its format (or of `forced`).
+
+    A file of no known format gives an empty result whose `log_format` is None.
+    """
+    data, problem = read_bytes(path)
+    if data is None:
+        return FileResult([], [problem] if problem else [], 0, forced)
+    log_format = forced or detect(data)
+    if log_format is None:
+        return FileResult([], [], 0, None)
+    return PARSERS[log_format](path, data, project_hint, with_prompts)
+
+
+def detect(data: bytes) -> str | None:
+    """The format of a log from its first non-empty lines; None when none fits."""
+    if data.startswith(BOM):
+        data = data[len(BOM) :]
+    start, seen = 0, 0
+    while start < len(data) and seen < HEAD_LINES:
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line = data[start:end].strip()
+        start = end + 1
+        if not line:
+            continue
+        seen += 1
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            found = classify(value)
+            if found is not None:
+                return found
+    return None
+
+
+def classify(record: dict[str, Any]) -> str | None:
+    """The format one record belongs to, or None when it does not tell."""
+    kind = record.get("type")
+    if isinstance(record.get("payload"), dict) and kind in CODEX_TYPES:
+        return codex.SOURCE
+    request = record.get("request")
+    if isinstance(request, dict):
+        if "url" in request or "method" in request or "logged_at" in record:
+            return claude_trace.SOURCE
+        if "model" in request or "messages" in request or "input" in request:
+            return request_log.SOURCE
+    if kind in CLAUDE_CODE_TYPES or "sessionId" in record or "parentUuid" in record:
+        return claude_code.SOURCE
+    message = record.get("message")
+    if "leafUuid" in record or (isinstance(message, dict) and "usage" in message):
+        return claude_code.SOURCE
+    return None

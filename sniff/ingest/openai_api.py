@@ -1,0 +1,151 @@
+"""Provides the OpenAI Chat Completions and Responses API shapes: blocks, tokens, SSE.
+
+OpenAI reports cached tokens as a *subset* of prompt/input tokens (and, on newer models, cache
+writes too); sniff's classes are disjoint, so the subset is subtracted here, exactly once.
+Output includes reasoning tokens, which are kept apart as `reasoning` as well.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sniff.ingest.anthropic_api import count, sse_events
+from sniff.ingest.prompt_blocks import make_block
+from sniff.ingest.record import Tokens
+from sniff.model import Block
+
+CHAT = "openai-chat"
+RESPONSES = "openai-responses"
+SYSTEM_ROLES = frozenset({"system", "developer"})
+
+
+def chat_blocks(body: dict[str, Any], count_tokens: bool = True) -> tuple[Block, ...]:
+    """A Chat Completions prompt: tool definitions, then each message's content parts."""
+    found = [make_block("tool", "tools", tool, count_tokens) for tool in _list(body.get("tools"))]
+    for message in _list(body.get("messages")):
+        if isinstance(message, dict):
+            found.extend(_message_blocks(message, count_tokens))
+    return tuple(found)
+
+
+def responses_blocks(body: dict[str, Any], count_tokens: bool = True) -> tuple[Block, ...]:
+    """A Responses prompt: instructions, tool definitions, then each input item."""
+    found: list[Block] = []
+    instructions = body.get("instructions")
+    if isinstance(instructions, str) and instructions:
+        text = {"type": "input_text", "text": instructions}
+        found.append(make_block("text", "system", text, count_tokens))
+    found.extend(
+        make_block("tool", "tools", tool, count_tokens) for tool in _list(body.get("tools"))
+    )
+    items = body.get("input")
+    if isinstance(items, str):
+        found.append(
+            make_block("text", "user", {"type": "input_text", "text": items}, count_tokens)
+        )
+    for item in _list(items):
+        if isinstance(item, dict) and "content" in item and "role" in item:
+            found.extend(_message_blocks(item, count_tokens))
+        elif isinstance(item, dict):
+            kind = str(item.get("type") or "item")
+            role = "assistant" if kind in ("function_call", "reasoning") else "user"
+            found.append(make_block(kind, role, item, count_tokens))
+    return tuple(found)
+
+
+def chat_tokens(usage: Any) -> Tokens:
+    """Chat Completions usage → disjoint classes.
+
+    Some proxies add Anthropic's `cache_read_input_tokens` / `cache_creation_input_tokens`
+    beside `prompt_tokens`; whether `prompt_tokens` includes them depends on the proxy, so it is
+    decided by the numbers: it includes them when it is at least their sum.
+    """
+    if not isinstance(usage, dict):
+        return (0, 0, 0, 0, 0, 0)
+    prompt = count(usage.get("prompt_tokens"))
+    details = usage.get("prompt_tokens_details")
+    cached = count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    written = count(details.get("cache_write_tokens")) if isinstance(details, dict) else 0
+    if "cache_read_input_tokens" in usage or "cache_creation_input_tokens" in usage:
+        read = count(usage.get("cache_read_input_tokens"))
+        written = count(usage.get("cache_creation_input_tokens"))
+        cached = max(cached, read)
+        uncached = prompt - cached - written if prompt >= cached + written else prompt
+    else:
+        cached = min(cached, prompt)
+        written = min(written, prompt - cached)
+        uncached = prompt - cached - written
+    output_details = usage.get("completion_tokens_details")
+    reasoning = (
+        count(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else 0
+    )
+    return (uncached, cached, written, 0, count(usage.get("completion_tokens")), reasoning)
+
+
+def responses_tokens(usage: Any) -> Tokens:
+    """Responses API (and Codex) usage → disjoint classes."""
+    if not isinstance(usage, dict):
+        return (0, 0, 0, 0, 0, 0)
+    total_input = count(usage.get("input_tokens"))
+    details = usage.get("input_tokens_details")
+    cached = count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    written = count(details.get("cache_write_tokens")) if isinstance(details, dict) else 0
+    cached = min(cached, total_input)
+    written = min(written, total_input - cached)
+    output_details = usage.get("output_tokens_details")
+    reasoning = (
+        count(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else 0
+    )
+    return (
+        total_input - cached - written,
+        cached,
+        written,
+        0,
+        count(usage.get("output_tokens")),
+        reasoning,
+    )
+
+
+def chat_from_sse(text: str) -> dict[str, Any]:
+    """A streamed Chat Completion's id, model and usage (the final chunk's, with include_usage)."""
+    found: dict[str, Any] = {}
+    for chunk in sse_events(text, ('"id"', '"usage"')):
+        for key in ("id", "model"):
+            if key in chunk and key not in found:
+                found[key] = chunk[key]
+        if isinstance(chunk.get("usage"), dict):
+            found["usage"] = chunk["usage"]
+    return found
+
+
+def responses_from_sse(text: str) -> dict[str, Any]:
+    """A streamed Response: the `response` object of its completed (or last) event."""
+    found: dict[str, Any] = {}
+    for event in sse_events(text, ('"response.',)):
+        response = event.get("response")
+        if isinstance(response, dict):
+            found = response
+    return found
+
+
+def _message_blocks(message: dict[str, Any], count_tokens: bool) -> list[Block]:
+    role = str(message.get("role") or "user")
+    role = "system" if role in SYSTEM_ROLES else role
+    content = message.get("content")
+    parts = [{"type": "text", "text": content}] if isinstance(content, str) else _list(content)
+    blocks = [make_block(_kind(part), role, part, count_tokens) for part in parts]
+    for call in _list(message.get("tool_calls")):
+        blocks.append(make_block("tool_use", role, call, count_tokens))
+    if not blocks:  # a message with no content still costs its framing
+        blocks.append(make_block("message", role, message, count_tokens))
+    return blocks
+
+
+def _kind(part: Any) -> str:
+    if isinstance(part, dict) and isinstance(part.get("type"), str):
+        return str(part["type"])
+    return "text"
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []

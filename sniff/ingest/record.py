@@ -1,0 +1,90 @@
+"""Provides what a parser hands to the merge: one `Response` per API call a file holds.
+
+A plain tuple, so results of files parsed in worker processes travel cheaply; `merge` turns the
+copies of each call found across files into exactly one `Request`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import NamedTuple
+
+from sniff.model import Block, LineIssue
+
+Tokens = tuple[int, int, int, int, int, int]
+"""input (uncached), cache read, 5m write, 1h write, output, reasoning."""
+
+NO_TOKENS: Tokens = (0, 0, 0, 0, 0, 0)
+
+# How sure a copy of a call is to be the real one, when copies tie on tokens: a record of the
+# call itself beats a copy embedded in another record (a parent's progress line, a replay).
+TOP_LEVEL, EMBEDDED = 0, 1
+
+
+class Response(NamedTuple):
+    """One API call as one file holds it."""
+
+    source: str
+    """The log format, e.g. `claude-code`, `claude-trace`, `codex`, `request-log`."""
+    key: str
+    """The call's identity across files: message id, request id, response id, ..."""
+    copy_rank: int
+    """TOP_LEVEL or EMBEDDED."""
+    usage: Tokens
+    ttl_assumed: bool
+    model: str
+    provider: str
+    session_id: str
+    agent: str
+    agent_id: str
+    project: str
+    first_at: float | None
+    """Time (epoch seconds) the first content arrived, where known."""
+    last_at: float | None
+    """Time the response was complete."""
+    started_at: float | None
+    """Time the request was sent, where known."""
+    version: str | None
+    file: str
+    line: int
+    """Line number of the record kept."""
+    blocks: tuple[Block, ...] = ()
+    """The prompt, where the log holds it."""
+    error: str | None = None
+    """Why the call failed (no response, an error status); None when it succeeded."""
+
+    @property
+    def total(self) -> int:
+        """All tokens of the call, the measure by which the fullest copy is kept."""
+        return sum(self.usage[:5])
+
+
+class FileResult(NamedTuple):
+    """What one file yielded."""
+
+    responses: list[Response]
+    issues: list[LineIssue]
+    synthetic: int = 0
+    """Harness-generated messages seen (API errors): not billable."""
+    log_format: str | None = None
+    """The format the file was read as; None when it is of no format sniff reads."""
+
+
+def epoch(timestamp: str | float | int | None) -> float | None:
+    """A timestamp as seconds since the epoch: ISO-8601 text (UTC when no offset) or a number.
+
+    Numbers above 1e11 are taken as milliseconds.
+    """
+    if timestamp is None or isinstance(timestamp, bool):
+        return None
+    if isinstance(timestamp, int | float):
+        return float(timestamp) / 1000 if timestamp > 1e11 else float(timestamp)
+    if not timestamp:
+        return None
+    try:
+        moment = datetime.fromisoformat(timestamp)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()

@@ -1,0 +1,160 @@
+"""Provides the parser of sniff's generic request log: one API call a line, from any proxy.
+
+Each line is a JSON object: `request` (the body sent), `response` (the body received, or the
+raw SSE text of a stream; absent or null: no response), and optionally `status`, `started_at`,
+`first_token_at`, `ended_at` (ISO-8601 or epoch seconds), `session`, `project`, `id`, `api`
+(`anthropic-messages`, `openai-chat`, `openai-responses`) and `provider`. The API is detected
+from the bodies when `api` is absent. The README documents the format with an example a line.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Any
+
+import msgspec
+import orjson
+
+from sniff.ingest import anthropic_api, openai_api
+from sniff.ingest.lines import decode_lines, read_bytes
+from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Response, Tokens, epoch
+from sniff.model import Agent, Block, LineIssue
+
+SOURCE = "request-log"
+APIS = (anthropic_api.API, openai_api.CHAT, openai_api.RESPONSES)
+PROVIDERS = {
+    anthropic_api.API: "anthropic",
+    openai_api.CHAT: "openai",
+    openai_api.RESPONSES: "openai",
+}
+
+
+class LoggedCall(msgspec.Struct):
+    request: msgspec.Raw | None = None
+    response: Any = None
+    status: int | None = None
+    started_at: str | float | None = None
+    first_token_at: str | float | None = None
+    ended_at: str | float | None = None
+    session: str | None = None
+    project: str | None = None
+    id: str | None = None
+    api: str | None = None
+    provider: str | None = None
+
+
+DECODER = msgspec.json.Decoder(LoggedCall)
+
+
+def parse_file(path: str, project_hint: str, with_prompts: bool = False) -> FileResult:
+    """Read one request log; `with_prompts` also turns request bodies into blocks."""
+    data, problem = read_bytes(path)
+    if data is None:
+        return FileResult([], [problem] if problem else [], 0, SOURCE)
+    return parse_data(path, data, project_hint, with_prompts)
+
+
+def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = False) -> FileResult:
+    """Parse a log's bytes (see `parse_file`)."""
+    issues: list[LineIssue] = []
+    responses: list[Response] = []
+    for number, call in decode_lines(path, data, LoggedCall, DECODER, issues):
+        if call.request is None:
+            issues.append(LineIssue(path, number, "no `request` body: not a logged API call"))
+            continue
+        responses.append(_call(path, number, call, project_hint, with_prompts))
+    return FileResult(responses, issues, 0, SOURCE)
+
+
+def detect_api(request: dict[str, Any], response: Any) -> str:
+    """Which API a call was made to, from its bodies."""
+    body = response if isinstance(response, dict) else {}
+    kind = body.get("object") or body.get("type")
+    usage = body.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    if kind == "response" or "input" in request or "instructions" in request:
+        return openai_api.RESPONSES
+    if kind in ("chat.completion", "chat.completion.chunk") or "prompt_tokens" in usage:
+        return openai_api.CHAT
+    if kind == "message" or "cache_read_input_tokens" in usage or "system" in request:
+        return anthropic_api.API
+    if isinstance(response, str):
+        if "message_start" in response:
+            return anthropic_api.API
+        if "response.completed" in response or "response.created" in response:
+            return openai_api.RESPONSES
+        return openai_api.CHAT
+    return anthropic_api.API if "anthropic" in str(request.get("model", "")) else openai_api.CHAT
+
+
+def _call(
+    path: str, number: int, call: LoggedCall, project_hint: str, with_prompts: bool
+) -> Response:
+    request = orjson.loads(bytes(call.request or b"{}"))
+    request = request if isinstance(request, dict) else {}
+    api = call.api if call.api in APIS else detect_api(request, call.response)
+    body, error = _response_body(api, call)
+    tokens, assumed = _tokens(api, body) if error is None else (NO_TOKENS, False)
+    model = body.get("model") or request.get("model") or "(unknown)"
+    key = call.id or body.get("id") or f"{path}:{number}"
+    agent = Agent.MAIN.value
+    return Response(
+        SOURCE,
+        str(key),
+        TOP_LEVEL,
+        tokens,
+        assumed,
+        str(model),
+        call.provider or PROVIDERS[api],
+        call.session or PurePath(path).stem,
+        agent,
+        agent,
+        call.project or project_hint,
+        epoch(call.first_token_at),
+        epoch(call.ended_at) or epoch(call.started_at),
+        epoch(call.started_at),
+        None,
+        path,
+        number,
+        _blocks(api, request) if with_prompts else (),
+        error,
+    )
+
+
+def _response_body(api: str, call: LoggedCall) -> tuple[dict[str, Any], str | None]:
+    """The response as a JSON body (a stream reassembled), and why the call failed, if it did."""
+    response = call.response
+    status = call.status or 0
+    if response is None:
+        return {}, f"HTTP {status}" if status >= 400 else "no response"
+    if status >= 400:
+        return {}, f"HTTP {status}: {anthropic_api.error_text(response)}"
+    if isinstance(response, dict):
+        if "error" in response and "usage" not in response:
+            return {}, anthropic_api.error_text(response)
+        return response, None
+    if isinstance(response, str):
+        if api == anthropic_api.API:
+            message, error = anthropic_api.from_sse(response)
+            return message, None if message.get("usage") else error
+        if api == openai_api.RESPONSES:
+            return openai_api.responses_from_sse(response), None
+        return openai_api.chat_from_sse(response), None
+    return {}, "response is neither a JSON object nor SSE text"
+
+
+def _tokens(api: str, body: dict[str, Any]) -> tuple[Tokens, bool]:
+    usage = body.get("usage")
+    if api == anthropic_api.API:
+        return anthropic_api.tokens(usage)
+    if api == openai_api.RESPONSES:
+        return openai_api.responses_tokens(usage), False
+    return openai_api.chat_tokens(usage), False
+
+
+def _blocks(api: str, request: dict[str, Any]) -> tuple[Block, ...]:
+    if api == anthropic_api.API:
+        return anthropic_api.blocks(request)
+    if api == openai_api.RESPONSES:
+        return openai_api.responses_blocks(request)
+    return openai_api.chat_blocks(request)
