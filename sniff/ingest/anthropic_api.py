@@ -73,34 +73,60 @@ def from_sse(text: str) -> tuple[dict[str, Any], str | None]:
     """
     message: dict[str, Any] = {}
     usage: dict[str, Any] = {}
-    error: str | None = None
-    for event in sse_events(text, ("message_start", "message_delta", '"error"')):
-        kind = event.get("type")
-        if kind == "message_start" and isinstance(event.get("message"), dict):
-            message = dict(event["message"])
-            usage.update(message.get("usage") or {})
-        elif kind == "message_delta" and isinstance(event.get("usage"), dict):
-            usage.update({k: v for k, v in event["usage"].items() if v is not None})
-        elif kind == "error":
-            error = error_text(event)
+    start = sse_event(text, "message_start")
+    if start is not None and isinstance(start.get("message"), dict):
+        message = dict(start["message"])
+        usage.update(message.get("usage") or {})
+    delta = sse_event(text, "message_delta", last=True)
+    if delta is not None and isinstance(delta.get("usage"), dict):
+        usage.update({k: v for k, v in delta["usage"].items() if v is not None})
+    failure = sse_event(text, "error")
     if usage:
         message["usage"] = usage
-    return message, error
+    return message, error_text(failure) if failure is not None else None
+
+
+def sse_event(text: str, name: str, last: bool = False) -> dict[str, Any] | None:
+    """The JSON payload of the first (or last) SSE event called `name`.
+
+    Found by its `event:` line where the stream has them (a string search, not a parse of the
+    whole stream, which is mostly content deltas); else by scanning the `data:` lines.
+    """
+    marker = f"event: {name}"
+    at = text.rfind(marker) if last else text.find(marker)
+    if at >= 0:
+        begin = text.find("data:", at)
+        if begin >= 0:
+            end = text.find("\n", begin)
+            found = _json_object(text[begin + 5 : end if end >= 0 else len(text)])
+            if found is not None:
+                return found
+    matches = sse_events(text, (f'"{name}"',))
+    matches = [event for event in matches if event.get("type") == name]
+    if not matches:
+        return None
+    return matches[-1] if last else matches[0]
 
 
 def sse_events(text: str, wanted: tuple[str, ...]) -> list[dict[str, Any]]:
     """The JSON `data:` payloads of an SSE text that mention one of `wanted`, in order."""
+    if not any(word in text for word in wanted):
+        return []
     events: list[dict[str, Any]] = []
     for line in text.splitlines():
-        if not line.startswith("data:") or not any(word in line for word in wanted):
-            continue
-        try:
-            value = orjson.loads(line[5:])
-        except orjson.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            events.append(value)
+        if line.startswith("data:") and any(word in line for word in wanted):
+            found = _json_object(line[5:])
+            if found is not None:
+                events.append(found)
     return events
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def error_text(body: Any) -> str:

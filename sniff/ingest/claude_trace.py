@@ -32,9 +32,10 @@ class TraceBody(msgspec.Struct):
 
     model: str | None = None
     metadata: dict[str, Any] | None = None
-    tools: msgspec.Raw | None = None
-    system: msgspec.Raw | None = None
-    messages: msgspec.Raw | None = None
+    tools: msgspec.Raw = msgspec.Raw()
+    """Raw JSON, empty when absent (msgspec keeps raw values out of unions)."""
+    system: msgspec.Raw = msgspec.Raw()
+    messages: msgspec.Raw = msgspec.Raw()
 
 
 class TraceRequest(msgspec.Struct):
@@ -60,7 +61,7 @@ class TracePair(msgspec.Struct):
 
 
 DECODER = msgspec.json.Decoder(TracePair)
-NO_TOOLS = frozenset({b"[]", b"null"})
+NO_TOOLS = frozenset({b"", b"[]", b"null"})
 
 
 def parse_file(path: str, project_hint: str, with_prompts: bool = False) -> FileResult:
@@ -99,7 +100,7 @@ def _pair(
     key = message.get("id") or _header(response, "request-id") or f"{path}:{number}"
     prompt = _prompt(body) if with_prompts else ()
     # Claude Code's own agents send tools; its background calls (quota probes, titles) do not.
-    has_tools = body.tools is not None and bytes(body.tools).strip() not in NO_TOOLS
+    has_tools = bytes(body.tools).strip() not in NO_TOOLS
     return Response(
         SOURCE,
         str(key),
@@ -172,7 +173,7 @@ def _prompt(body: TraceBody) -> tuple[Block, ...]:
             ("system", body.system),
             ("messages", body.messages),
         )
-        if raw is not None
+        if bytes(raw)
     }
     return anthropic_api.blocks(parts)
 

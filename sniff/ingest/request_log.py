@@ -30,7 +30,8 @@ PROVIDERS = {
 
 
 class LoggedCall(msgspec.Struct):
-    request: msgspec.Raw | None = None
+    request: msgspec.Raw = msgspec.Raw()
+    """Raw JSON, empty when absent (msgspec keeps raw values out of unions)."""
     response: Any = None
     status: int | None = None
     started_at: str | float | None = None
@@ -59,7 +60,7 @@ def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = F
     issues: list[LineIssue] = []
     responses: list[Response] = []
     for number, call in decode_lines(path, data, LoggedCall, DECODER, issues):
-        if call.request is None:
+        if not bytes(call.request).strip():
             issues.append(LineIssue(path, number, "no `request` body: not a logged API call"))
             continue
         responses.append(_call(path, number, call, project_hint, with_prompts))
@@ -90,7 +91,7 @@ def detect_api(request: dict[str, Any], response: Any) -> str:
 def _call(
     path: str, number: int, call: LoggedCall, project_hint: str, with_prompts: bool
 ) -> Response:
-    request = orjson.loads(bytes(call.request or b"{}"))
+    request = orjson.loads(bytes(call.request))
     request = request if isinstance(request, dict) else {}
     api = call.api if call.api in APIS else detect_api(request, call.response)
     body, error = _response_body(api, call)
