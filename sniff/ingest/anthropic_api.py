@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import orjson
 
 from sniff.ingest.prompt_blocks import make_block
@@ -37,6 +38,64 @@ def blocks(body: dict[str, Any], count_tokens: bool = True) -> tuple[Block, ...]
         for part in parts:
             found.append(make_block(_kind(part), role, part, count_tokens))
     return tuple(found)
+
+
+class _RawMessage(msgspec.Struct):
+    role: str = "user"
+    content: msgspec.Raw = msgspec.Raw()
+
+
+_RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
+_RAW_MESSAGES = msgspec.json.Decoder(list[_RawMessage])
+_STRING = msgspec.json.Decoder(str)
+_blocks_seen: dict[tuple[str, bytes], Block] = {}
+_BLOCKS_SEEN_MAX = 200_000
+
+
+def blocks_from_raw(
+    tools: bytes, system: bytes, messages: bytes, count_tokens: bool = True
+) -> tuple[Block, ...]:
+    """`blocks` of a body's raw JSON parts, each block built once per process.
+
+    A conversation resends its whole history with every call, so most blocks of a log were
+    already seen, byte for byte: they are looked up by their raw JSON instead of decoded,
+    canonicalized and hashed again.
+    """
+    if len(_blocks_seen) > _BLOCKS_SEEN_MAX:
+        _blocks_seen.clear()
+    found: list[Block] = []
+    if tools.strip() not in (b"", b"null"):
+        found.extend(
+            _raw_block(raw, "tool", "tools", count_tokens) for raw in _RAW_LIST.decode(tools)
+        )
+    if system.lstrip().startswith(b'"'):
+        found.append(_text_block(_STRING.decode(system), "system", count_tokens))
+    elif system.strip() not in (b"", b"null"):
+        found.extend(
+            _raw_block(raw, None, "system", count_tokens) for raw in _RAW_LIST.decode(system)
+        )
+    if messages.strip() not in (b"", b"null"):
+        for message in _RAW_MESSAGES.decode(messages):
+            content = bytes(message.content)
+            if content.lstrip().startswith(b'"'):
+                found.append(_text_block(_STRING.decode(content), message.role, count_tokens))
+            elif content.strip() not in (b"", b"null"):
+                for raw in _RAW_LIST.decode(content):
+                    found.append(_raw_block(raw, None, message.role, count_tokens))
+    return tuple(found)
+
+
+def _raw_block(raw: msgspec.Raw, kind: str | None, role: str, count_tokens: bool) -> Block:
+    key = (role, bytes(raw))
+    block = _blocks_seen.get(key)
+    if block is None or (count_tokens and not block.tokens and len(key[1]) > 2):
+        part = msgspec.json.decode(key[1])
+        block = _blocks_seen[key] = make_block(kind or _kind(part), role, part, count_tokens)
+    return block
+
+
+def _text_block(text: str, role: str, count_tokens: bool) -> Block:
+    return make_block("text", role, {"type": "text", "text": text}, count_tokens)
 
 
 def tokens(usage: Any) -> tuple[Tokens, bool]:

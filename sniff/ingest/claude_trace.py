@@ -166,16 +166,9 @@ def _session(body: TraceBody) -> str | None:
 
 
 def _prompt(body: TraceBody) -> tuple[Block, ...]:
-    parts = {
-        name: msgspec.json.decode(raw)
-        for name, raw in (
-            ("tools", body.tools),
-            ("system", body.system),
-            ("messages", body.messages),
-        )
-        if bytes(raw)
-    }
-    return anthropic_api.blocks(parts)
+    return anthropic_api.blocks_from_raw(
+        bytes(body.tools), bytes(body.system), bytes(body.messages)
+    )
 
 
 def _header(response: TraceResponse | None, name: str) -> str | None:
