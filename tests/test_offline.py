@@ -60,7 +60,9 @@ def test_the_guard_really_blocks_the_network(offline_env):
 
 
 def test_full_scan_offline_with_an_empty_price_cache(offline_env):
-    result = _python(offline_env, "-m", "sniff", "scan", "--json", "--tz", "UTC", "sample_logs")
+    result = _python(
+        offline_env, "-m", "sniff", "scan", "--json", "--tz", "UTC", "sample_logs/claude-code"
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     totals = report["totals"]
@@ -68,3 +70,17 @@ def test_full_scan_offline_with_an_empty_price_cache(offline_env):
     assert totals["cost_usd"] is not None and totals["cost_usd"] > 0
     assert report["warnings"]["unpriced_models"] == []
     assert report["source"]["prices"].startswith("genai-prices")
+
+
+def test_token_counting_is_exact_offline_with_an_empty_cache(offline_env):
+    """tiktoken's encoding comes from the installed packages, never from the network."""
+    code = (
+        "from pathlib import Path; from sniff import tokens; from sniff.api import load; "
+        "d = load([Path('sample_logs/claude-trace')], with_prompts=True); "
+        "blocks = [b for r in d.requests for b in r.blocks]; "
+        "assert blocks and all(b.tokens > 0 for b in blocks if b.kind == 'tool'); "
+        "assert tokens.exact(); print(tokens.count('Hello world'))"
+    )
+    result = _python(offline_env, "-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "2"

@@ -15,10 +15,13 @@ from typer.testing import CliRunner
 from sniff.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_logs"
-PROJECTS = SAMPLES / "claude-code" / "projects"
+SAMPLES = ROOT / "sample_logs" / "claude-code"
+PROJECTS = SAMPLES / "projects"
 MIDNIGHT = PROJECTS / "-home-dana-src-webshop" / "3f175670-a6da-4e73-a054-90af6fc21c6d.jsonl"
 EXPECTED = json.loads((ROOT / "tests" / "golden" / "sample_logs_expected.json").read_text())
+REQUEST_LOGS_EXPECTED = json.loads(
+    (ROOT / "tests" / "golden" / "request_logs_expected.json").read_text()
+)
 WIDE = {"COLUMNS": "200"}
 
 
@@ -342,10 +345,19 @@ def test_no_arguments_and_no_logs_falls_back_to_the_bundled_samples():
     assert result.exit_code == 0, result.output
     text = " ".join(result.stdout.split())
     assert "bundled sample logs" in text
-    assert f"{EXPECTED['totals']['requests']} requests" in text
+    bundled = EXPECTED["totals"]["requests"] + sum(
+        log["requests"] for log in REQUEST_LOGS_EXPECTED.values()
+    )
+    assert f"{bundled} requests" in text
     report = json.loads(run("--json").stdout)
     assert report["source"]["sample_logs"] is True
-    assert report["totals"]["requests"] == EXPECTED["totals"]["requests"]
+    assert report["totals"]["requests"] == bundled
+    assert set(report["source"]["formats"]) == {
+        "claude-code",
+        "claude-trace",
+        "codex",
+        "request-log",
+    }
 
 
 def test_no_arguments_reads_the_logs_under_home(cc):

@@ -19,7 +19,7 @@ from sniff.ingest.discover import expand
 from sniff.ingest.parallel import map_files
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_logs"
+SAMPLES = ROOT / "sample_logs" / "claude-code"
 EXPECTED = json.loads((Path(__file__).parent / "sample_logs_expected.json").read_text())
 TOKEN_KEYS = (
     "requests",
