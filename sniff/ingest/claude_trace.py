@@ -16,7 +16,7 @@ from typing import Any
 import msgspec
 
 from sniff.ingest import anthropic_api
-from sniff.ingest.lines import decode_lines, read_bytes
+from sniff.ingest.lines import decode_lines
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Response, epoch
 from sniff.model import Agent, Block, LineIssue
 
@@ -64,16 +64,8 @@ DECODER = msgspec.json.Decoder(TracePair)
 NO_TOOLS = frozenset({b"", b"[]", b"null"})
 
 
-def parse_file(path: str, project_hint: str, with_prompts: bool = False) -> FileResult:
-    """Read one claude-trace log; `with_prompts` also turns request bodies into blocks."""
-    data, problem = read_bytes(path)
-    if data is None:
-        return FileResult([], [problem] if problem else [], 0, SOURCE)
-    return parse_data(path, data, project_hint, with_prompts)
-
-
 def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = False) -> FileResult:
-    """Parse a log's bytes (see `parse_file`)."""
+    """Read one claude-trace log; `with_prompts` also turns request bodies into blocks."""
     issues: list[LineIssue] = []
     responses = []
     for number, pair in decode_lines(path, data, TracePair, DECODER, issues):

@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from sniff.ingest.anthropic_api import count
-from sniff.ingest.lines import decode_lines, read_bytes
+from sniff.ingest.lines import decode_lines
 from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Response, Tokens, epoch
 from sniff.model import Agent, LineIssue
 
@@ -73,16 +73,8 @@ class RolloutLine(msgspec.Struct):
 DECODER = msgspec.json.Decoder(RolloutLine)
 
 
-def parse_file(path: str, project_hint: str, with_prompts: bool = False) -> FileResult:
-    """Read one rollout. (Codex logs no full prompts: `with_prompts` changes nothing.)"""
-    data, problem = read_bytes(path)
-    if data is None:
-        return FileResult([], [problem] if problem else [], 0, SOURCE)
-    return parse_data(path, data, project_hint, with_prompts)
-
-
 def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = False) -> FileResult:
-    """Parse a log's bytes (see `parse_file`)."""
+    """Read one rollout. (Codex logs no full prompts: `with_prompts` changes nothing.)"""
     issues: list[LineIssue] = []
     reader = _Rollout(path, project_hint)
     for number, line in decode_lines(path, data, RolloutLine, DECODER, issues):
