@@ -150,6 +150,9 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     """The prompt as ordered blocks, where the log holds the prompt."""
     error: str | None = None
     """Why the call failed (no response, an error status); None when it succeeded."""
+    previous: str | None = None
+    """Key of the call whose conversation this one continues, where the log links them
+    (Claude Code's `parentUuid` chain); None at the start of a chain."""
 
     @property
     def when(self) -> datetime:

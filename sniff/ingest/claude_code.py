@@ -62,6 +62,10 @@ class _Reader:
         self.synthetic = 0
         self.times: dict[str, str] = {}
         """uuid → timestamp of every record, to find when a request started."""
+        self.parents: dict[str, str] = {}
+        """uuid → parentUuid of every record, to find the call a request continues."""
+        self.owners: dict[str, str] = {}
+        """uuid → key of the response an assistant record belongs to."""
         self.sidechain_parents: dict[str, str | None] = {}
         """uuid → parentUuid of inline sidechain records, to find each sidechain's root."""
         self.sidechain_roots: dict[str, str] = {}
@@ -70,6 +74,7 @@ class _Reader:
 
     def read(self, data: bytes) -> FileResult:
         times = self.times
+        parents = self.parents
         sidechain_parents = self.sidechain_parents
         for number, entry in decode_lines(self.path, data, WireLine, DECODER, self.issues):
             # The hot loop of a scan: every line of every transcript passes here once.
@@ -80,6 +85,8 @@ class _Reader:
             if uuid is not None:
                 if timestamp:
                     times.setdefault(uuid, timestamp)
+                if entry.parentUuid:
+                    parents[uuid] = entry.parentUuid
                 if entry.isSidechain:
                     sidechain_parents[uuid] = entry.parentUuid
             if not self.project_from_cwd and entry.cwd:
@@ -121,6 +128,8 @@ class _Reader:
         if usage is None:
             return
         key = message.id or line.requestId or line.uuid or f"{self.path}:{number}"
+        if copy_rank == TOP_LEVEL and line.uuid:
+            self.owners[line.uuid] = key
         timestamp = line.timestamp or envelope.timestamp or self.last_time
         group = self.groups.get(key)
         if group is None:
@@ -179,6 +188,21 @@ class _Reader:
         if line.isSidechain:
             return Agent.SUBAGENT.value, ""  # the chain's root is found at the end of the file
         return Agent.MAIN.value, Agent.MAIN.value
+
+    def previous_call(self, key: str, uuid: str | None) -> str | None:
+        """The response a request continues: the nearest assistant record up its parent chain.
+
+        None at the start of a chain: a session's first record, a subagent's first record, and
+        a compaction boundary all have no parent.
+        """
+        steps = 0
+        while uuid is not None and steps < 100_000:
+            owner = self.owners.get(uuid)
+            if owner is not None and owner != key:
+                return owner
+            uuid = self.parents.get(uuid)
+            steps += 1
+        return None
 
     def sidechain_root(self, uuid: str | None) -> str:
         """The first record of the inline sidechain `uuid` belongs to."""
@@ -275,6 +299,7 @@ class _Group:
             self.version,
             reader.path,
             self.number,
+            previous=reader.previous_call(self.key, self.parent),
         )
 
 

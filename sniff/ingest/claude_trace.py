@@ -88,7 +88,7 @@ def _pair(
         anthropic_api.tokens(message.get("usage")) if not error else (NO_TOKENS, False)
     )
     model = message.get("model") if isinstance(message.get("model"), str) else body.model
-    ended = _ended(response, pair.logged_at)
+    first, ended = _times(request, response, pair.logged_at)
     key = message.get("id") or _header(response, "request-id") or f"{path}:{number}"
     prompt = _prompt(body) if with_prompts else ()
     # Claude Code's own agents send tools; its background calls (quota probes, titles) do not.
@@ -105,7 +105,7 @@ def _pair(
         Agent.MAIN.value if has_tools else Agent.OTHER.value,
         Agent.MAIN.value if has_tools else Agent.OTHER.value,
         project,
-        None,
+        first,
         ended,
         request.timestamp,
         _version(request.headers),
@@ -139,13 +139,31 @@ def _message(response: TraceResponse | None, note: str | None) -> tuple[dict[str
     return {}, "empty response"
 
 
-def _ended(response: TraceResponse | None, logged_at: str | None) -> float | None:
-    """A streamed pair is logged when its stream ends; a JSON body arrives with its headers."""
+def _times(
+    request: TraceRequest, response: TraceResponse | None, logged_at: str | None
+) -> tuple[float | None, float | None]:
+    """(first content, end) of a call.
+
+    The response's timestamp is when its headers arrived: for a stream, the start of the
+    stream; for a JSON body, the whole answer. A streamed pair is written when the stream
+    ends, so `logged_at` is its end, but only when it names its zone: early writers logged
+    local time without one.
+    """
     if response is None:
-        return epoch(logged_at)
+        return None, _aware_epoch(logged_at) or request.timestamp
     if response.body is None and response.body_raw:
-        return epoch(logged_at) or response.timestamp
-    return response.timestamp or epoch(logged_at)
+        logged = _aware_epoch(logged_at)
+        heard = response.timestamp
+        ended = logged if logged is not None and (heard is None or logged >= heard) else heard
+        return heard, ended
+    return response.timestamp, response.timestamp
+
+
+def _aware_epoch(text: str | None) -> float | None:
+    """An ISO time as epoch seconds, only if it says its offset from UTC."""
+    if not text or not (text.endswith("Z") or "+" in text[10:] or "-" in text[10:]):
+        return None
+    return epoch(text)
 
 
 def _session(body: TraceBody) -> str | None:

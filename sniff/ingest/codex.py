@@ -113,8 +113,9 @@ class _Rollout:
             self.model = sys.intern(payload.model)
         elif line.type == "token_usage_record" and payload.usage is not None:
             key = payload.response_id or f"{self.path}:{number}"
+            counts = payload.usage.counts()
             self.from_records.append(
-                self._response(key, TOP_LEVEL, payload.usage.counts(), line.timestamp, number)
+                self._response(key, TOP_LEVEL, counts, line.timestamp, number, record=True)
             )
         elif line.type == "event_msg" and payload.type == "token_count" and payload.info:
             self._token_count(number, payload.info, line.timestamp)
@@ -169,7 +170,11 @@ class _Rollout:
         counts: tuple[int, int, int, int, int],
         timestamp: str | None,
         number: int,
+        record: bool = False,
     ) -> Response:
+        """A response; it continues the one before it in the rollout (one conversation)."""
+        family = self.from_records if record else self.from_counts
+        previous = family[-1].key if family else None
         return Response(
             SOURCE,
             key,
@@ -188,6 +193,7 @@ class _Rollout:
             self.version,
             self.path,
             number,
+            previous=previous,
         )
 
 

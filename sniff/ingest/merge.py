@@ -85,6 +85,7 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         cost=FREE if response.error else cost_of(response.model, started or ended, usage),
         blocks=response.blocks,
         error=response.error,
+        previous=response.previous,
     )
 
 

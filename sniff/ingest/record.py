@@ -52,6 +52,8 @@ class Response(NamedTuple):
     """The prompt, where the log holds it."""
     error: str | None = None
     """Why the call failed (no response, an error status); None when it succeeded."""
+    previous: str | None = None
+    """Key of the call whose conversation this one continues, where the log links them."""
 
     @property
     def total(self) -> int:

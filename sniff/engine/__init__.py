@@ -1,0 +1,26 @@
+"""Provides the prefix-cache simulator: prompts as paths in a prefix tree, replayed under a policy.
+
+`build_prompts` turns requests into paths in a `PrefixTree`; `simulate` replays them under a
+`Policy` from `load_policies`. Nothing here imports pandas.
+"""
+
+from __future__ import annotations
+
+from sniff.engine.policies import POLICIES, Policy, load_policies, with_overrides
+from sniff.engine.prompts import SimPrompt, build_prompts, session_ttls
+from sniff.engine.simulate import SimUsage, simulate
+from sniff.engine.tree import Node, PrefixTree
+
+__all__ = [
+    "POLICIES",
+    "Node",
+    "Policy",
+    "PrefixTree",
+    "SimPrompt",
+    "SimUsage",
+    "build_prompts",
+    "load_policies",
+    "session_ttls",
+    "simulate",
+    "with_overrides",
+]

@@ -1,0 +1,198 @@
+"""Provides `simulate`: what a prefix cache would read and write for each request, under a policy.
+
+Requests are replayed in the order they were sent. Three kinds of policy:
+- `breakpoints` (Anthropic): only marked blocks write entries; each breakpoint looks back up to
+  `lookback_blocks` blocks for an entry a previous request wrote that is live and already
+  available; the reads, 1-hour writes and 5-minute writes follow the provider's billing
+  positions (A, B, C in docs/prompt-caching.md §1.2).
+- `automatic` (OpenAI, ideal): every request caches its whole prompt; a request reads its
+  longest live prefix, rounded down to the policy's granularity, when it reaches the minimum.
+- `lru` (self-hosted engines): a capacity-bounded cache of blocks, least recently used leaves
+  evicted first, no expiry.
+
+The work per request is its new blocks plus a few steps along its path: linear in new tokens.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+
+from sniff.engine.policies import Policy
+from sniff.engine.prompts import SimPrompt
+from sniff.engine.tree import Node
+
+
+@dataclass(frozen=True, slots=True)
+class SimUsage:
+    """One request's prompt under a simulated cache."""
+
+    read: int
+    write_5m: int
+    write_1h: int
+    uncached: int
+    hit: Node | None
+    """The deepest prefix read from cache (None: a miss)."""
+
+    @property
+    def written(self) -> int:
+        """Tokens written to the cache."""
+        return self.write_5m + self.write_1h
+
+
+@dataclass(slots=True)
+class _Entry:
+    expires: float
+    available: float
+    ttl: str
+    born: float
+
+
+def simulate(prompts: Iterable[SimPrompt], policy: Policy) -> list[SimUsage]:
+    """The simulated cache usage of each prompt, in the order given (the order they were sent)."""
+    if policy.kind == "breakpoints":
+        return _Breakpoints(policy).run(prompts)
+    if policy.kind == "lru":
+        return _Lru(policy).run(prompts)
+    return _Automatic(policy).run(prompts)
+
+
+class _Breakpoints:
+    """Anthropic: entries at breakpoints only, looked up backwards from each breakpoint."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.entries: dict[Node, _Entry] = {}
+
+    def run(self, prompts: Iterable[SimPrompt]) -> list[SimUsage]:
+        return [self.one(prompt) for prompt in prompts]
+
+    def one(self, prompt: SimPrompt) -> SimUsage:
+        policy = self.policy
+        marks = prompt.marks[: policy.max_breakpoints]
+        hit: Node | None = None
+        for node, _ttl in marks:
+            found = self._lookup(node, prompt.start)
+            if found is not None and (hit is None or found.end > hit.end):
+                hit = found
+        size = prompt.prompt_tokens
+        read = min(hit.end, size) if hit is not None else 0
+        minimum = policy.min_tokens_for(prompt.request.model, _day(prompt.start))
+        writes = [(n, t or policy.ttl) for n, t in marks if n.end > read and n.end >= minimum]
+        one_hour = min(max([n.end for n, t in writes if t == "1h"] + [read]), size)
+        all_writes = min(max([n.end for n, _t in writes] + [read]), size)
+        for node, ttl in writes:
+            self._put(node, ttl, prompt)
+        return SimUsage(
+            read=read,
+            write_5m=all_writes - one_hour,
+            write_1h=one_hour - read,
+            uncached=max(prompt.prompt_tokens - all_writes, 0),
+            hit=hit,
+        )
+
+    def _lookup(self, node: Node, start: float) -> Node | None:
+        """The entry a breakpoint finds: itself or one of the blocks within the lookback."""
+        current: Node | None = node
+        for _ in range(self.policy.lookback_blocks):
+            if current is None or current.parent is None:
+                return None
+            entry = self.entries.get(current)
+            if entry is not None and _live(entry, start, self.policy):
+                if self.policy.refresh_on_hit:
+                    entry.expires = start + self.policy.seconds(entry.ttl)
+                return current
+            current = current.parent
+        return None
+
+    def _put(self, node: Node, ttl: str, prompt: SimPrompt) -> None:
+        available = (
+            prompt.available if self.policy.available_after == "first_token" else prompt.start
+        )
+        entry = self.entries.get(node)
+        expires = prompt.start + self.policy.seconds(ttl)
+        if entry is None or not _live(entry, prompt.start, self.policy):
+            self.entries[node] = _Entry(expires, available, ttl, prompt.start)
+        else:
+            entry.expires = max(entry.expires, expires)
+
+
+class _Automatic:
+    """OpenAI-style: every prefix of every request is cached, with an idle lifetime."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.entries: dict[Node, _Entry] = {}
+
+    def run(self, prompts: Iterable[SimPrompt]) -> list[SimUsage]:
+        return [self.one(prompt) for prompt in prompts]
+
+    def one(self, prompt: SimPrompt) -> SimUsage:
+        policy = self.policy
+        hit: Node | None = None
+        for node in prompt.tail.path():  # from the last block up: the first live one is deepest
+            entry = self.entries.get(node)
+            if entry is not None and _live(entry, prompt.start, policy):
+                hit = node
+                break
+        minimum = policy.min_tokens_for(prompt.request.model, _day(prompt.start))
+        read = 0
+        if hit is not None and prompt.prompt_tokens >= minimum and hit.end >= minimum:
+            read = min(hit.end, prompt.prompt_tokens) // policy.granularity * policy.granularity
+        available = prompt.available if policy.available_after == "first_token" else prompt.start
+        expires = prompt.start + policy.seconds(None)
+        for node in prompt.tail.path():  # the whole prompt is cached now, and kept warm
+            entry = self.entries.get(node)
+            if entry is None or not _live(entry, prompt.start, policy):
+                self.entries[node] = _Entry(expires, available, policy.ttl, prompt.start)
+            elif entry.expires < expires:
+                entry.expires = expires
+            else:
+                break  # everything above was kept warm at least as long
+        return SimUsage(read, prompt.prompt_tokens - read, 0, 0, hit if read else None)
+
+
+class _Lru:
+    """A self-hosted engine: a prefix cache of bounded size, least recently used leaves out first."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.cached: OrderedDict[Node, None] = OrderedDict()
+        self.size = 0
+
+    def run(self, prompts: Iterable[SimPrompt]) -> list[SimUsage]:
+        return [self.one(prompt) for prompt in prompts]
+
+    def one(self, prompt: SimPrompt) -> SimUsage:
+        policy = self.policy
+        path = list(prompt.tail.path())  # last block first
+        hit = next((node for node in path if node in self.cached), None)
+        read = 0
+        if hit is not None:
+            read = min(hit.end, prompt.prompt_tokens) // policy.granularity * policy.granularity
+        # Touch from the last block up, so a prefix is always fresher than its extensions and
+        # the least recently used entry is always a leaf (vLLM frees a sequence's tail first).
+        for node in path:
+            if node in self.cached:
+                self.cached.move_to_end(node)
+            else:
+                self.cached[node] = None
+                self.size += node.tokens
+        capacity = policy.kv_tokens
+        while capacity and self.size > capacity and self.cached:
+            evicted, _ = self.cached.popitem(last=False)
+            self.size -= evicted.tokens
+        return SimUsage(read, prompt.prompt_tokens - read, 0, 0, hit if read else None)
+
+
+def _live(entry: _Entry, start: float, policy: Policy) -> bool:
+    if not entry.available <= start < entry.expires:
+        return False
+    cap = policy.max_lifetime_seconds
+    return not cap or start < entry.born + cap
+
+
+def _day(start: float) -> date:
+    return datetime.fromtimestamp(start, UTC).date()
