@@ -155,7 +155,7 @@ class _Automatic:
 
 
 class _Lru:
-    """A self-hosted engine: a prefix cache of bounded size, least recently used leaves out first."""
+    """A self-hosted engine: a bounded prefix cache, least recently used leaves out first."""
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
