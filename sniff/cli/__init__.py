@@ -57,10 +57,11 @@ def _root(
 
 
 def _register() -> None:
-    from sniff.cli import scan, sessions
+    from sniff.cli import cache, scan, sessions
 
     scan.register(app)
     sessions.register(app)
+    cache.register(app)
 
 
 _register()

@@ -55,6 +55,8 @@ class Policy:
     kv_tokens: int = 0
     """Capacity of an LRU cache (0: unbounded)."""
     min_tokens_rules: tuple[MinTokensRule, ...] = ()
+    force_ttl: bool = False
+    """Write every breakpoint with `ttl`, whatever TTL the request marked it with (what-ifs)."""
 
     def seconds(self, ttl: str | None) -> float:
         """The lifetime of an entry written with `ttl` (the policy's default when None)."""
@@ -70,8 +72,8 @@ class Policy:
         return found
 
     def label(self) -> str:
-        """The policy as a user names it, with its TTL where it has one choice of TTL."""
-        return f"{self.name} {self.ttl}" if self.name == "anthropic" else self.name
+        """The policy as a user names it, with its TTL when one was chosen."""
+        return f"{self.name} {self.ttl}" if self.force_ttl else self.name
 
 
 def load_policies(path: Path | None = None) -> dict[str, Policy]:
@@ -111,6 +113,7 @@ def with_overrides(
             known = ", ".join(policy.ttl_seconds)
             raise UserError(f"--ttl {ttl} is not a TTL of the {policy.name} policy ({known})")
         changes["ttl"] = ttl
+        changes["force_ttl"] = True
     if min_tokens is not None:
         changes["min_tokens"] = min_tokens
         changes["min_tokens_rules"] = ()

@@ -65,6 +65,7 @@ class _Breakpoints:
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
         self.entries: dict[Node, _Entry] = {}
+        self.minimum = _Minimums(policy)
 
     def run(self, prompts: Iterable[SimPrompt]) -> list[SimUsage]:
         return [self.one(prompt) for prompt in prompts]
@@ -79,8 +80,11 @@ class _Breakpoints:
                 hit = found
         size = prompt.prompt_tokens
         read = min(hit.end, size) if hit is not None else 0
-        minimum = policy.min_tokens_for(prompt.request.model, _day(prompt.start))
-        writes = [(n, t or policy.ttl) for n, t in marks if n.end > read and n.end >= minimum]
+        minimum = self.minimum(prompt.request.model, prompt.start)
+        chosen = policy.ttl if policy.force_ttl else None
+        writes = [
+            (n, chosen or t or policy.ttl) for n, t in marks if n.end > read and n.end >= minimum
+        ]
         one_hour = min(max([n.end for n, t in writes if t == "1h"] + [read]), size)
         all_writes = min(max([n.end for n, _t in writes] + [read]), size)
         for node, ttl in writes:
@@ -120,46 +124,74 @@ class _Breakpoints:
 
 
 class _Automatic:
-    """OpenAI-style: every prefix of every request is cached, with an idle lifetime."""
+    """OpenAI-style: every prefix of every request is cached, with an idle lifetime.
+
+    A request keeps its whole path warm. Refreshing every ancestor of every request would cost
+    the prompt's length each time; a refresh instead stops at the first ancestor refreshed in
+    the last `SLACK` of a lifetime (its own ancestors were refreshed with it), so a prefix's
+    lifetime is known to within that slack and a request costs its new blocks.
+    """
+
+    SLACK = 0.05
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
         self.entries: dict[Node, _Entry] = {}
+        self.lifetime = policy.seconds(None)
+        self.minimum = _Minimums(policy)
 
     def run(self, prompts: Iterable[SimPrompt]) -> list[SimUsage]:
         return [self.one(prompt) for prompt in prompts]
 
     def one(self, prompt: SimPrompt) -> SimUsage:
         policy = self.policy
+        start = prompt.start
+        entries = self.entries
         hit: Node | None = None
-        for node in prompt.tail.path():  # from the last block up: the first live one is deepest
-            entry = self.entries.get(node)
-            if entry is not None and _live(entry, prompt.start, policy):
+        node: Node | None = prompt.tail
+        while node is not None and node.parent is not None:  # the first live one is deepest
+            entry = entries.get(node)
+            if entry is not None and _live(entry, start, policy):
                 hit = node
                 break
-        minimum = policy.min_tokens_for(prompt.request.model, _day(prompt.start))
+            node = node.parent
+        minimum = self.minimum(prompt.request.model, start)
         read = 0
         if hit is not None and prompt.prompt_tokens >= minimum and hit.end >= minimum:
             read = min(hit.end, prompt.prompt_tokens) // policy.granularity * policy.granularity
-        available = prompt.available if policy.available_after == "first_token" else prompt.start
-        expires = prompt.start + policy.seconds(None)
-        for node in prompt.tail.path():  # the whole prompt is cached now, and kept warm
-            entry = self.entries.get(node)
-            if entry is None or not _live(entry, prompt.start, policy):
-                self.entries[node] = _Entry(expires, available, policy.ttl, prompt.start)
-            elif entry.expires < expires:
-                entry.expires = expires
-            else:
-                break  # everything above was kept warm at least as long
+        self._keep_warm(prompt)
         return SimUsage(read, prompt.prompt_tokens - read, 0, 0, hit if read else None)
+
+    def _keep_warm(self, prompt: SimPrompt) -> None:
+        start = prompt.start
+        available = start if self.policy.available_after == "start" else prompt.available
+        expires = start + self.lifetime
+        recent = expires - self.lifetime * self.SLACK
+        node: Node | None = prompt.tail
+        while node is not None and node.parent is not None:
+            entry = self.entries.get(node)
+            if entry is None or not _live(entry, start, self.policy):
+                self.entries[node] = _Entry(expires, available, self.policy.ttl, start)
+            elif entry.expires >= recent:
+                break  # refreshed moments ago, and its ancestors with it
+            else:
+                entry.expires = expires
+            node = node.parent
 
 
 class _Lru:
-    """A self-hosted engine: a bounded prefix cache, least recently used leaves out first."""
+    """A self-hosted engine: a bounded prefix cache, least recently used leaves out first.
+
+    A request touches the prefix it hit and the blocks it adds. Only leaves are evicted (a
+    prefix with cached extensions is in use through them), so a cached block's ancestors are
+    always cached and the deepest cached block on a path is the whole cached prefix.
+    """
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
         self.cached: OrderedDict[Node, None] = OrderedDict()
+        self.extensions: dict[Node, int] = {}
+        """Cached node → how many of its children are cached."""
         self.size = 0
 
     def run(self, prompts: Iterable[SimPrompt]) -> list[SimUsage]:
@@ -167,24 +199,59 @@ class _Lru:
 
     def one(self, prompt: SimPrompt) -> SimUsage:
         policy = self.policy
-        path = list(prompt.tail.path())  # last block first
-        hit = next((node for node in path if node in self.cached), None)
+        cached = self.cached
+        new: list[Node] = []
+        hit: Node | None = None
+        node: Node | None = prompt.tail
+        while node is not None and node.parent is not None:
+            if node in cached:
+                hit = node
+                break
+            new.append(node)
+            node = node.parent
         read = 0
         if hit is not None:
             read = min(hit.end, prompt.prompt_tokens) // policy.granularity * policy.granularity
-        # Touch from the last block up, so a prefix is always fresher than its extensions and
-        # the least recently used entry is always a leaf (vLLM frees a sequence's tail first).
-        for node in path:
-            if node in self.cached:
-                self.cached.move_to_end(node)
-            else:
-                self.cached[node] = None
-                self.size += node.tokens
-        capacity = policy.kv_tokens
-        while capacity and self.size > capacity and self.cached:
-            evicted, _ = self.cached.popitem(last=False)
-            self.size -= evicted.tokens
+            cached.move_to_end(hit)
+        for node in reversed(new):  # root side first, so a parent is cached before its child
+            cached[node] = None
+            self.size += node.tokens
+            parent = node.parent
+            if parent is not None and parent in cached:
+                self.extensions[parent] = self.extensions.get(parent, 0) + 1
+        self._evict()
         return SimUsage(read, prompt.prompt_tokens - read, 0, 0, hit if read else None)
+
+    def _evict(self) -> None:
+        capacity = self.policy.kv_tokens
+        cached = self.cached
+        skipped = 0
+        while capacity and self.size > capacity and cached and skipped <= len(cached):
+            oldest = next(iter(cached))
+            if self.extensions.get(oldest):
+                cached.move_to_end(oldest)  # in use through its extensions: not a leaf
+                skipped += 1
+                continue
+            del cached[oldest]
+            self.size -= oldest.tokens
+            parent = oldest.parent
+            if parent is not None and self.extensions.get(parent):
+                self.extensions[parent] -= 1
+
+
+class _Minimums:
+    """The policy's minimum cacheable prefix per model and day, memoized."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.found: dict[tuple[str, int], int] = {}
+
+    def __call__(self, model: str, start: float) -> int:
+        key = (model, int(start // 86400))
+        found = self.found.get(key)
+        if found is None:
+            found = self.found[key] = self.policy.min_tokens_for(model, _day(start))
+        return found
 
 
 def _live(entry: _Entry, start: float, policy: Policy) -> bool:

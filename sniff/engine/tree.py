@@ -17,12 +17,21 @@ from collections.abc import Iterator
 class Node:
     """One prefix: the blocks from a root down to here."""
 
-    __slots__ = ("key", "parent", "end", "tokens", "kind", "children", "depth", "serial")
+    __slots__ = ("key", "block", "parent", "end", "tokens", "kind", "children", "depth", "serial")
 
     def __init__(
-        self, key: bytes, parent: Node | None, end: int, kind: str, depth: int, serial: int
+        self,
+        key: bytes,
+        parent: Node | None,
+        end: int,
+        kind: str,
+        depth: int,
+        serial: int,
+        block: str = "",
     ) -> None:
         self.key = key
+        self.block = block
+        """The block's own identity: its content hash, or a label for an inferred block."""
         """The chained hash of the prefix."""
         self.parent = parent
         self.end = end
@@ -69,7 +78,13 @@ class PrefixTree:
         if found is None:
             key = hashlib.blake2b(parent.key + block.encode(), digest_size=16).digest()
             found = Node(
-                key, parent, parent.end + max(tokens, 0), kind, parent.depth + 1, len(self.nodes)
+                key,
+                parent,
+                parent.end + max(tokens, 0),
+                kind,
+                parent.depth + 1,
+                len(self.nodes),
+                block,
             )
             parent.children[block] = found
             self.nodes.append(found)

@@ -98,7 +98,7 @@ def breakdown(title: str, key_name: str, groups: Iterable[Group]) -> Table:
         for group in groups
     ]
     headers = [key_name, "reqs", "input", "read", "write", "output", "hit", "cost", "saved"]
-    return _table(title, headers, rows, text_columns=1)
+    return measures_table(title, headers, rows, text_columns=1)
 
 
 def sessions_table(rows: Iterable[SessionRow], title: str, zone: tzinfo) -> Table:
@@ -118,7 +118,7 @@ def sessions_table(rows: Iterable[SessionRow], title: str, zone: tzinfo) -> Tabl
         for row in rows
     ]
     headers = ["start", "project", "session", "dur.", "ag.", "reqs", "tokens", "hit", "cost"]
-    return _table(title, headers, cells, text_columns=3, shrinkable=1)
+    return measures_table(title, headers, cells, text_columns=3, shrinkable=1)
 
 
 def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None:
@@ -171,7 +171,7 @@ def zone_name(zone: tzinfo) -> str:
     return str(getattr(zone, "key", None) or zone)
 
 
-def _table(
+def measures_table(
     title: str,
     headers: list[str],
     rows: list[list[str]],

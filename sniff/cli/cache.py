@@ -1,0 +1,123 @@
+"""Provides `sniff cache`: observed vs simulated caching, the simulation's error, what-ifs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sniff.cli import options as o
+from sniff.cli.errors import one_line_errors
+
+POLICY_NAMES = ("anthropic", "openai", "ideal", "engine")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("cache")(cache)
+
+
+@one_line_errors
+def cache(
+    paths: o.Paths = None,
+    policy: Annotated[
+        str | None,
+        typer.Option(
+            "--policy",
+            help="Simulate under this policy (anthropic, openai, ideal, engine). "
+            "Default: each provider's own.",
+            metavar="NAME",
+        ),
+    ] = None,
+    ttl: Annotated[
+        str | None,
+        typer.Option(
+            "--ttl", help="Write every breakpoint with this TTL: 5m or 1h.", metavar="TTL"
+        ),
+    ] = None,
+    min_tokens: Annotated[
+        int | None,
+        typer.Option("--min-tokens", help="Smallest cacheable prefix, in tokens.", min=0),
+    ] = None,
+    kv_tokens: Annotated[
+        int | None,
+        typer.Option("--kv-tokens", help="KV-cache capacity of the engine policy.", min=1),
+    ] = None,
+    policy_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--policy-file",
+            help="TOML file of policy values overriding the bundled ones.",
+            metavar="FILE",
+        ),
+    ] = None,
+    since: o.Since = None,
+    until: o.Until = None,
+    project: o.ProjectFilter = None,
+    model: o.ModelFilter = None,
+    agent: o.AgentFilter = None,
+    tz: o.Zone = None,
+    json: o.Json = False,
+    pricing: o.Pricing = None,
+    log_format: o.Format = None,
+    verbose: o.Verbose = False,
+) -> None:
+    """Observed vs simulated caching, the simulation's error, what-ifs, shared prefixes."""
+    from sniff.analyses.cache import analyze_cache
+    from sniff.engine import load_policies, with_overrides
+    from sniff.errors import UserError
+
+    policies = load_policies(policy_file)
+    if policy is not None and policy not in POLICY_NAMES:
+        raise UserError(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
+    if ttl is not None and ttl not in ("5m", "1h"):
+        raise UserError(f"--ttl must be 5m or 1h, not {ttl!r}")
+    chosen = None
+    if policy is not None or ttl is not None or min_tokens is not None or kv_tokens is not None:
+        base = policies[policy or ("engine" if kv_tokens is not None else "anthropic")]
+        chosen = with_overrides(
+            base,
+            ttl=ttl if base.name == "anthropic" else None,
+            min_tokens=min_tokens,
+            kv_tokens=kv_tokens,
+        )
+    what_ifs = [
+        with_overrides(policies["anthropic"], ttl="5m"),
+        with_overrides(policies["anthropic"], ttl="1h"),
+        policies["openai"],
+        with_overrides(policies["engine"], kv_tokens=kv_tokens),
+        policies["ideal"],
+    ]
+    selection = o.select(
+        paths,
+        since=since,
+        until=until,
+        project=project,
+        model=model,
+        agent=agent,
+        tz=tz,
+        pricing=pricing,
+        log_format=log_format,
+        with_prompts=True,
+    )
+    report = analyze_cache(
+        selection.dataset.requests,
+        selection.prices,
+        policies,
+        chosen=chosen,
+        what_ifs=what_ifs,
+        keep=selection.filters.keep,
+    )
+    o.report_issues(selection.dataset, verbose)
+    if json:
+        from sniff.present.cache_view import cache_json
+        from sniff.present.jsonout import dumps
+
+        typer.echo(dumps(cache_json(report)))
+        return
+    from rich.console import Console
+
+    from sniff.present.cache_view import print_cache
+
+    print_cache(Console(), report)
