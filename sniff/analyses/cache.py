@@ -11,8 +11,12 @@ period or project a report looks at. Filters choose what is reported.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from sniff.engine import Node, Policy, PrefixTree, SimPrompt, SimUsage, build_prompts, simulate
 from sniff.engine.prompts import session_ttls
@@ -180,11 +184,12 @@ def analyze_cache(
     tree = PrefixTree()
     forced_ttl = chosen is not None and chosen.force_ttl
     prompts = build_prompts(requests, tree, None if forced_ttl else session_ttls(requests))
+    kept = [index for index, prompt in enumerate(prompts) if keep(prompt.request)]
+    pending = _WhatIfs(list(what_ifs), prompts, kept, prices)  # runs beside what follows
     own = _own_runs(prompts, policies) if chosen is None else simulate(prompts, chosen)
     own_policies = [
         chosen or policies[OWN_POLICY.get(p.request.provider, "ideal")] for p in prompts
     ]
-    kept = [index for index, prompt in enumerate(prompts) if keep(prompt.request)]
     sessions: dict[str, tuple[Measures, Measures]] = {}
     for index in kept:
         request = prompts[index].request
@@ -210,9 +215,12 @@ def analyze_cache(
         error=_error([prompts[i] for i in kept], [own[i] for i in kept]),
         by_session=_comparisons(sessions),
         by_project=_comparisons(projects),
-        what_if=[_what_if(policy, prompts, kept, prices, observed.cost) for policy in what_ifs],
         shared_prefixes=_shared_prefixes(tree, prompts, prices),
         notes=_notes(prompts, kept),
+        what_if=[
+            WhatIf(policy.label(), policy.description, measures, _delta(measures, observed))
+            for policy, measures in zip(what_ifs, pending.results(), strict=True)
+        ],
     )
 
 
@@ -273,20 +281,69 @@ def _comparisons(groups: dict[str, tuple[Measures, Measures]]) -> list[Compariso
     return sorted(rows, key=lambda row: -(row.observed.cost_usd or 0.0))
 
 
-def _what_if(
-    policy: Policy,
-    prompts: list[SimPrompt],
-    kept: list[int],
-    prices: PriceBook,
-    observed_cost: float | None,
-) -> WhatIf:
+class _WhatIfs:
+    """The what-if simulations, in worker processes beside the caller's own work.
+
+    Each policy's replay is independent of the others and needs only the prompts, which
+    forked workers share with this process for free; only the sums come back.
+    """
+
+    PARALLEL_MIN_REQUESTS = 5_000
+
+    def __init__(
+        self, policies: list[Policy], prompts: list[SimPrompt], kept: list[int], prices: PriceBook
+    ) -> None:
+        global _state
+        self.pool: Any = None
+        self.pending: Any = None
+        _state = (policies, prompts, kept, prices)
+        workers = min(len(policies), _cores())
+        if workers > 1 and len(prompts) >= self.PARALLEL_MIN_REQUESTS and _can_fork():
+            self.pool = multiprocessing.get_context("fork").Pool(workers)
+            self.pending = self.pool.map_async(_measure, range(len(policies)))
+
+    def results(self) -> list[Measures]:
+        global _state
+        try:
+            if self.pending is None:
+                return [_measure(index) for index in range(len(_state[0]))]
+            found: list[Measures] = self.pending.get()
+            return found
+        finally:
+            if self.pool is not None:
+                self.pool.close()
+                self.pool.join()
+            _state = ((), [], [], PriceBook())
+
+
+_state: tuple[Sequence[Policy], list[SimPrompt], list[int], PriceBook] = ((), [], [], PriceBook())
+"""What the what-if workers read (inherited when they are forked)."""
+
+
+def _measure(index: int) -> Measures:
+    policies, prompts, kept, prices = _state
+    policy = policies[index]
     runs = simulate(prompts, policy)
     measures = Measures()
-    for index in kept:
-        measures.add_simulated(prompts[index].request, runs[index], policy, prices)
-    cost = measures.cost
-    delta = None if cost is None or observed_cost is None else cost - observed_cost
-    return WhatIf(policy.label(), policy.description, measures, delta)
+    for position in kept:
+        measures.add_simulated(prompts[position].request, runs[position], policy, prices)
+    return measures
+
+
+def _delta(measures: Measures, observed: Measures) -> float | None:
+    cost, paid = measures.cost, observed.cost
+    return None if cost is None or paid is None else cost - paid
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+def _can_fork() -> bool:
+    return sys.platform.startswith("linux")
 
 
 def _shared_prefixes(
