@@ -79,6 +79,9 @@ class Policy:
 def load_policies(path: Path | None = None) -> dict[str, Policy]:
     """The bundled policies, with the values of the TOML file at `path` laid over them.
 
+    A file that sets a policy's `min_tokens` without `min_tokens_rules` sets one minimum for
+    every model, as `--min-tokens` does.
+
     Raises:
         UserError: the file cannot be read or names unknown policies or parameters.
     """
@@ -91,6 +94,8 @@ def load_policies(path: Path | None = None) -> dict[str, Policy]:
         for name, values in extra.items():
             if name not in raw or not isinstance(values, dict):
                 raise UserError(f"{path}: unknown policy {name!r} (known: {', '.join(POLICIES)})")
+            if "min_tokens" in values and "min_tokens_rules" not in values:
+                values = {**values, "min_tokens_rules": []}  # one minimum for every model
             raw[name] = {**raw[name], **values}
     return {name: _policy(name, raw[name]) for name in POLICIES}
 

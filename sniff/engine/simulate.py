@@ -15,7 +15,7 @@ The work per request is its new blocks plus a few steps along its path: linear i
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -117,22 +117,18 @@ class _Breakpoints:
         )
         entry = self.entries.get(node)
         expires = prompt.start + self.policy.seconds(ttl)
-        if entry is None or not _live(entry, prompt.start, self.policy):
+        if entry is None or prompt.start >= entry.expires:
             self.entries[node] = _Entry(expires, available, ttl, prompt.start)
-        else:
+        else:  # written before and not expired, maybe not readable yet: the earliest writer wins
             entry.expires = max(entry.expires, expires)
+            entry.available = min(entry.available, available)
 
 
 class _Automatic:
     """OpenAI-style: every prefix of every request is cached, with an idle lifetime.
 
-    A request keeps its whole path warm. Refreshing every ancestor of every request would cost
-    the prompt's length each time; a refresh instead stops at the first ancestor refreshed in
-    the last `SLACK` of a lifetime (its own ancestors were refreshed with it), so a prefix's
-    lifetime is known to within that slack and a request costs its new blocks.
+    A request keeps its whole path warm: every prefix of it is used again.
     """
-
-    SLACK = 0.05
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -166,15 +162,12 @@ class _Automatic:
         start = prompt.start
         available = start if self.policy.available_after == "start" else prompt.available
         expires = start + self.lifetime
-        recent = expires - self.lifetime * self.SLACK
         node: Node | None = prompt.tail
         while node is not None and node.parent is not None:
             entry = self.entries.get(node)
             if entry is None or not _live(entry, start, self.policy):
                 self.entries[node] = _Entry(expires, available, self.policy.ttl, start)
-            elif entry.expires >= recent:
-                break  # refreshed moments ago, and its ancestors with it
-            else:
+            elif entry.expires < expires:
                 entry.expires = expires
             node = node.parent
 
@@ -182,16 +175,20 @@ class _Automatic:
 class _Lru:
     """A self-hosted engine: a bounded prefix cache, least recently used leaves out first.
 
-    A request touches the prefix it hit and the blocks it adds. Only leaves are evicted (a
-    prefix with cached extensions is in use through them), so a cached block's ancestors are
+    A request uses every block of its prompt. Only leaves are evicted (a prefix with cached
+    extensions is in use through them), oldest use first, so a cached block's ancestors are
     always cached and the deepest cached block on a path is the whole cached prefix.
     """
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
-        self.cached: OrderedDict[Node, None] = OrderedDict()
+        self.used: dict[Node, int] = {}
+        """Cached node → when it was last used (a counter)."""
         self.extensions: dict[Node, int] = {}
         """Cached node → how many of its children are cached."""
+        self.leaves: list[tuple[int, int, Node]] = []
+        """A heap of (last use, serial, node); stale entries are skipped when popped."""
+        self.clock = 0
         self.size = 0
 
     def run(self, prompts: Iterable[SimPrompt]) -> list[SimUsage]:
@@ -199,44 +196,38 @@ class _Lru:
 
     def one(self, prompt: SimPrompt) -> SimUsage:
         policy = self.policy
-        cached = self.cached
-        new: list[Node] = []
-        hit: Node | None = None
-        node: Node | None = prompt.tail
-        while node is not None and node.parent is not None:
-            if node in cached:
-                hit = node
-                break
-            new.append(node)
-            node = node.parent
+        path = list(prompt.tail.path())  # last block first
+        hit = next((node for node in path if node in self.used), None)
         read = 0
         if hit is not None:
             read = min(hit.end, prompt.prompt_tokens) // policy.granularity * policy.granularity
-            cached.move_to_end(hit)
-        for node in reversed(new):  # root side first, so a parent is cached before its child
-            cached[node] = None
-            self.size += node.tokens
-            parent = node.parent
-            if parent is not None and parent in cached:
-                self.extensions[parent] = self.extensions.get(parent, 0) + 1
+        self.clock += 1
+        for node in reversed(path):  # root side first: a parent is cached before its child
+            if node not in self.used:
+                self.size += node.tokens
+                parent = node.parent
+                if parent is not None and parent in self.used:
+                    self.extensions[parent] = self.extensions.get(parent, 0) + 1
+            self.used[node] = self.clock
+        tail = prompt.tail
+        if not self.extensions.get(tail):
+            heapq.heappush(self.leaves, (self.clock, tail.serial, tail))
         self._evict()
         return SimUsage(read, prompt.prompt_tokens - read, 0, 0, hit if read else None)
 
     def _evict(self) -> None:
         capacity = self.policy.kv_tokens
-        cached = self.cached
-        skipped = 0
-        while capacity and self.size > capacity and cached and skipped <= len(cached):
-            oldest = next(iter(cached))
-            if self.extensions.get(oldest):
-                cached.move_to_end(oldest)  # in use through its extensions: not a leaf
-                skipped += 1
-                continue
-            del cached[oldest]
-            self.size -= oldest.tokens
-            parent = oldest.parent
-            if parent is not None and self.extensions.get(parent):
+        while capacity and self.size > capacity and self.leaves:
+            used, _serial, node = heapq.heappop(self.leaves)
+            if self.used.get(node) != used or self.extensions.get(node):
+                continue  # used again since, or no longer a leaf: a stale heap entry
+            del self.used[node]
+            self.size -= node.tokens
+            parent = node.parent
+            if parent is not None and parent in self.used:
                 self.extensions[parent] -= 1
+                if not self.extensions[parent]:
+                    heapq.heappush(self.leaves, (self.used[parent], parent.serial, parent))
 
 
 class _Minimums:
