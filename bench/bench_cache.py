@@ -19,27 +19,14 @@ import time
 from pathlib import Path
 
 
-def timed(command: list[str], runs: int) -> float:
-    """The median wall time of `command` over `runs` runs (after one warm-up)."""
+def folder_of(corpus: Path) -> Path:
+    return corpus / "projects" if (corpus / "projects").is_dir() else corpus
+
+
+def run_once(command: list[str]) -> float:
+    start = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True)
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, check=True, capture_output=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def measure(corpus: Path, runs: int) -> tuple[float, float]:
-    folder = corpus / "projects" if (corpus / "projects").is_dir() else corpus
-    size = sum(f.stat().st_size for f in folder.rglob("*.jsonl"))
-    scan = timed([sys.executable, "-m", "sniff", "scan", "--json", str(folder)], runs)
-    cache = timed([sys.executable, "-m", "sniff", "cache", "--json", str(folder)], runs)
-    print(
-        f"{folder}: {size / 1e6:.0f} MB   scan {scan:.2f} s   cache {cache:.2f} s   "
-        f"cache/scan {cache / scan:.2f}x"
-    )
-    return scan, cache
+    return time.perf_counter() - start
 
 
 def main() -> None:
@@ -48,12 +35,32 @@ def main() -> None:
     parser.add_argument("--double", type=Path, help="a corpus twice the size of --corpus")
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    scan, cache = measure(args.corpus, args.runs)
-    if args.double is not None:
-        scan2, cache2 = measure(args.double, args.runs)
+    corpora = [folder_of(args.corpus)] + ([folder_of(args.double)] if args.double else [])
+    commands = {
+        (corpus, name): [sys.executable, "-m", "sniff", name, "--json", str(corpus)]
+        for corpus in corpora
+        for name in ("scan", "cache")
+    }
+    for command in commands.values():  # warm the page cache
+        run_once(command)
+    times: dict[tuple[Path, str], list[float]] = {key: [] for key in commands}
+    for _ in range(args.runs):  # interleaved, so a slow spell of the machine hits all alike
+        for key, command in commands.items():
+            times[key].append(run_once(command))
+    median = {key: statistics.median(values) for key, values in times.items()}
+    for corpus in corpora:
+        size = sum(f.stat().st_size for f in corpus.rglob("*.jsonl"))
+        scan, cache = median[(corpus, "scan")], median[(corpus, "cache")]
         print(
-            f"doubling the corpus: scan x{scan2 / scan:.2f}, cache x{cache2 / cache:.2f}, "
-            f"simulation alone (cache - scan) x{(cache2 - scan2) / (cache - scan):.2f}"
+            f"{corpus}: {size / 1e6:.0f} MB   scan {scan:.2f} s   cache {cache:.2f} s   "
+            f"cache/scan {cache / scan:.2f}x"
+        )
+    if args.double is not None:
+        small, large = corpora
+        print(
+            "doubling the corpus: "
+            f"scan x{median[(large, 'scan')] / median[(small, 'scan')]:.2f}, "
+            f"cache x{median[(large, 'cache')] / median[(small, 'cache')]:.2f}"
         )
 
 
