@@ -11,7 +11,8 @@ first, then what let it expire.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 
@@ -32,8 +33,8 @@ CAUSES = (
     "model_switch",
     "compaction",
     "version_change",
-    "prefix_changed",
     "below_minimum",
+    "prefix_changed",
     "ttl_expired",
     "resume",
     "unexplained",
@@ -141,17 +142,21 @@ class BreakReport:
 def find_breaks(
     requests: Sequence[Request],
     prices: PriceBook,
-    min_tokens: dict[str, int] | None = None,
+    minimum: Callable[[Request], int] | None = None,
     zone: tzinfo | None = None,
+    keep: Callable[[Request], bool] | None = None,
 ) -> BreakReport:
     """Every break among `requests`.
 
     Args:
-        min_tokens: model → smallest cacheable prefix (for `below_minimum`).
+        minimum: a request's smallest cacheable prefix (default: its provider's policy).
         zone: the time zone weeks are counted in.
+        keep: which requests the report covers; chains are followed through all of them.
     """
-    ordered = sorted((r for r in requests if r.error is None), key=_start)
-    chains = _Chains(ordered)
+    everything = sorted((r for r in requests if r.error is None), key=_start)
+    starts = {request.key: _start(request) for request in everything}
+    chains = _Chains(everything, starts)
+    ordered = everything if keep is None else [r for r in everything if keep(r)]
     breaks: list[Break] = []
     tolerated: list[Tolerated] = []
     gaps: list[tuple[float, Break | None]] = []
@@ -161,8 +166,8 @@ def find_breaks(
             if _rewritten(request):
                 breaks.append(_cold_start(request, prices))
             continue
-        gap = _start(request) - _start(previous)
-        verdict = _judge(request, previous, chains, prices, min_tokens or {}, gap)
+        gap = starts[request.key] - starts[previous.key]
+        verdict = _judge(request, previous, chains, prices, minimum or _policy_minimum(), gap)
         if isinstance(verdict, Break):
             breaks.append(verdict)
         elif isinstance(verdict, Tolerated):
@@ -173,8 +178,12 @@ def find_breaks(
         breaks=breaks,
         tolerated=tolerated,
         by_cause=_group(breaks, lambda found: found.cause, CAUSES),
-        by_project=_group(breaks, lambda found: found.request.project),
-        by_week=_group(breaks, lambda found: _week(found.request, zone)),
+        by_project=_group([b for b in breaks if b.fault], lambda found: found.request.project),
+        by_week=sorted(
+            _group([b for b in breaks if b.fault], lambda found: _week(found.request, zone)),
+            key=lambda row: row.key,
+            reverse=True,
+        ),
         gaps=_gap_buckets(gaps),
         ttl_advice=_ttl_advice(ordered, breaks, prices, chains),
     )
@@ -188,7 +197,8 @@ class _Chains:
     without a link, the chain's previous request by time stands in.
     """
 
-    def __init__(self, ordered: list[Request]) -> None:
+    def __init__(self, ordered: list[Request], starts: dict[str, float]) -> None:
+        self.starts = starts
         self.by_key = {request.key: request for request in ordered}
         self.before: dict[str, Request] = {}
         self.last: dict[tuple[str, str], Request] = {}
@@ -203,7 +213,7 @@ class _Chains:
             if request.usage.cache_write_1h_tokens:
                 self.one_hour.add(chain)
             if request.agent is Agent.COMPACTION:
-                self.compactions.setdefault(request.session_id, []).append(_start(request))
+                self.compactions.setdefault(request.session_id, []).append(starts[request.key])
 
     def previous(self, request: Request) -> Request | None:
         linked = self.by_key.get(request.previous or "")
@@ -229,7 +239,7 @@ def _judge(
     previous: Request,
     chains: _Chains,
     prices: PriceBook,
-    min_tokens: dict[str, int],
+    minimum: Callable[[Request], int],
     gap: float,
 ) -> Break | Tolerated | None:
     usage, before = request.usage, previous.usage
@@ -242,11 +252,15 @@ def _judge(
         return None
     if drop <= tolerance:
         return Tolerated(request, drop, tolerance)
-    rebuilt = min(expected - read, _rewritten(request))
+    missing = expected - read
+    written = min(missing, _rewritten(request))
+    # what was neither read nor written again was paid as uncached input (nothing cacheable)
+    as_input = min(missing - written, usage.input_tokens) if _reports_writes(request) else 0
+    rebuilt = written + as_input
     if rebuilt <= 0:
         return None
-    cause = _cause(request, previous, chains, min_tokens, gap, shared, detail)
-    rebuilt_1h = min(rebuilt, usage.cache_write_1h_tokens)
+    cause = _cause(request, previous, chains, minimum, gap, shared, detail)
+    rebuilt_1h = min(written, usage.cache_write_1h_tokens)
     return Break(
         request,
         previous,
@@ -255,7 +269,7 @@ def _judge(
         expected,
         rebuilt,
         rebuilt_1h,
-        _price(prices, request, rebuilt - rebuilt_1h, rebuilt_1h),
+        _price(prices, request, written - rebuilt_1h, rebuilt_1h, as_input),
         detail,
     )
 
@@ -264,7 +278,7 @@ def _cause(
     request: Request,
     previous: Request,
     chains: _Chains,
-    min_tokens: dict[str, int],
+    minimum: Callable[[Request], int],
     gap: float,
     shared: int,
     detail: str,
@@ -274,15 +288,17 @@ def _cause(
     size, before = request.usage.prompt_tokens, previous.usage.prompt_tokens
     if size < SHRINK_SHARE * before or (
         not chains.linked(request)
-        and chains.compacted_between(request, _start(previous), _start(request))
+        and chains.compacted_between(
+            request, chains.starts[previous.key], chains.starts[request.key]
+        )
     ):
         return "compaction"
     if request.version and previous.version and request.version != previous.version:
         return "version_change"
+    if size < minimum(request) and not request.usage.cache_write_tokens:
+        return "below_minimum"
     if detail or size < shared:
         return "prefix_changed"
-    if size < min_tokens.get(request.model, 0):
-        return "below_minimum"
     if gap > chains.ttl(request):
         return "ttl_expired"
     if request.session_id != previous.session_id or request.file != previous.file:
@@ -312,28 +328,37 @@ def _cached_after(request: Request) -> int:
 
 
 def _shared_prefix(request: Request, previous: Request) -> tuple[int, str]:
-    """What the two prompts share, in the request's tokens, and where they part if known.
+    """What the request should have read, and what changed, where the log tells.
 
-    With prompts (request logs), the blocks they share; without, all the predecessor cached,
-    since a conversation only ever appends.
+    A conversation only ever appends, so a request should read all its predecessor cached. With
+    prompts (request logs), the first block that differs from the predecessor's names the change.
     """
     cached_before = _cached_after(previous)
     if not request.blocks or not previous.blocks:
         return cached_before, ""
-    common = 0
-    for mine, theirs in zip(request.blocks, previous.blocks, strict=False):
+    for index, (mine, theirs) in enumerate(zip(request.blocks, previous.blocks, strict=False)):
         if mine.content_hash != theirs.content_hash:
-            break
-        common += 1
-    counted = sum(block.tokens for block in request.blocks) or 1
-    shared = round(
-        sum(b.tokens for b in request.blocks[:common]) * request.usage.prompt_tokens / counted
-    )
-    if common >= len(previous.blocks):
-        return max(shared, cached_before), ""
-    block = request.blocks[common] if common < len(request.blocks) else previous.blocks[common]
-    shared = min(shared, cached_before)
-    return shared, f"block {common + 1} changed: {block.kind} ({block.role})"
+            return cached_before, f"block {index + 1} changed: {mine.kind} ({mine.role})"
+    if len(request.blocks) < len(previous.blocks):
+        return cached_before, f"blocks {len(request.blocks) + 1}+ removed"
+    return cached_before, ""
+
+
+def _policy_minimum() -> Callable[[Request], int]:
+    """The smallest cacheable prefix of a request under its provider's bundled policy."""
+    from sniff.engine.policies import load_policies
+
+    policies = load_policies()
+    found: dict[tuple[str, str, object], int] = {}
+
+    def minimum(request: Request) -> int:
+        name = "openai" if request.provider == "openai" else "anthropic"
+        key = (name, request.model, request.when.date())
+        if key not in found:
+            found[key] = policies[name].min_tokens_for(request.model, request.when.date())
+        return found[key]
+
+    return minimum
 
 
 def _cold_start(request: Request, prices: PriceBook) -> Break:
@@ -352,15 +377,19 @@ def _cold_start(request: Request, prices: PriceBook) -> Break:
     )
 
 
-def _price(prices: PriceBook, request: Request, five_minute: int, one_hour: int) -> float | None:
+def _price(
+    prices: PriceBook, request: Request, five_minute: int, one_hour: int, as_input: int = 0
+) -> float | None:
     """What the rebuilt tokens cost more than reads would have."""
     rates = prices.rates(request.model, request.when, request.usage.prompt_tokens)
     if rates is None:
         return None
     if not _reports_writes(request):  # rebuilt at the input price
-        return (five_minute + one_hour) * (rates.input - rates.cache_read)
-    return five_minute * (rates.cache_write_5m - rates.cache_read) + one_hour * (
-        rates.cache_write_1h - rates.cache_read
+        return (five_minute + one_hour + as_input) * (rates.input - rates.cache_read)
+    return (
+        five_minute * (rates.cache_write_5m - rates.cache_read)
+        + one_hour * (rates.cache_write_1h - rates.cache_read)
+        + as_input * (rates.input - rates.cache_read)
     )
 
 
@@ -387,7 +416,7 @@ def _week(request: Request, zone: tzinfo | None) -> str:
 def _gap_buckets(gaps: list[tuple[float, Break | None]]) -> list[GapBucket]:
     counts = [[0, 0, 0.0] for _ in GAP_BUCKETS]
     for gap, found in gaps:
-        index = next(i for i, upper in enumerate(GAP_BUCKETS) if gap < upper)
+        index = bisect.bisect_right(GAP_BUCKETS, gap)
         counts[index][0] += 1
         if found is not None and found.fault:
             counts[index][1] += 1
@@ -405,13 +434,18 @@ def _ttl_advice(
 ) -> TtlAdvice:
     """A 1-hour TTL: every 5-minute write costs the 1-hour price, and every break of an entry
     that expired after 5 minutes but less than an hour becomes a read."""
+    written: dict[tuple[str, object], tuple[int, Request]] = {}
+    for request in ordered:  # 5-minute writes per model and day: one price lookup each
+        tokens = request.usage.cache_write_5m_tokens
+        if tokens:
+            key = (request.model, request.when.date())
+            total, first = written.get(key, (0, request))
+            written[key] = (total + tokens, first)
     extra = 0.0
-    for request in ordered:
-        written = request.usage.cache_write_5m_tokens
-        if written:
-            rates = prices.rates(request.model, request.when, request.usage.prompt_tokens)
-            if rates is not None:
-                extra += written * (rates.cache_write_1h - rates.cache_write_5m)
+    for tokens, request in written.values():
+        rates = prices.rates(request.model, request.when)
+        if rates is not None:
+            extra += tokens * (rates.cache_write_1h - rates.cache_write_5m)
     avoided = [
         found
         for found in breaks

@@ -44,6 +44,13 @@ def cache(
         int | None,
         typer.Option("--kv-tokens", help="KV-cache capacity of the engine policy.", min=1),
     ] = None,
+    breaks: Annotated[
+        bool,
+        typer.Option(
+            "--breaks",
+            help="Report cache breaks: requests that rebuilt a cached prefix, why, at what cost.",
+        ),
+    ] = False,
     policy_file: Annotated[
         Path | None,
         typer.Option(
@@ -63,7 +70,13 @@ def cache(
     log_format: o.Format = None,
     verbose: o.Verbose = False,
 ) -> None:
-    """Observed vs simulated caching, the simulation's error, what-ifs, shared prefixes."""
+    """Observed vs simulated caching, the simulation's error, what-ifs, shared prefixes.
+
+    With --breaks: every request that re-paid for its cached prefix, its cause and its price.
+    """
+    if breaks:
+        _breaks(paths, since, until, project, model, agent, tz, json, pricing, log_format, verbose)
+        return
     from sniff.analyses.cache import analyze_cache
     from sniff.engine import load_policies, with_overrides
     from sniff.errors import UserError
@@ -121,3 +134,50 @@ def cache(
     from sniff.present.cache_view import print_cache
 
     print_cache(Console(), report)
+
+
+def _breaks(
+    paths: o.Paths,
+    since: str | None,
+    until: str | None,
+    project: str | None,
+    model: str | None,
+    agent: str | None,
+    tz: str | None,
+    json: bool,
+    pricing: Path | None,
+    log_format: str | None,
+    verbose: bool,
+) -> None:
+    from sniff.analyses.breaks import find_breaks
+
+    selection = o.select(
+        paths,
+        since=since,
+        until=until,
+        project=project,
+        model=model,
+        agent=agent,
+        tz=tz,
+        pricing=pricing,
+        log_format=log_format,
+        with_prompts=True,
+    )
+    report = find_breaks(
+        selection.dataset.requests,
+        selection.prices,
+        zone=selection.zone,
+        keep=selection.filters.keep,
+    )
+    o.report_issues(selection.dataset, verbose)
+    if json:
+        from sniff.present.breaks_view import breaks_json
+        from sniff.present.jsonout import dumps
+
+        typer.echo(dumps(breaks_json(report)))
+        return
+    from rich.console import Console
+
+    from sniff.present.breaks_view import print_breaks
+
+    print_breaks(Console(), report, selection.zone)

@@ -39,16 +39,30 @@ def scan(
         pricing=pricing,
         log_format=log_format,
     )
+    from sniff.analyses.breaks import find_breaks
+
     summary = selection.summary()
+    breaks = find_breaks(
+        selection.dataset.requests,
+        selection.prices,
+        zone=selection.zone,
+        keep=selection.filters.keep,
+    )
     source = selection.prices.source()
     o.report_issues(selection.dataset, verbose)
     if json:
+        from sniff.present.breaks_view import top_breaks_json
         from sniff.present.jsonout import dumps, summary_json
 
-        typer.echo(dumps(summary_json(summary, selection.dataset, source)))
+        report = summary_json(summary, selection.dataset, source)
+        report["breaks"] = top_breaks_json(breaks)
+        typer.echo(dumps(report))
         return
     from rich.console import Console
 
+    from sniff.present.breaks_view import print_top_breaks
     from sniff.present.console import print_summary
 
-    print_summary(Console(), summary, selection.dataset, source, selection.zone)
+    console = Console()
+    print_summary(console, summary, selection.dataset, source, selection.zone)
+    print_top_breaks(console, breaks, selection.zone)
