@@ -153,6 +153,7 @@ def find_breaks(
         zone: the time zone weeks are counted in.
         keep: which requests the report covers; chains are followed through all of them.
     """
+    minimum = minimum or _policy_minimum()
     everything = sorted((r for r in requests if r.error is None), key=_start)
     starts = {request.key: _start(request) for request in everything}
     chains = _Chains(everything, starts)
@@ -167,7 +168,7 @@ def find_breaks(
                 breaks.append(_cold_start(request, prices))
             continue
         gap = starts[request.key] - starts[previous.key]
-        verdict = _judge(request, previous, chains, prices, minimum or _policy_minimum(), gap)
+        verdict = _judge(request, previous, chains, prices, minimum, gap)
         if isinstance(verdict, Break):
             breaks.append(verdict)
         elif isinstance(verdict, Tolerated):
