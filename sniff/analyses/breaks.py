@@ -154,8 +154,12 @@ def find_breaks(
         keep: which requests the report covers; chains are followed through all of them.
     """
     minimum = minimum or _policy_minimum()
-    everything = sorted((r for r in requests if r.error is None), key=_start)
-    starts = {request.key: _start(request) for request in everything}
+    timed = sorted(
+        ((_start(request), request) for request in requests if request.error is None),
+        key=lambda pair: pair[0],
+    )
+    everything = [request for _, request in timed]
+    starts = {request.key: start for start, request in timed}
     chains = _Chains(everything, starts)
     ordered = everything if keep is None else [r for r in everything if keep(r)]
     breaks: list[Break] = []
@@ -168,6 +172,9 @@ def find_breaks(
                 breaks.append(_cold_start(request, prices))
             continue
         gap = starts[request.key] - starts[previous.key]
+        if request.usage.cache_read_tokens >= previous.usage.cache_read_tokens:
+            gaps.append((gap, None))  # reads did not drop: never a break
+            continue
         verdict = _judge(request, previous, chains, prices, minimum, gap)
         if isinstance(verdict, Break):
             breaks.append(verdict)
