@@ -22,6 +22,8 @@ from sniff.pricing import PriceBook
 TOLERANCE_TOKENS = 256
 TOLERANCE_SHARE = 0.02
 """A drop within max(256 tokens, 2 % of the shared prefix) is the uncached tail, not a break."""
+ESTIMATE_SHARE = 0.2
+"""Where the shared prefix is counted by a tokenizer (logged prompts), 20 %: its error."""
 SHRINK_SHARE = 0.5
 """A chain whose prompt falls below half its previous size was compacted (or cleared)."""
 TTL_5M, TTL_1H = 300.0, 3600.0
@@ -41,7 +43,7 @@ CAUSES = (
 )
 """Every cause, in precedence order."""
 GAP_BUCKETS = (60.0, 300.0, 600.0, 1800.0, 3600.0, 7200.0, float("inf"))
-GAP_LABELS = ("< 1m", "1–5m", "5–10m", "10–30m", "30–60m", "1–2h", "> 2h")
+GAP_LABELS = ("≤ 1m", "1–5m", "5–10m", "10–30m", "30–60m", "1–2h", "> 2h")
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,8 +174,8 @@ def find_breaks(
                 breaks.append(_cold_start(request, prices))
             continue
         gap = starts[request.key] - starts[previous.key]
-        if request.usage.cache_read_tokens >= previous.usage.cache_read_tokens:
-            gaps.append((gap, None))  # reads did not drop: never a break
+        if request.usage.cache_read_tokens > previous.usage.cache_read_tokens:
+            gaps.append((gap, None))  # reads grew: never a break
             continue
         verdict = _judge(request, previous, chains, prices, minimum, gap)
         if isinstance(verdict, Break):
@@ -230,10 +232,18 @@ class _Chains:
     def linked(self, request: Request) -> bool:
         return request.previous is not None and request.previous in self.by_key
 
-    def ttl(self, request: Request) -> float:
-        """The TTL in force: 1 hour where the chain wrote 1-hour entries."""
+    def ttl(self, request: Request, previous: Request | None = None) -> float:
+        """The TTL in force for what the predecessor left: 5 minutes if it wrote any 5-minute
+        entries (the moving tail expires first), 1 hour if it wrote only 1-hour ones, else
+        what the chain used."""
         if not _reports_writes(request):
             return IDLE_TTL
+        if previous is not None:
+            wrote = previous.usage
+            if wrote.cache_write_5m_tokens:
+                return TTL_5M
+            if wrote.cache_write_1h_tokens:
+                return TTL_1H
         return TTL_1H if (request.session_id, request.agent_id) in self.one_hour else TTL_5M
 
     def compacted_between(self, request: Request, start: float, end: float) -> bool:
@@ -254,13 +264,14 @@ def _judge(
     shared, detail = _shared_prefix(request, previous)
     expected = min(shared, usage.prompt_tokens)
     read = usage.cache_read_tokens
-    tolerance = max(TOLERANCE_TOKENS, round(TOLERANCE_SHARE * expected))
-    drop = before.cache_read_tokens - read
-    if read >= expected - tolerance or drop <= 0:
-        return None
-    if drop <= tolerance:
-        return Tolerated(request, drop, tolerance)
+    # a prefix measured in counted (not reported) tokens is an estimate: allow for its error
+    share = ESTIMATE_SHARE if detail else TOLERANCE_SHARE
+    tolerance = max(TOLERANCE_TOKENS, round(share * expected))
     missing = expected - read
+    if missing <= 0 or read > before.cache_read_tokens:
+        return None  # read all it should have, or more than before: never a break
+    if missing <= tolerance:
+        return Tolerated(request, missing, tolerance) if read < before.cache_read_tokens else None
     written = min(missing, _rewritten(request))
     # what was neither read nor written again was paid as uncached input (nothing cacheable)
     as_input = min(missing - written, usage.input_tokens) if _reports_writes(request) else 0
@@ -307,7 +318,7 @@ def _cause(
         return "below_minimum"
     if detail or size < shared:
         return "prefix_changed"
-    if gap > chains.ttl(request):
+    if gap > chains.ttl(request, previous):
         return "ttl_expired"
     if request.session_id != previous.session_id or request.file != previous.file:
         return "resume"
@@ -336,20 +347,29 @@ def _cached_after(request: Request) -> int:
 
 
 def _shared_prefix(request: Request, previous: Request) -> tuple[int, str]:
-    """What the request should have read, and what changed, where the log tells.
+    """The prefix the request shares with its predecessor, in its own tokens, and what changed.
 
-    A conversation only ever appends, so a request should read all its predecessor cached. With
-    prompts (request logs), the first block that differs from the predecessor's names the change.
+    Without prompts, a conversation only ever appends: it shares all its predecessor cached.
+    With prompts (request logs), it shares the blocks up to the first one that differs (named),
+    and at most what the predecessor cached.
     """
     cached_before = _cached_after(previous)
     if not request.blocks or not previous.blocks:
         return cached_before, ""
-    for index, (mine, theirs) in enumerate(zip(request.blocks, previous.blocks, strict=False)):
+    common = 0
+    for mine, theirs in zip(request.blocks, previous.blocks, strict=False):
         if mine.content_hash != theirs.content_hash:
-            return cached_before, f"block {index + 1} changed: {mine.kind} ({mine.role})"
-    if len(request.blocks) < len(previous.blocks):
-        return cached_before, f"blocks {len(request.blocks) + 1}+ removed"
-    return cached_before, ""
+            break
+        common += 1
+    if common >= len(previous.blocks):
+        return cached_before, ""
+    counted = sum(block.tokens for block in request.blocks) or 1
+    shared_tokens = sum(block.tokens for block in request.blocks[:common])
+    shared = min(round(shared_tokens * request.usage.prompt_tokens / counted), cached_before)
+    if common < len(request.blocks):
+        block = request.blocks[common]
+        return shared, f"block {common + 1} changed: {block.kind} ({block.role})"
+    return shared, f"blocks {common + 1}+ removed"
 
 
 def _policy_minimum() -> Callable[[Request], int]:
@@ -424,7 +444,8 @@ def _week(request: Request, zone: tzinfo | None) -> str:
 def _gap_buckets(gaps: list[tuple[float, Break | None]]) -> list[GapBucket]:
     counts = [[0, 0, 0.0] for _ in GAP_BUCKETS]
     for gap, found in gaps:
-        index = bisect.bisect_right(GAP_BUCKETS, gap)
+        # a bucket includes its upper bound: 300 s is not past a 5-minute TTL
+        index = min(bisect.bisect_left(GAP_BUCKETS, gap), len(GAP_BUCKETS) - 1)
         counts[index][0] += 1
         if found is not None and found.fault:
             counts[index][1] += 1
@@ -460,7 +481,12 @@ def _ttl_advice(
         if found.cause == "ttl_expired"
         and found.gap_seconds is not None
         and found.gap_seconds <= TTL_1H
-        and chains.ttl(found.request) == TTL_5M
+        and chains.ttl(found.request, found.previous) == TTL_5M
     ]
     saved = sum(found.cost_usd or 0.0 for found in avoided)
+    for found in avoided:  # their rewrites would not happen, at either price
+        rewritten = found.rebuilt_tokens - found.rebuilt_1h_tokens
+        rates = prices.rates(found.request.model, found.request.when)
+        if rates is not None:
+            extra -= rewritten * (rates.cache_write_1h - rates.cache_write_5m)
     return TtlAdvice(extra, saved, len(avoided), saved - extra, saved > extra)

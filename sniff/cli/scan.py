@@ -38,6 +38,8 @@ def scan(
         tz=tz,
         pricing=pricing,
         log_format=log_format,
+        # the prompts (where logs hold them) let breaks be told apart as `cache --breaks` does
+        with_prompts=True,
     )
     from sniff.analyses.breaks import find_breaks
 

@@ -164,14 +164,14 @@ def test_bad_pricing_file_exits_2(tmp_path):
 @pytest.mark.parametrize(
     ("args", "requests"),
     [
-        (["--since", "2026-01-01"], 16 + 9 + 4),  # the three 2026 sessions
+        (["--since", "2026-01-01"], 16 + 9 + 4 + 29),  # tilesrv, notes-cli and breaks-demo
         (["--until", "2025-09-09"], 5 + 11 + 3),  # --until includes the day: 3 before midnight
         (["--since", "2025-09-10T00:00:00+00:00", "--until", "2025-09-11"], 4),
         (["--since", "2025-11-26", "--until", "2025-11-26"], 3),  # the resume replays not twice
         (["--project", "ledger"], 9 + 3 + 4),
         (["--project", "TILESRV"], 16 + 9),
         (["--project", "tilesrv", "--agent", "subagent"], 3 + 2),
-        (["--model", "haiku"], 8),
+        (["--model", "haiku"], 8 + 4),  # 4 in breaks-demo's subagent
         (["--model", "nothing-like-this"], 0),
     ],
 )

@@ -79,6 +79,7 @@ def test_requests_per_project_from_cwd(report):
         "/home/dana/src/webshop": 5 + 11 + 7,
         "/home/dana/src/ledger-api": 9 + 3 + 4,
         "/home/dana/src/notes-cli": 4,
+        "/home/dana/src/breaks-demo": 10 + 6 + 7 + 2 + 1 + 2 + 1,
     }
 
 
@@ -95,7 +96,7 @@ def test_hit_rate_is_cache_reads_over_prompt_tokens(report):
         )
         assert row["prompt_tokens"] == prompt
         assert row["hit_rate"] == pytest.approx(row["cache_read_tokens"] / prompt, abs=1e-6)
-    assert report["totals"]["hit_rate"] == pytest.approx(1_656_799 / 2_091_256, abs=1e-6)
+    assert report["totals"]["hit_rate"] == pytest.approx(2_028_059 / 2_897_900, abs=1e-6)
 
 
 @pytest.mark.parametrize("model", sorted(PRICES))
