@@ -10,6 +10,7 @@ from pathlib import Path
 
 from sniff.ingest import read
 from sniff.ingest.discover import bundled_samples, default_roots, expand
+from sniff.ingest.record import Prompts
 from sniff.model import Dataset
 from sniff.pricing import PriceBook
 
@@ -19,7 +20,7 @@ def load(
     prices: PriceBook | None = None,
     *,
     log_format: str | None = None,
-    with_prompts: bool = False,
+    with_prompts: Prompts = False,
 ) -> Dataset:
     """Read and price the logs under `paths`, or under the usual roots when none are given.
 

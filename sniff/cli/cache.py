@@ -161,7 +161,7 @@ def _breaks(
         tz=tz,
         pricing=pricing,
         log_format=log_format,
-        with_prompts=True,
+        with_prompts="sized",  # as scan reads them, so both report the same breaks
     )
     report = find_breaks(
         selection.dataset.requests,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from sniff.errors import UserError
+from sniff.ingest.record import Prompts
 
 if TYPE_CHECKING:
     from sniff.analyses.filters import Filters
@@ -111,7 +112,7 @@ def select(
     tz: str | None,
     pricing: Path | None,
     log_format: str | None = None,
-    with_prompts: bool = False,
+    with_prompts: Prompts = False,
 ) -> Selection:
     """Check the options, then read and price the logs.
 

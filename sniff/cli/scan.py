@@ -39,7 +39,7 @@ def scan(
         pricing=pricing,
         log_format=log_format,
         # the prompts (where logs hold them) let breaks be told apart as `cache --breaks` does
-        with_prompts=True,
+        with_prompts="sized",
     )
     from sniff.analyses.breaks import find_breaks
 

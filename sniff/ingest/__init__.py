@@ -14,7 +14,7 @@ from sniff.ingest.discover import SourceFile
 from sniff.ingest.formats import parse_any
 from sniff.ingest.merge import Pricer, merge
 from sniff.ingest.parallel import map_files
-from sniff.ingest.record import FileResult
+from sniff.ingest.record import FileResult, Prompts
 from sniff.model import Dataset, LineIssue
 
 
@@ -25,7 +25,7 @@ def read(
     roots: tuple[str, ...] = (),
     sample: bool = False,
     log_format: str | None = None,
-    with_prompts: bool = False,
+    with_prompts: Prompts = False,
     while_waiting: Callable[[], object] | None = None,
 ) -> Dataset:
     """Parse `files` into a dataset of requests priced by `cost_of`.

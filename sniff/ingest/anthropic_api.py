@@ -48,7 +48,7 @@ class _RawMessage(msgspec.Struct):
 _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
 _RAW_MESSAGES = msgspec.json.Decoder(list[_RawMessage])
 _STRING = msgspec.json.Decoder(str)
-_blocks_seen: dict[tuple[str, bytes], Block] = {}
+_blocks_seen: dict[tuple[str, bytes, bool], Block] = {}
 _BLOCKS_SEEN_MAX = 200_000
 
 
@@ -86,9 +86,9 @@ def blocks_from_raw(
 
 
 def _raw_block(raw: msgspec.Raw, kind: str | None, role: str, count_tokens: bool) -> Block:
-    key = (role, bytes(raw))
+    key = (role, bytes(raw), count_tokens)
     block = _blocks_seen.get(key)
-    if block is None or (count_tokens and not block.tokens and len(key[1]) > 2):
+    if block is None:
         part = msgspec.json.decode(key[1])
         block = _blocks_seen[key] = make_block(kind or _kind(part), role, part, count_tokens)
     return block

@@ -22,7 +22,15 @@ from sniff.ingest.claude_code_wire import (
     WireUsage,
 )
 from sniff.ingest.lines import decode_lines, read_bytes
-from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Response, Tokens, epoch
+from sniff.ingest.record import (
+    EMBEDDED,
+    TOP_LEVEL,
+    FileResult,
+    Prompts,
+    Response,
+    Tokens,
+    epoch,
+)
 from sniff.model import Agent, LineIssue
 
 SOURCE = "claude-code"
@@ -30,7 +38,7 @@ PROVIDER = "anthropic"
 SYNTHETIC_MODEL = "<synthetic>"
 
 
-def parse_file(path: str, project_hint: str, with_prompts: bool = False) -> FileResult:
+def parse_file(path: str, project_hint: str, with_prompts: Prompts = False) -> FileResult:
     """Read one Claude Code transcript (transcripts hold no full prompt: see `parse_data`)."""
     data, problem = read_bytes(path)
     if data is None:
@@ -38,7 +46,9 @@ def parse_file(path: str, project_hint: str, with_prompts: bool = False) -> File
     return parse_data(path, data, project_hint, with_prompts)
 
 
-def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = False) -> FileResult:
+def parse_data(
+    path: str, data: bytes, project_hint: str, with_prompts: Prompts = False
+) -> FileResult:
     """Parse a transcript's bytes.
 
     Args:

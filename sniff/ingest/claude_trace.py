@@ -17,7 +17,7 @@ import msgspec
 
 from sniff.ingest import anthropic_api
 from sniff.ingest.lines import decode_lines
-from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Response, epoch
+from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, epoch
 from sniff.model import Agent, Block, LineIssue
 
 SOURCE = "claude-trace"
@@ -64,7 +64,9 @@ DECODER = msgspec.json.Decoder(TracePair)
 NO_TOOLS = frozenset({b"", b"[]", b"null"})
 
 
-def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = False) -> FileResult:
+def parse_data(
+    path: str, data: bytes, project_hint: str, with_prompts: Prompts = False
+) -> FileResult:
     """Read one claude-trace log; `with_prompts` also turns request bodies into blocks."""
     issues: list[LineIssue] = []
     responses = []
@@ -76,7 +78,7 @@ def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = F
 
 
 def _pair(
-    path: str, number: int, pair: TracePair, project: str, with_prompts: bool
+    path: str, number: int, pair: TracePair, project: str, with_prompts: Prompts
 ) -> Response | None:
     request = pair.request
     if request is None or not request.url or not MESSAGES_PATH.search(request.url):
@@ -90,7 +92,7 @@ def _pair(
     model = message.get("model") if isinstance(message.get("model"), str) else body.model
     first, ended = _times(request, response, pair.logged_at)
     key = message.get("id") or _header(response, "request-id") or f"{path}:{number}"
-    prompt = _prompt(body) if with_prompts else ()
+    prompt = _prompt(body, with_prompts is True) if with_prompts else ()
     # Claude Code's own agents send tools; its background calls (quota probes, titles) do not.
     has_tools = bytes(body.tools).strip() not in NO_TOOLS
     return Response(
@@ -175,9 +177,9 @@ def _session(body: TraceBody) -> str | None:
     return None
 
 
-def _prompt(body: TraceBody) -> tuple[Block, ...]:
+def _prompt(body: TraceBody, count_tokens: bool) -> tuple[Block, ...]:
     return anthropic_api.blocks_from_raw(
-        bytes(body.tools), bytes(body.system), bytes(body.messages)
+        bytes(body.tools), bytes(body.system), bytes(body.messages), count_tokens
     )
 
 

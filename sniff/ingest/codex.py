@@ -21,7 +21,7 @@ import msgspec
 
 from sniff.ingest.anthropic_api import count
 from sniff.ingest.lines import decode_lines
-from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Response, Tokens, epoch
+from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
 from sniff.model import Agent, LineIssue
 
 SOURCE = "codex"
@@ -73,7 +73,9 @@ class RolloutLine(msgspec.Struct):
 DECODER = msgspec.json.Decoder(RolloutLine)
 
 
-def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = False) -> FileResult:
+def parse_data(
+    path: str, data: bytes, project_hint: str, with_prompts: Prompts = False
+) -> FileResult:
     """Read one rollout. (Codex logs no full prompts: `with_prompts` changes nothing.)"""
     issues: list[LineIssue] = []
     reader = _Rollout(path, project_hint)

@@ -14,9 +14,9 @@ import orjson
 
 from sniff.ingest import claude_code, claude_trace, codex, request_log
 from sniff.ingest.lines import BOM, read_bytes
-from sniff.ingest.record import FileResult
+from sniff.ingest.record import FileResult, Prompts
 
-Parser = Callable[[str, bytes, str, bool], FileResult]
+Parser = Callable[[str, bytes, str, Prompts], FileResult]
 
 PARSERS: dict[str, Parser] = {
     claude_code.SOURCE: claude_code.parse_data,
@@ -43,7 +43,7 @@ CLAUDE_CODE_TYPES = frozenset(
 
 
 def parse_any(
-    path: str, project_hint: str, forced: str | None = None, with_prompts: bool = False
+    path: str, project_hint: str, forced: str | None = None, with_prompts: Prompts = False
 ) -> FileResult:
     """Read a file with the parser of its format (or of `forced`).
 

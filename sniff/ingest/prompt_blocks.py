@@ -22,7 +22,8 @@ def make_block(kind: str, role: str, content: Any, count_tokens: bool = True) ->
 
     Args:
         content: the block as the request body holds it (a dict, or a plain string).
-        count_tokens: count its tokens now (slow for large logs; 0 when False).
+        count_tokens: count its tokens with the tokenizer (slow for large logs); when False,
+            its size is estimated from its length (a token per four bytes).
     """
     mark: str | None = None
     if isinstance(content, dict) and "cache_control" in content:
@@ -30,7 +31,10 @@ def make_block(kind: str, role: str, content: Any, count_tokens: bool = True) ->
         content = {key: value for key, value in content.items() if key != "cache_control"}
     canonical = orjson.dumps(content, option=orjson.OPT_SORT_KEYS)
     digest = hashlib.blake2b(canonical, digest_size=16).hexdigest()
-    counted = tokens.count(_text(content, canonical), key=digest) if count_tokens else 0
+    if count_tokens:
+        counted = tokens.count(_text(content, canonical), key=digest)
+    else:
+        counted = (len(canonical) + 3) // 4
     return Block(kind=kind, role=role, content_hash=digest, tokens=counted, cache_control=mark)
 
 

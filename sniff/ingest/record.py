@@ -7,7 +7,7 @@ copies of each call found across files into exactly one `Request`.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from sniff.model import Block, LineIssue
 
@@ -15,6 +15,10 @@ Tokens = tuple[int, int, int, int, int, int]
 """input (uncached), cache read, 5m write, 1h write, output, reasoning."""
 
 NO_TOKENS: Tokens = (0, 0, 0, 0, 0, 0)
+
+Prompts = bool | Literal["sized"]
+"""How much of logged prompts to read: False nothing, True blocks with tokenizer counts,
+"sized" blocks with sizes estimated from their length (enough to compare and apportion)."""
 
 # How sure a copy of a call is to be the real one, when copies tie on tokens: a record of the
 # call itself beats a copy embedded in another record (a parent's progress line, a replay).

@@ -17,7 +17,7 @@ import orjson
 
 from sniff.ingest import anthropic_api, openai_api
 from sniff.ingest.lines import decode_lines
-from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Response, Tokens, epoch
+from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
 from sniff.model import Agent, Block, LineIssue
 
 SOURCE = "request-log"
@@ -47,7 +47,9 @@ class LoggedCall(msgspec.Struct):
 DECODER = msgspec.json.Decoder(LoggedCall)
 
 
-def parse_data(path: str, data: bytes, project_hint: str, with_prompts: bool = False) -> FileResult:
+def parse_data(
+    path: str, data: bytes, project_hint: str, with_prompts: Prompts = False
+) -> FileResult:
     """Read one request log; `with_prompts` also turns request bodies into blocks."""
     issues: list[LineIssue] = []
     responses: list[Response] = []
@@ -81,7 +83,7 @@ def detect_api(request: dict[str, Any], response: Any) -> str:
 
 
 def _call(
-    path: str, number: int, call: LoggedCall, project_hint: str, with_prompts: bool
+    path: str, number: int, call: LoggedCall, project_hint: str, with_prompts: Prompts
 ) -> Response:
     request = orjson.loads(bytes(call.request))
     request = request if isinstance(request, dict) else {}
@@ -109,7 +111,7 @@ def _call(
         None,
         path,
         number,
-        _blocks(api, request) if with_prompts else (),
+        _blocks(api, request, with_prompts is True) if with_prompts else (),
         error,
     )
 
@@ -145,9 +147,9 @@ def _tokens(api: str, body: dict[str, Any]) -> tuple[Tokens, bool]:
     return openai_api.chat_tokens(usage), False
 
 
-def _blocks(api: str, request: dict[str, Any]) -> tuple[Block, ...]:
+def _blocks(api: str, request: dict[str, Any], count_tokens: bool) -> tuple[Block, ...]:
     if api == anthropic_api.API:
-        return anthropic_api.blocks(request)
+        return anthropic_api.blocks(request, count_tokens)
     if api == openai_api.RESPONSES:
-        return openai_api.responses_blocks(request)
-    return openai_api.chat_blocks(request)
+        return openai_api.responses_blocks(request, count_tokens)
+    return openai_api.chat_blocks(request, count_tokens)
