@@ -57,11 +57,12 @@ def _root(
 
 
 def _register() -> None:
-    from sniff.cli import cache, scan, sessions
+    from sniff.cli import cache, lint, scan, sessions
 
     scan.register(app)
     sessions.register(app)
     cache.register(app)
+    lint.register(app)
 
 
 _register()

@@ -1,0 +1,116 @@
+"""Provides `sniff lint`: prompt files and logged requests checked for what breaks caching."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sniff.cli.errors import one_line_errors
+
+FORMATS = ("text", "json", "sarif")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("lint")(lint)
+
+
+@one_line_errors
+def lint(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Prompt files (text, Markdown, JSON bodies) and logs.", show_default=False
+        ),
+    ] = None,
+    explain: Annotated[
+        str | None, typer.Option("--explain", help="Explain a rule (e.g. SN001).", metavar="RULE")
+    ] = None,
+    output: Annotated[
+        str, typer.Option("--format", "-f", help="text, json or sarif.", metavar="FORMAT")
+    ] = "text",
+    fail_on: Annotated[
+        str | None,
+        typer.Option(
+            "--fail-on",
+            help="Exit 1 at this severity or above: error, warning, info.",
+            metavar="SEVERITY",
+        ),
+    ] = None,
+    select: Annotated[
+        list[str] | None, typer.Option("--select", help="Run only this rule (repeatable).")
+    ] = None,
+    ignore: Annotated[
+        list[str] | None, typer.Option("--ignore", help="Skip this rule (repeatable).")
+    ] = None,
+    fix: Annotated[
+        bool,
+        typer.Option("--fix", help="Rewrite prompt files stable-first, show the diff, re-lint."),
+    ] = False,
+    calls_per_minute: Annotated[
+        float | None,
+        typer.Option(
+            "--calls-per-minute", help="Call rate for pricing a prompt file's findings.", min=0.001
+        ),
+    ] = None,
+) -> None:
+    """Find what breaks prefix caching in prompts and logged requests, priced, with the fix.
+
+    Exit 1 when a finding reaches --fail-on (default: error). Rules can be chosen in
+    pyproject.toml under [tool.sniff.lint] (select, ignore, fail-on, calls-per-minute).
+    """
+    from sniff.errors import UserError
+    from sniff.lint.rules import RULES
+
+    if explain is not None:
+        rule = RULES.get(explain.upper())
+        if rule is None:
+            raise UserError(f"no rule {explain!r}; rules: {', '.join(RULES)}")
+        typer.echo(f"{rule.id} {rule.name} ({rule.severity.label}): {rule.summary}\n")
+        typer.echo(rule.explanation + "\n")
+        typer.echo(f"Fix: {rule.fix}")
+        return
+    if output not in FORMATS:
+        raise UserError(f"--format must be one of {', '.join(FORMATS)}, not {output!r}")
+    if not paths:
+        raise UserError("name the prompt files, folders or logs to lint")
+    from sniff.lint import lint as run_lint
+    from sniff.lint import load_config
+
+    config = load_config(
+        select=select or None,
+        ignore=ignore or None,
+        fail_on=fail_on,
+        calls_per_minute=calls_per_minute,
+    )
+    report = run_lint(paths, config)
+    if fix:
+        from sniff.cli.lint_fix import apply_fixes
+
+        report = apply_fixes(report)
+    _show(report, output)
+    if report.failed():
+        raise typer.Exit(1)
+
+
+def _show(report: object, output: str) -> None:
+    from sniff.lint import LintReport
+
+    assert isinstance(report, LintReport)
+    if output == "json":
+        from sniff.present.jsonout import dumps
+        from sniff.present.lint_view import lint_json
+
+        typer.echo(dumps(lint_json(report)))
+    elif output == "sarif":
+        from sniff.present.lint_view import lint_sarif
+
+        typer.echo(lint_sarif(report))
+    else:
+        from rich.console import Console
+
+        from sniff.present.lint_view import print_lint
+
+        print_lint(Console(), report)

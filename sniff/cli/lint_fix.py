@@ -1,0 +1,51 @@
+"""Provides `sniff lint --fix`: rewrite the flagged prompt files, show the diff, lint again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+
+from sniff.lint import LintReport, check
+from sniff.lint.fix import fix_files
+from sniff.lint.inputs import load_prompts
+from sniff.present.formats import compact, money
+from sniff.pricing import PriceBook
+
+
+def apply_fixes(report: LintReport, console: Console | None = None) -> LintReport:
+    """Fix what can be fixed and return the report of the files as they are now."""
+    console = console or Console(stderr=True)
+    flagged = {found.file for found in report.findings}
+    fixes = fix_files(report.prompts, flagged)
+    if not fixes:
+        console.print("--fix: nothing to rewrite (findings in logs, or none a rewrite can fix).")
+        return report
+    gained_tokens = sum(
+        f.saving.cached_tokens
+        for f in report.findings
+        if f.saving is not None and f.file in {fix.file for fix in fixes}
+    )
+    gained_usd = sum(
+        f.saving.usd or 0.0
+        for f in report.findings
+        if f.saving is not None and f.file in {fix.file for fix in fixes}
+    )
+    for fix in fixes:
+        console.print(escape(fix.diff()), highlight=False)
+    paths = [Path(fix.file) for fix in fixes]
+    fixed_prompts, _ = load_prompts(paths)
+    rest = [p for p in report.prompts if p.file not in {fix.file for fix in fixes}]
+    again = check(rest + fixed_prompts, [], report.config, PriceBook())
+    before = sum(1 for f in report.findings if f.file in {fix.file for fix in fixes})
+    after = sum(1 for f in again.findings if f.file in {fix.file for fix in fixes})
+    console.print(
+        f"--fix rewrote {len(fixes)} file(s): {before} finding(s) before, {after} after"
+        + (
+            f"; worth {compact(gained_tokens)} more cached tokens, {money(gained_usd)}"
+            if gained_tokens
+            else ""
+        )
+    )
+    return LintReport(again.findings, again.prompts, report.files, report.config)

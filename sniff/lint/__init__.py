@@ -1,0 +1,217 @@
+"""Provides `lint`: prompt files and logged requests in, cache anti-patterns with their price out.
+
+The rules are in `rules`; this module reads the inputs, groups logged requests into sessions,
+runs the selected rules, and prices each problem with the cache engine (`savings`).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sniff import tokens
+from sniff.errors import UserError
+from sniff.lint.inputs import load_prompts
+from sniff.lint.model import Finding, LintPrompt, Severity
+from sniff.lint.rules import RULES, LintContext, finding
+from sniff.lint.savings import chain_saving, file_saving
+from sniff.pricing import PriceBook
+
+PRICED_RULES = frozenset({"SN001", "SN006", "SN014", "SN002"})
+"""Rules whose fix the engine can replay: volatile or changing prefix content."""
+
+
+@dataclass(frozen=True, slots=True)
+class LintConfig:
+    """Which rules run, and when lint fails; from flags and `[tool.sniff.lint]`."""
+
+    select: tuple[str, ...] = ()
+    """Only these rules (empty: all)."""
+    ignore: tuple[str, ...] = ()
+    fail_on: Severity = Severity.ERROR
+    calls_per_minute: float = 1.0
+    """The call rate assumed when pricing a prompt file's findings."""
+
+    def rules(self) -> list[str]:
+        """The ids of the rules to run."""
+        chosen = [rule for rule in RULES if not self.select or rule in self.select]
+        return sorted(rule for rule in chosen if rule not in self.ignore)
+
+
+@dataclass(frozen=True, slots=True)
+class LintReport:
+    """Everything `sniff lint` found."""
+
+    findings: list[Finding]
+    prompts: list[LintPrompt] = field(default_factory=list)
+    files: int = 0
+    config: LintConfig = LintConfig()
+
+    def failed(self) -> bool:
+        """Whether a finding reaches `fail_on`."""
+        return any(found.severity >= self.config.fail_on for found in self.findings)
+
+
+def lint(paths: Sequence[Path], config: LintConfig, prices: PriceBook | None = None) -> LintReport:
+    """Check prompt files and logs under `paths`.
+
+    Raises:
+        UserError: a path does not exist, or a prompt file cannot be read.
+    """
+    prices = prices or PriceBook()
+    prompts, usage_only = load_prompts(list(paths))
+    return check(prompts, usage_only, config, prices)
+
+
+def check(
+    prompts: list[LintPrompt], usage_only: list[Path], config: LintConfig, prices: PriceBook
+) -> LintReport:
+    """Run the rules on prompts already read (also used to re-lint a fix)."""
+    chains = _chains(prompts)
+    context = LintContext(
+        prompts=prompts,
+        chains=chains,
+        minimum=_minimum(),
+        count=lambda text: tokens.count(text),
+        gaps=_gap_findings(usage_only, prices) if "SN012" in config.rules() else [],
+    )
+    findings: list[Finding] = []
+    for rule_id in config.rules():
+        findings.extend(RULES[rule_id].check(context))
+    findings = _priced(findings, prompts, chains, prices, config)
+    findings.sort(key=lambda f: (f.file, -f.severity, f.line, f.column, f.rule))
+    files = len({p.file for p in prompts} | {str(path) for path in usage_only})
+    return LintReport(findings, prompts, files, config)
+
+
+def load_config(start: Path | None = None, **overrides: Any) -> LintConfig:
+    """`[tool.sniff.lint]` of the nearest pyproject.toml, with command-line `overrides`.
+
+    Raises:
+        UserError: the table has an unknown rule or severity.
+    """
+    values: dict[str, Any] = {}
+    for folder in [start or Path.cwd(), *(start or Path.cwd()).parents]:
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            try:
+                table = tomllib.loads(candidate.read_text()).get("tool", {}).get("sniff", {})
+            except (OSError, tomllib.TOMLDecodeError) as error:
+                raise UserError(f"cannot read {candidate}: {error}") from error
+            values = dict(table.get("lint", {}))
+            break
+    values.update({key: value for key, value in overrides.items() if value is not None})
+    try:
+        config = LintConfig(
+            select=tuple(values.get("select", ())),
+            ignore=tuple(values.get("ignore", ())),
+            fail_on=Severity.parse(str(values.get("fail-on", values.get("fail_on", "error")))),
+            calls_per_minute=float(
+                values.get("calls-per-minute", values.get("calls_per_minute", 1))
+            ),
+        )
+    except KeyError as error:
+        raise UserError(f"unknown severity {error} (error, warning or info)") from error
+    unknown = [rule for rule in (*config.select, *config.ignore) if rule not in RULES]
+    if unknown:
+        raise UserError(f"unknown rule(s): {', '.join(unknown)} (see sniff lint --explain)")
+    return config
+
+
+def _chains(prompts: list[LintPrompt]) -> list[list[LintPrompt]]:
+    """Logged requests by session and model (caches are per model), agents apart from
+    background calls (those without tools), in the order they were sent."""
+    sessions: dict[tuple[str, str, str, bool], list[LintPrompt]] = {}
+    for prompt in prompts:
+        if prompt.logged:
+            agent = any(block.kind == "tool" for block in prompt.blocks)
+            key = (prompt.file, prompt.session or "", prompt.model or "", agent)
+            sessions.setdefault(key, []).append(prompt)
+    return [
+        sorted(chain, key=lambda p: (p.started if p.started is not None else 0.0, p.line))
+        for chain in sessions.values()
+    ]
+
+
+def _minimum() -> Any:
+    from sniff.engine import load_policies
+
+    policies = load_policies()
+    today = datetime.now(UTC).date()
+
+    def minimum(model: str | None, api: str) -> int:
+        name = "openai" if api.startswith("openai") else "anthropic"
+        return policies[name].min_tokens_for(model or "", today)
+
+    return minimum
+
+
+def _gap_findings(usage_only: list[Path], prices: PriceBook) -> list[Finding]:
+    """TTL gaps of logs that hold only usage, from the break analysis, one finding a session."""
+    if not usage_only:
+        return []
+    from sniff.analyses.breaks import find_breaks
+    from sniff.api import load
+    from sniff.lint.model import Saving
+
+    report = find_breaks(load(usage_only, prices).requests, prices)
+    sessions: dict[str, list[Any]] = {}
+    for found in report.breaks:
+        if found.cause == "ttl_expired":
+            sessions.setdefault(found.request.session_id, []).append(found)
+    findings = []
+    for session, breaks in sessions.items():
+        first = breaks[0].request
+        cost = sum(b.cost_usd or 0.0 for b in breaks)
+        tokens_rebuilt = sum(b.rebuilt_tokens for b in breaks)
+        findings.append(
+            Finding(
+                rule="SN012",
+                severity=RULES["SN012"].severity,
+                message=f"{len(breaks)} idle gap(s) longer than the TTL in session {session[:8]}",
+                file=first.file,
+                line=first.line,
+                request=first.key,
+                evidence=", ".join(f"{(b.gap_seconds or 0) / 60:.0f} min" for b in breaks[:5]),
+                fix=RULES["SN012"].fix,
+                saving=Saving(tokens_rebuilt, cost, "rebuilt after these gaps (see --breaks)"),
+            )
+        )
+    return findings
+
+
+def _priced(
+    findings: list[Finding],
+    prompts: list[LintPrompt],
+    chains: list[list[LintPrompt]],
+    prices: PriceBook,
+    config: LintConfig,
+) -> list[Finding]:
+    """Each priceable problem gets the engine's saving, once per file or session."""
+    chain_of = {id(p): chain for chain in chains for p in chain}
+    by_file = {p.file: p for p in prompts if not p.logged}
+    done: set[tuple[str, str]] = set()
+    priced = []
+    for found in findings:
+        if found.rule in PRICED_RULES and found.saving is None:
+            prompt = next(
+                (p for p in prompts if p.file == found.file and p.request == found.request), None
+            )
+            key = (found.file, found.rule if prompt is None or not prompt.logged else "chain")
+            if prompt is not None and key not in done:
+                done.add(key)
+                if prompt.logged:
+                    saving = chain_saving(chain_of.get(id(prompt), [prompt]), prices)
+                else:
+                    target = by_file.get(found.file, prompt)
+                    saving = file_saving(target, prices, config.calls_per_minute)
+                found = replace(found, saving=saving)
+        priced.append(found)
+    return priced
+
+
+__all__ = ["LintConfig", "LintReport", "check", "finding", "lint", "load_config"]

@@ -1,0 +1,197 @@
+"""Provides `--fix`: the prompt rewritten stable-first, without changing what it says.
+
+What moves: lines with volatile content leave the system prompt and tools for the latest user
+turn (JSON bodies), or the end of the prompt (prompt files); paragraphs with template
+placeholders go after the static ones; a breakpoint on a changing block moves to the last stable
+block before it; breakpoints beyond four, and a 1-hour TTL on the tail, are dropped to what the
+API accepts; tool schemas get sorted keys. What never moves: the conversation's history.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sniff.lint.inputs import TEXT
+from sniff.lint.model import LintPrompt
+from sniff.lint.rules import MAX_BREAKPOINTS, TEMPLATE
+from sniff.lint.volatile import find_volatile
+
+
+def fixed_text(prompt: LintPrompt) -> str:
+    """A plain prompt file with volatile and templated paragraphs moved to the end."""
+    paragraphs = prompt.source_text.split("\n\n")
+    moving = [p for p in paragraphs if find_volatile(p) or TEMPLATE.search(p)]
+    staying = [p for p in paragraphs if p not in moving]
+    if not moving:
+        return prompt.source_text
+    trailing = "\n" if prompt.source_text.endswith("\n") else ""
+    body = "\n\n".join(p.rstrip("\n") for p in staying + moving if p.strip())
+    return body + trailing
+
+
+def fixed_body(body: dict[str, Any], api: str) -> dict[str, Any]:
+    """A request body rewritten stable-first (a deep copy; the original is not touched)."""
+    fixed: dict[str, Any] = json.loads(json.dumps(body))
+    moved: list[str] = []
+    if api == "anthropic-messages":
+        fixed["system"] = _strip_volatile_system(fixed.get("system"), moved)
+        fixed["tools"] = [_sorted(tool) for tool in fixed.get("tools", [])] or None
+    elif api == "openai-chat":
+        for message in fixed.get("messages", []):
+            if isinstance(message, dict) and message.get("role") in ("system", "developer"):
+                message["content"] = _strip_volatile_system(message.get("content"), moved)
+        fixed["tools"] = [_sorted(tool) for tool in fixed.get("tools", [])] or None
+    elif api == "openai-responses":
+        fixed["instructions"] = _strip_volatile_system(fixed.get("instructions"), moved)
+    if fixed.get("tools") is None:
+        fixed.pop("tools", None)
+    if moved:
+        _append_to_latest_user_turn(fixed, api, "\n".join(moved))
+    _fix_breakpoints(fixed)
+    return fixed
+
+
+def fixed_file_text(prompt: LintPrompt, bodies: list[dict[str, Any]]) -> str:
+    """The JSON prompt file with its bodies fixed, in the file's indentation."""
+    value: Any = bodies if prompt.request else bodies[0]
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def _strip_volatile_system(system: Any, moved: list[str]) -> Any:
+    """The system prompt without its volatile lines (collected in `moved`)."""
+    if isinstance(system, str):
+        return _keep_stable_lines(system, moved)
+    if isinstance(system, list):
+        kept = []
+        for part in system:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                text = _keep_stable_lines(part["text"], moved)
+                if not text.strip():
+                    continue
+                part = {**part, "text": text}
+            kept.append(part)
+        return kept
+    return system
+
+
+def _keep_stable_lines(text: str, moved: list[str]) -> str:
+    lines = text.split("\n")
+    volatile = [line for line in lines if find_volatile(line)]
+    moved.extend(line.strip() for line in volatile)
+    return "\n".join(line for line in lines if line not in volatile)
+
+
+def _append_to_latest_user_turn(body: dict[str, Any], api: str, text: str) -> None:
+    if api == "openai-responses":
+        items = body.get("input")
+        if isinstance(items, str) or items is None:
+            body["input"] = f"{items or ''}\n\n{text}".strip()
+            return
+        body["input"] = [*items, {"role": "user", "content": text}]
+        return
+    messages = body.setdefault("messages", [])
+    users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    if not users:
+        messages.append({"role": "user", "content": text})
+        return
+    latest = users[-1]
+    content = latest.get("content")
+    if isinstance(content, str):
+        latest["content"] = f"{content}\n\n{text}"
+    elif isinstance(content, list):
+        content.append({"type": "text", "text": text})
+
+
+def _fix_breakpoints(body: dict[str, Any]) -> None:
+    """Breakpoints on stable blocks only, at most 4, 1-hour ones first and none on the tail."""
+    marked = list(_marked_blocks(body))
+    for index, (block, parent) in enumerate(marked):
+        if find_volatile(str(block.get("text", ""))) and index == len(marked) - 1:
+            control = block.pop("cache_control")
+            position = parent.index(block)
+            if position > 0 and isinstance(parent[position - 1], dict):
+                parent[position - 1]["cache_control"] = control
+    marked = list(_marked_blocks(body))
+    for block, _parent in marked[1 : len(marked) - (MAX_BREAKPOINTS - 1)]:
+        block.pop("cache_control", None)  # keep the first and the last three
+    marked = list(_marked_blocks(body))
+    seen_five_minutes = False
+    for index, (block, _parent) in enumerate(marked):
+        control = block["cache_control"]
+        tail = index == len(marked) - 1 and index > 0
+        if control.get("ttl") == "1h" and (seen_five_minutes or tail):
+            control.pop("ttl")
+        if control.get("ttl") != "1h":
+            seen_five_minutes = True
+
+
+def _marked_blocks(body: dict[str, Any]) -> list[tuple[dict[str, Any], list[Any]]]:
+    found = []
+    for name in ("tools", "system"):
+        parts = body.get(name)
+        if isinstance(parts, list):
+            found += [(p, parts) for p in parts if isinstance(p, dict) and "cache_control" in p]
+    for message in body.get("messages", []) or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            found += [(p, content) for p in content if isinstance(p, dict) and "cache_control" in p]
+    return found
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _sorted(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(item) for item in value]
+    return value
+
+
+def is_fixable(prompt: LintPrompt) -> bool:
+    """Prompt files can be rewritten; logged requests cannot (the log is history)."""
+    return not prompt.logged and (prompt.api == TEXT or isinstance(prompt.body, dict))
+
+
+@dataclass(frozen=True, slots=True)
+class FileFix:
+    """A prompt file rewritten by --fix."""
+
+    file: str
+    before: str
+    after: str
+
+    def diff(self) -> str:
+        """The change as a unified diff."""
+        return "".join(
+            difflib.unified_diff(
+                self.before.splitlines(keepends=True),
+                self.after.splitlines(keepends=True),
+                f"{self.file} (before)",
+                f"{self.file} (fixed)",
+            )
+        )
+
+
+def fix_files(prompts: list[LintPrompt], flagged: set[str]) -> list[FileFix]:
+    """Rewrite the prompt files among `flagged` stable-first; the changed ones."""
+    by_file: dict[str, list[LintPrompt]] = {}
+    for prompt in prompts:
+        if prompt.file in flagged and is_fixable(prompt):
+            by_file.setdefault(prompt.file, []).append(prompt)
+    fixes = []
+    for file, group in by_file.items():
+        first = group[0]
+        before = first.source_text
+        if first.api == TEXT:
+            after = fixed_text(first)
+        else:
+            after = fixed_file_text(first, [fixed_body(p.body, p.api) for p in group])
+            if json.loads(after) == json.loads(before):
+                continue
+        if after != before:
+            Path(file).write_text(after, encoding="utf-8")
+            fixes.append(FileFix(file, before, after))
+    return fixes

@@ -1,0 +1,84 @@
+"""Provides the detectors of volatile content: text that differs from one request to the next.
+
+Timestamps, dates, UUIDs, request ids, epoch counters, temporary paths and random seeds change
+every request; anywhere before the last cache breakpoint they make the prefix new each time.
+The patterns are strict on purpose: a linter in CI must not cry wolf on clean prompts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        "timestamp",
+        re.compile(
+            r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b"
+        ),
+    ),
+    (
+        "uuid",
+        re.compile(
+            r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+        ),
+    ),
+    (
+        "request id",
+        re.compile(r"\b(?:req|msg|chatcmpl|resp|run|call|toolu|trace|span)[_-][0-9A-Za-z]{12,}\b"),
+    ),
+    (
+        "date",
+        re.compile(
+            r"\b(?:19|20)\d{2}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])\b"
+            r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.? \d{1,2}, "
+            r"(?:19|20)\d{2}\b"
+            r"|\b\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]* (?:19|20)\d{2}\b"
+        ),
+    ),
+    ("clock time", re.compile(r"\b(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d\b")),
+    ("epoch time", re.compile(r"(?<![\d.])1[5-9]\d{8}(?:\d{3})?(?:\.\d+)?(?![\d.])")),
+    (
+        "temporary path",
+        re.compile(
+            r"(?:/tmp/|/var/folders/|/private/var/folders/|\\AppData\\Local\\Temp\\)[^\s\"'`]+"
+        ),
+    ),
+    ("random seed", re.compile(r"\b(?:seed|nonce|salt)\s*[:=]\s*\d{3,}\b", re.IGNORECASE)),
+    (
+        "counter",
+        re.compile(
+            r"\b(?:request|attempt|call|turn|iteration|run)\s*(?:#|no\.?|number)\s*\d+\b",
+            re.IGNORECASE,
+        ),
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Volatile:
+    """One piece of volatile content in a text."""
+
+    kind: str
+    start: int
+    end: int
+    text: str
+
+
+def find_volatile(text: str) -> list[Volatile]:
+    """Every piece of volatile content in `text`, in order, without overlaps."""
+    found: list[Volatile] = []
+    for kind, pattern in PATTERNS:
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if any(v.start < end and start < v.end for v in found):
+                continue  # a timestamp's date is not a second finding
+            found.append(Volatile(kind, start, end, match.group(0)))
+    return sorted(found, key=lambda v: v.start)
+
+
+def line_and_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of `offset` in `text`."""
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return line, column
