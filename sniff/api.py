@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
+
 from sniff.ingest import read
-from sniff.ingest.discover import bundled_samples, default_roots, expand
-from sniff.ingest.record import Prompts
-from sniff.model import Dataset
+from sniff.ingest.discover import bundled_samples, default_roots, expand, project_hint
+from sniff.ingest.formats import parse_any
+from sniff.ingest.record import Prompts, Response
+from sniff.model import Dataset, Request
 from sniff.pricing import PriceBook
 
 
@@ -34,13 +37,7 @@ def load(
     Raises:
         UserError: a given path does not exist.
     """
-    sample = False
-    if paths:
-        roots = list(paths)
-    else:
-        roots = default_roots()
-        if not roots:
-            roots, sample = [bundled_samples()], True
+    roots, sample = roots_for(paths)
     book = prices or PriceBook()
     dataset = read(
         expand(roots),
@@ -53,3 +50,35 @@ def load(
     )
     book.save()
     return dataset
+
+
+def roots_for(paths: list[Path] | None) -> tuple[list[Path], bool]:
+    """The folders to read: the given paths, else the usual ones, else the bundled samples.
+
+    Returns the roots and whether they are the samples.
+    """
+    if paths:
+        return list(paths), False
+    roots = default_roots()
+    return (roots, False) if roots else ([bundled_samples()], True)
+
+
+def counted_prompts(requests: list[Request]) -> list[Request]:
+    """The same requests with their prompts' blocks counted by the tokenizer.
+
+    Why: reading a whole archive counts prompt blocks by an estimate from their size (counting
+    every block exactly would take minutes); a view of one request reads its file again, exactly.
+    Requests whose file no longer holds them keep their blocks as they were.
+    """
+    by_file: dict[str, dict[str, Response]] = {}
+    counted: list[Request] = []
+    for request in requests:
+        if request.file not in by_file:
+            result = parse_any(request.file, project_hint(Path(request.file)), with_prompts=True)
+            by_file[request.file] = {response.key: response for response in result.responses}
+        response = by_file[request.file].get(request.key)
+        if response is not None and response.blocks:
+            counted.append(msgspec.structs.replace(request, blocks=response.blocks))
+        else:
+            counted.append(request)
+    return counted

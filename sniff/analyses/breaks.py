@@ -199,6 +199,25 @@ def find_breaks(
     )
 
 
+def chain_links(requests: Sequence[Request]) -> dict[str, tuple[Request, float]]:
+    """Each request's predecessor in its chain, and how long the cache it left was kept (TTL).
+
+    The same links `find_breaks` follows; a browser uses them to show what changed since the
+    previous request and which idle gaps outlived the cache.
+    """
+    timed = sorted(
+        ((_start(request), request) for request in requests if request.error is None),
+        key=lambda pair: pair[0],
+    )
+    chains = _Chains([request for _, request in timed], {r.key: start for start, r in timed})
+    links: dict[str, tuple[Request, float]] = {}
+    for _, request in timed:
+        previous = chains.previous(request)
+        if previous is not None:
+            links[request.key] = (previous, chains.ttl(request, previous))
+    return links
+
+
 class _Chains:
     """Who continues whom: the logged link where there is one, else the chain's previous request.
 

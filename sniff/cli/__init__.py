@@ -57,12 +57,13 @@ def _root(
 
 
 def _register() -> None:
-    from sniff.cli import cache, lint, scan, sessions
+    from sniff.cli import cache, lint, scan, sessions, tui
 
     scan.register(app)
     sessions.register(app)
     cache.register(app)
     lint.register(app)
+    tui.register(app)
 
 
 _register()

@@ -35,8 +35,37 @@ def read(
         with_prompts: also read request bodies into blocks (slower; for prompt analyses).
         while_waiting: runs while worker processes parse (see `map_files`).
     """
+    results = parse_files(
+        files, log_format=log_format, with_prompts=with_prompts, while_waiting=while_waiting
+    )
+    return assemble(files, results, cost_of, roots=roots, sample=sample)
+
+
+def parse_files(
+    files: list[SourceFile],
+    *,
+    log_format: str | None = None,
+    with_prompts: Prompts = False,
+    while_waiting: Callable[[], object] | None = None,
+) -> list[FileResult]:
+    """What each file yields on its own, in the order of `files` (see `read`)."""
     parse = partial(parse_any, forced=log_format, with_prompts=with_prompts)
-    results: list[FileResult] = map_files(parse, files, while_waiting=while_waiting)
+    return map_files(parse, files, while_waiting=while_waiting)
+
+
+def assemble(
+    files: list[SourceFile],
+    results: list[FileResult],
+    cost_of: Pricer,
+    *,
+    roots: tuple[str, ...] = (),
+    sample: bool = False,
+) -> Dataset:
+    """One dataset from files already parsed: each API call once across files, priced.
+
+    Why apart from `read`: a reader that keeps per-file results (the TUI, which shows a large
+    archive while it loads and re-reads only changed files) assembles them again cheaply.
+    """
     issues: list[LineIssue] = []
     synthetic = 0
     formats: dict[str, int] = {}

@@ -1,0 +1,36 @@
+"""Provides `sniff tui`: the Textual browser over the same data and analyses as the CLI."""
+
+from __future__ import annotations
+
+import typer
+
+from sniff.cli import options as o
+from sniff.cli.errors import one_line_errors
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("tui")(tui)
+
+
+@one_line_errors
+def tui(
+    paths: o.Paths = None,
+    tz: o.Zone = None,
+    pricing: o.Pricing = None,
+    log_format: o.Format = None,
+) -> None:
+    """Browse projects, sessions and requests, with the cache timeline and what broke it.
+
+    Enter opens a row, Escape goes back, / filters, s sorts, f lists findings, ? shows help.
+    """
+    from sniff.errors import UserError
+    from sniff.pricing import PriceBook, load_overrides
+
+    zone = o.resolve_zone(tz)
+    if log_format is not None and log_format not in o.FORMATS:
+        raise UserError(f"--format must be one of {', '.join(o.FORMATS)}, not {log_format!r}")
+    prices = PriceBook(load_overrides(pricing) if pricing else None)
+    from sniff.tui import make_app
+
+    make_app(paths=paths, prices=prices, zone=zone, log_format=log_format).run()

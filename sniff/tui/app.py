@@ -1,0 +1,205 @@
+"""Provides `SniffApp`, the Textual browser, and `make_app`, which builds it over logs or data.
+
+The app owns the data: it reads the archive in a worker (newest files first, so the overview
+fills in while the rest loads), analyses it there, and hands each new `Archive` to the screens,
+which only present it. Lint findings follow in a second worker.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import Screen
+
+from sniff.analyses.browse import Archive, build_archive
+from sniff.ingest.incremental import ArchiveReader, Progress
+from sniff.model import Dataset
+from sniff.pricing import PriceBook
+from sniff.tui.screens.base import ArchiveScreen
+from sniff.tui.screens.overview import OverviewScreen
+
+if TYPE_CHECKING:
+    from sniff.lint.model import Finding
+
+
+class SniffApp(App[None]):
+    """Browse an archive of agent logs: projects, sessions, requests, and what broke the cache."""
+
+    TITLE = "sniff"
+    CSS_PATH = "sniff.tcss"
+    BINDINGS = [
+        Binding("q", "quit", "Quit", tooltip="Leave sniff"),
+        Binding("f", "findings", "Findings", tooltip="Cache breaks and lint findings by dollars"),
+        Binding("r", "reload", "Reload", tooltip="Read the files that changed since"),
+        Binding("question_mark", "help", "Help", key_display="?", tooltip="Keys and how to read"),
+    ]
+
+    def __init__(
+        self,
+        *,
+        prices: PriceBook,
+        zone: tzinfo,
+        reader: ArchiveReader | None = None,
+        dataset: Dataset | None = None,
+        lint_findings: list[Finding] | None = None,
+    ) -> None:
+        super().__init__()
+        self.prices = prices
+        self.zone = zone
+        self.reader = reader
+        self.given = dataset
+        self.archive: Archive | None = None
+        """The archive as analysed so far (None until the first batch is read)."""
+        self.lint_findings: list[Finding] | None = lint_findings
+        """Lint findings of the logged prompts (None while they are being checked)."""
+        self.loaded = False
+        """Every file has been read at least once."""
+
+    def get_default_screen(self) -> Screen[None]:
+        return OverviewScreen()
+
+    def on_mount(self) -> None:
+        if self.given is not None:
+            self._analyse(self.given)
+        else:
+            self._load()
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _analyse(self, dataset: Dataset) -> None:
+        """Analyse a dataset read beforehand (the app factory's, for tests and embedding)."""
+        archive = build_archive(dataset, self.prices, self.zone)
+        total = len(dataset.files)
+        done = Progress(dataset, total, total, 1, 1, 0)
+        self.call_from_thread(self._show, archive, done)
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _load(self) -> None:
+        """Read the archive (or what changed in it) batch by batch, analysing after each."""
+        from textual.worker import get_current_worker
+
+        assert self.reader is not None
+        worker = get_current_worker()
+        try:
+            for progress in self.reader.refresh(while_waiting=self.prices.prepare):
+                if worker.is_cancelled:
+                    return
+                archive = build_archive(progress.dataset, self.prices, self.zone)
+                self.call_from_thread(self._show, archive, progress)
+            self.prices.save()
+        except Exception as error:  # a log that breaks the reader must not end the app
+            self.call_from_thread(self._failed, "reading the logs", error)
+
+    def _show(self, archive: Archive, progress: Progress) -> None:
+        self.archive = archive
+        if progress.done:
+            self.sub_title = ""
+        else:
+            self.sub_title = (
+                f"reading {progress.fraction:.0%}: {progress.files_read:,} of "
+                f"{progress.files_total:,} files"
+            )
+        for screen in self.screen_stack:
+            if isinstance(screen, ArchiveScreen):
+                screen.show(archive)
+            if isinstance(screen, OverviewScreen):
+                screen.show_progress(progress.fraction, progress.done)
+        if progress.done:
+            first = not self.loaded
+            self.loaded = True
+            if first and self.lint_findings is None:
+                self._lint()
+            elif not first:
+                self.notify(f"Re-read {progress.changed:,} changed file(s).")
+
+    def _failed(self, doing: str, error: Exception) -> None:
+        self.notify(f"sniff: error {doing}: {error}", severity="error", timeout=10)
+
+    @work(thread=True, exclusive=True, group="lint", exit_on_error=False)
+    def _lint(self) -> None:
+        """Check the prompts the logs hold for what breaks caching (sniff lint)."""
+        from sniff.lint import LintConfig, lint
+
+        assert self.archive is not None
+        # Only the logs: a prompt file lying beside them is not part of the archive. Idle gaps
+        # (SN012) are already shown as ttl_expired breaks, priced from usage.
+        logs = [Path(file) for file in self.archive.dataset.files]
+        config = LintConfig(ignore=("SN012",))
+        try:
+            report = lint(logs, config, self.prices)
+        except Exception as error:
+            self.call_from_thread(self._failed, "checking prompts", error)
+            report = None
+        self.call_from_thread(self._linted, report.findings if report else [])
+
+    def _linted(self, findings: list[Finding]) -> None:
+        from sniff.tui.screens.findings import FindingsScreen
+
+        self.lint_findings = findings
+        for screen in self.screen_stack:
+            if isinstance(screen, FindingsScreen) and self.archive is not None:
+                screen.show(self.archive)
+
+    def action_findings(self) -> None:
+        """Open the findings (breaks and lint), dearest first."""
+        from sniff.tui.screens.findings import FindingsScreen
+
+        if not isinstance(self.screen, FindingsScreen):
+            self.push_screen(FindingsScreen())
+
+    def action_reload(self) -> None:
+        """Read the files that changed since they were read."""
+        if self.reader is None:
+            self.notify("Nothing to reload: this archive was given, not read from files.")
+            return
+        self.sub_title = "reading changed files…"
+        self._load()
+
+    def action_help(self) -> None:
+        """Show the keys."""
+        from sniff.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+
+def make_app(
+    dataset: Dataset | None = None,
+    *,
+    paths: list[Path] | None = None,
+    prices: PriceBook | None = None,
+    zone: tzinfo = UTC,
+    log_format: str | None = None,
+    lint_findings: list[Finding] | None = None,
+) -> SniffApp:
+    """The app over a dataset already read (no file reading at all), or over log paths.
+
+    Args:
+        dataset: the data to browse; when given, `paths` is ignored and nothing is read.
+        paths: log files or folders to read (default: the usual folders, else the samples).
+        lint_findings: findings to show beside the breaks (with `dataset`; read from the
+            paths otherwise).
+
+    Raises:
+        UserError: a path does not exist.
+    """
+    from sniff.api import roots_for
+
+    prices = prices or PriceBook()
+    if dataset is not None:
+        return SniffApp(
+            prices=prices, zone=zone, dataset=dataset, lint_findings=lint_findings or []
+        )
+    roots, sample = roots_for(paths)
+    for root in roots:
+        if not root.exists():
+            from sniff.errors import UserError
+
+            raise UserError(f"no such file or directory: {root}")
+    reader = ArchiveReader(
+        roots, prices.cost, sample=sample, log_format=log_format, with_prompts="sized"
+    )
+    return SniffApp(prices=prices, zone=zone, reader=reader)

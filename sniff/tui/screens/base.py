@@ -1,0 +1,53 @@
+"""Provides `ArchiveScreen`: a screen that shows part of the archive and follows its updates."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.binding import Binding
+from textual.screen import Screen
+
+from sniff.analyses.browse import Archive
+from sniff.tui.palette import Palette, palette
+
+if TYPE_CHECKING:
+    from sniff.tui.app import SniffApp
+
+
+class ArchiveScreen(Screen[None]):
+    """A view of the archive; the app hands it each new archive as loading goes on."""
+
+    BINDINGS = [Binding("escape", "back", "Back", tooltip="Back to the previous screen")]
+
+    @property
+    def sniff(self) -> SniffApp:
+        """The app, typed."""
+        from sniff.tui.app import SniffApp
+
+        assert isinstance(self.app, SniffApp)
+        return self.app
+
+    @property
+    def colours(self) -> Palette:
+        """Colours of the current theme."""
+        return palette(self.app)
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, self._repaint)
+        archive = self.sniff.archive
+        if archive is not None:
+            self.show(archive)
+
+    def _repaint(self, _theme: object) -> None:
+        """Data is painted in the theme's colours: paint it again in the new ones."""
+        archive = self.sniff.archive
+        if archive is not None:
+            self.show(archive)
+
+    def show(self, archive: Archive) -> None:
+        """Fill the screen from the archive (called again whenever it changes)."""
+
+    def action_back(self) -> None:
+        """Return to the previous screen (the overview stays)."""
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()

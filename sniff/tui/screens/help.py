@@ -1,0 +1,80 @@
+"""Provides the help screen, written from the key bindings themselves so it cannot go stale."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
+
+INTRO = """\
+# sniff
+
+Walk from what the archive cost to the request that wasted it: **Enter** opens the row under the
+cursor (a project, a session, a request), **Escape** goes back. Figures are the same as
+`sniff scan` and `sniff cache --breaks`.
+
+In a session, each request's *cache* bar shows its prompt as read from the cache, written to it,
+and uncached; **✖** marks a cache break with its cause and **┄ idle** a gap longer than the cache
+lived. A request's screen lists its prompt's blocks (where the log holds the prompt), coloured by
+what the cache did, and points at the first block that changed.
+"""
+
+
+def bindings_markdown(sections: list[tuple[str, list[BindingType]]]) -> str:
+    """One table of keys per section, from their bindings (hidden ones left out)."""
+    lines: list[str] = []
+    for title, bindings in sections:
+        shown = [b for b in bindings if isinstance(b, Binding) and b.show]
+        if not shown:
+            continue
+        lines += [f"## {title}", "", "| key | does |", "|---|---|"]
+        for binding in shown:
+            key = binding.key_display or binding.key
+            what = binding.description + (f": {binding.tooltip}" if binding.tooltip else "")
+            lines.append(f"| `{key}` | {what} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def key_sections() -> list[tuple[str, list[BindingType]]]:
+    """Every binding sniff defines, by where it works."""
+    from textual.widgets import DataTable
+
+    from sniff.tui.app import SniffApp
+    from sniff.tui.screens.base import ArchiveScreen
+    from sniff.tui.widgets.table import BrowseTable
+
+    moves = [
+        Binding(b.key, b.action, b.description or b.action.replace("_", " "), show=True)
+        for b in DataTable.BINDINGS
+        if isinstance(b, Binding)
+    ]
+    return [
+        ("Everywhere", list(SniffApp.BINDINGS)),
+        ("On every screen", list(ArchiveScreen.BINDINGS)),
+        ("In tables", list(BrowseTable.BINDINGS) + moves),
+    ]
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys, and how to read the screens."""
+
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", show=False)]
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 90%; max-width: 100; height: 90%;
+        border: round $accent; background: $surface; padding: 0 1;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown(INTRO + "\n" + bindings_markdown(key_sections()))
+
+    def action_dismiss(self) -> None:  # type: ignore[override]
+        """Close the help."""
+        self.dismiss()

@@ -1,0 +1,98 @@
+"""Provides the overview: the archive's totals, its days, and its projects."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.widgets import Footer, Header, ProgressBar, Static
+
+from sniff.analyses.browse import Archive, ProjectRow
+from sniff.present.console import short_project
+from sniff.tui.screens.base import ArchiveScreen
+from sniff.tui.widgets.cells import count, rate, usd
+from sniff.tui.widgets.charts import DailyChart
+from sniff.tui.widgets.table import BrowseTable, Column, Row
+from sniff.tui.widgets.totals import totals_text
+
+COLUMNS = [
+    Column("project", numeric=False),
+    Column("sessions"),
+    Column("requests"),
+    Column("cost"),
+    Column("hit rate"),
+    Column("breaks"),
+    Column("breaks' cost"),
+    Column("tokens"),
+]
+
+
+class OverviewScreen(ArchiveScreen):
+    """Where the walk starts: what the archive cost, day by day, and which projects spent it."""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Nothing is behind the overview: no Back key here."""
+        return action != "back"
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Reading logs…", id="totals")
+        yield ProgressBar(total=1.0, show_eta=False, id="progress")
+        yield DailyChart(id="days")
+        yield BrowseTable(COLUMNS, sort_column=3, id="projects")
+        yield Footer()
+
+    def show(self, archive: Archive) -> None:
+        dataset = archive.dataset
+        totals = self.query_one("#totals", Static)
+        if not dataset.requests:
+            where = ", ".join(dataset.roots) or "the usual log folders"
+            totals.update(
+                f"No API calls found under {where}.\n"
+                "sniff reads Claude Code transcripts, claude-trace logs, Codex rollouts and "
+                "request logs (*.jsonl). Run `sniff tui PATH` on a folder that holds them."
+            )
+        else:
+            text = totals_text(archive.totals, archive.fault_breaks, self.colours)
+            if dataset.sample:
+                text.append("\n(no logs in the usual folders: showing the bundled samples)")
+            totals.update(text)
+        self.query_one(DailyChart).show(archive.days())
+        self.query_one(BrowseTable).set_rows([self._row(p) for p in archive.projects])
+
+    def show_progress(self, fraction: float, done: bool) -> None:
+        """How far reading the archive has come."""
+        bar = self.query_one("#progress", ProgressBar)
+        bar.update(progress=fraction)
+        bar.display = not done
+
+    def _row(self, project: ProjectRow) -> Row:
+        totals = project.totals
+        return Row(
+            key=project.project,
+            cells=[
+                short_project(project.project),
+                count(project.sessions),
+                count(totals.requests),
+                usd(totals.cost, self.colours),
+                rate(totals.hit_rate),
+                count(project.breaks.count),
+                usd(project.breaks.usd),
+                count(totals.total_tokens),
+            ],
+            sort_values=[
+                short_project(project.project).lower(),
+                project.sessions,
+                totals.requests,
+                totals.cost_usd,
+                totals.hit_rate or 0.0,
+                project.breaks.count,
+                project.breaks.usd,
+                totals.total_tokens,
+            ],
+        )
+
+    @on(BrowseTable.Chosen, "#projects")
+    def _open_project(self, event: BrowseTable.Chosen) -> None:
+        from sniff.tui.screens.project import ProjectScreen
+
+        self.app.push_screen(ProjectScreen(event.key))

@@ -1,0 +1,97 @@
+"""Provides the project screen: its sessions, when they ran, what they cost."""
+
+from __future__ import annotations
+
+from datetime import tzinfo
+
+from textual import on
+from textual.app import ComposeResult
+from textual.widgets import Footer, Header, Static
+
+from sniff.analyses.browse import Archive, BreakCost, SessionView
+from sniff.analyses.summary import Totals
+from sniff.present.formats import duration
+from sniff.tui.screens.base import ArchiveScreen
+from sniff.tui.widgets.cells import count, figure, rate, usd
+from sniff.tui.widgets.table import BrowseTable, Column, Row
+from sniff.tui.widgets.totals import totals_text
+
+COLUMNS = [
+    Column("session", numeric=False),
+    Column("start", numeric=False),
+    Column("duration"),
+    Column("requests"),
+    Column("cost"),
+    Column("hit rate"),
+    Column("breaks"),
+    Column("breaks' cost"),
+    Column("models", numeric=False),
+    Column("agents", numeric=False),
+]
+
+
+class ProjectScreen(ArchiveScreen):
+    """One project's sessions."""
+
+    def __init__(self, project: str) -> None:
+        super().__init__()
+        self.project = project
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="title")
+        yield BrowseTable(COLUMNS, sort_column=1, sort_descending=True, id="sessions")
+        yield Footer()
+
+    def show(self, archive: Archive) -> None:
+        sessions = archive.sessions(self.project)
+        self.sub_title = self.project
+        totals, breaks = Totals(), BreakCost()
+        for view in sessions:
+            totals.merge(view.row.totals)
+            breaks = BreakCost(breaks.count + view.breaks.count, breaks.usd + view.breaks.usd)
+        title = totals_text(totals, breaks, self.colours)
+        title.append(f"\n{self.project}  ·  {len(sessions):,} sessions", style="bold")
+        self.query_one("#title", Static).update(title)
+        zone = archive.zone
+        self.query_one(BrowseTable).set_rows([self._row(view, zone) for view in sessions])
+
+    def _row(self, view: SessionView, zone: tzinfo) -> Row:
+        row, totals = view.row, view.row.totals
+        seconds = (row.end - row.start).total_seconds()
+        start = row.start.astimezone(zone)
+        models = ", ".join(sorted(row.models))
+        agents = ", ".join(sorted(row.agents))
+        return Row(
+            key=row.session_id,
+            cells=[
+                row.session_id[:8],
+                start.strftime("%Y-%m-%d %H:%M"),
+                figure(duration(seconds)),
+                count(totals.requests),
+                usd(totals.cost, self.colours),
+                rate(totals.hit_rate),
+                count(view.breaks.count),
+                usd(view.breaks.usd),
+                models,
+                agents,
+            ],
+            sort_values=[
+                row.session_id,
+                row.start.timestamp(),
+                seconds,
+                totals.requests,
+                totals.cost_usd,
+                totals.hit_rate or 0.0,
+                view.breaks.count,
+                view.breaks.usd,
+                models,
+                agents,
+            ],
+        )
+
+    @on(BrowseTable.Chosen, "#sessions")
+    def _open_session(self, event: BrowseTable.Chosen) -> None:
+        from sniff.tui.screens.session import SessionScreen
+
+        self.app.push_screen(SessionScreen(event.key))

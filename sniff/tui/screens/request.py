@@ -1,0 +1,184 @@
+"""Provides the request screen: usage and cost, the break, and the prompt's blocks as cached."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.widgets import Footer, Header, Static
+
+from sniff.analyses.browse import Archive, TimelineEntry
+from sniff.analyses.prompt_view import BlockRow, CacheState, PromptView, prompt_view
+from sniff.model import Request
+from sniff.present.causes import explain
+from sniff.present.formats import duration, money, tokens
+from sniff.tui.palette import Palette
+from sniff.tui.screens.base import ArchiveScreen
+from sniff.tui.screens.session import latency
+from sniff.tui.widgets.cells import figure
+from sniff.tui.widgets.table import BrowseTable, Column, Row
+
+COLUMNS = [
+    Column("#"),
+    Column("role", numeric=False),
+    Column("kind", numeric=False),
+    Column("tokens"),
+    Column("at", numeric=False),
+    Column("cache", numeric=False),
+    Column("change", numeric=False),
+]
+
+
+class RequestScreen(ArchiveScreen):
+    """One request: what it cost, whether it broke the cache and why, and its prompt's blocks."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key = key
+        self.counted: tuple[Request, Request | None] | None = None
+        """The request and its predecessor with blocks counted by the tokenizer, once read."""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="usage")
+        yield Static(id="break")
+        yield Static(id="compare")
+        yield BrowseTable(COLUMNS, sort_column=-1, id="blocks")
+        yield Footer()
+
+    def show(self, archive: Archive) -> None:
+        entry = archive.entry(self.key)
+        if entry is None:
+            self.query_one("#usage", Static).update(
+                "This request is not in the archive (any more)."
+            )
+            return
+        self.sub_title = f"request {self.key}"
+        colours = self.colours
+        self.query_one("#usage", Static).update(_usage_text(entry.request, archive, colours))
+        self.query_one("#break", Static).update(_break_text(entry, colours))
+        request, previous = entry.request, entry.previous
+        if self.counted is not None and self.counted[0].key == self.key:
+            request, previous = self.counted
+        elif request.blocks:
+            self._count_tokens(request, previous)
+        self._show_prompt(prompt_view(request, previous), counted=self.counted is not None)
+
+    def _show_prompt(self, view: PromptView, counted: bool) -> None:
+        note = Text(view.comparison, style="bold" if view.first_changed else "")
+        if view.rows and not counted:
+            note.append("  (token counts estimated; counting…)", style="italic")
+        self.query_one("#compare", Static).update(note)
+        table = self.query_one(BrowseTable)
+        table.display = bool(view.rows)
+        table.set_rows([_block_row(row, self.colours) for row in view.rows])
+        if view.first_changed is not None:
+            table.table.move_cursor(row=view.first_changed - 1, animate=False)
+
+    @work(thread=True, exclusive=True, group="count", exit_on_error=False)
+    def _count_tokens(self, request: Request, previous: Request | None) -> None:
+        """Read the prompt again with the tokenizer, off the UI thread, and show exact counts."""
+        from sniff.api import counted_prompts
+
+        try:
+            pair = counted_prompts([request] if previous is None else [request, previous])
+            counted = (pair[0], pair[1] if previous is not None else None)
+        except Exception as error:  # counting is a refinement: keep the estimates on failure
+            self.app.call_from_thread(
+                self.notify, f"could not count tokens: {error}", severity="warning"
+            )
+            return
+        self.app.call_from_thread(self._counted, counted)
+
+    def _counted(self, counted: tuple[Request, Request | None]) -> None:
+        self.counted = counted
+        self._show_prompt(prompt_view(*counted), counted=True)
+
+
+def _usage_text(request: Request, archive: Archive, colours: Palette) -> Text:
+    usage, cost = request.usage, request.cost
+    when = request.when.astimezone(archive.zone).strftime("%Y-%m-%d %H:%M:%S")
+    text = Text()
+    text.append(f"{request.model}", style="bold")
+    text.append(f"  ·  {request.agent.value}  ·  {when}  ·  {request.project}\n")
+    for label, value, price, colour in (
+        ("uncached", usage.input_tokens, cost.input_usd if cost else None, colours.uncached),
+        ("read", usage.cache_read_tokens, cost.cache_read_usd if cost else None, colours.read),
+        (
+            "written 5m",
+            usage.cache_write_5m_tokens,
+            cost.cache_write_5m_usd if cost else None,
+            colours.written,
+        ),
+        (
+            "written 1h",
+            usage.cache_write_1h_tokens,
+            cost.cache_write_1h_usd if cost else None,
+            colours.written,
+        ),
+        ("output", usage.output_tokens, cost.output_usd if cost else None, ""),
+    ):
+        text.append(f"{label} ")
+        text.append(tokens(value), style=colour)
+        text.append(f" ({money(price)})  ")
+    text.append("\ncost ")
+    text.append(money(cost.total_usd if cost else None), style="bold")
+    if cost:
+        text.append(f"  ·  without caching {money(cost.uncached_usd)}")
+    seconds = latency(request)
+    if seconds is not None:
+        text.append(f"  ·  latency {seconds:.1f}s")
+    if request.error:
+        text.append(f"  ·  failed: {request.error}", style="italic")
+    text.append(f"\n{request.file}:{request.line}", style=colours.muted)
+    return text
+
+
+def _break_text(entry: TimelineEntry, colours: Palette) -> Text:
+    found = entry.found
+    if found is None:
+        if entry.idle:
+            return Text(f"Idle {duration(entry.gap_seconds or 0)} before it, longer than the TTL.")
+        return Text("No cache break: it read what its predecessor cached.", style=colours.read)
+    style = f"bold {colours.uncached}" if found.fault else "bold"
+    text = Text(f"Cache break: {found.cause}", style=style)
+    text.append(f"  ·  {tokens(found.rebuilt_tokens)} tokens written again, ")
+    text.append(f"{money(found.cost_usd)} more than reading them")
+    if found.gap_seconds is not None:
+        text.append(f"  ·  {duration(found.gap_seconds)} after the previous request")
+    text.append(f"\n{explain(found.cause)}")
+    if found.detail:
+        text.append(f"\nWhat changed: {found.detail}", style="bold")
+    return text
+
+
+def _block_row(row: BlockRow, colours: Palette) -> Row:
+    colour = {
+        CacheState.READ: colours.read,
+        CacheState.WRITTEN: colours.written,
+        CacheState.UNCACHED: colours.uncached,
+    }[row.state]
+    block = row.block
+    change = Text("◀ first change", style=f"bold {colours.uncached}") if row.changed else ""
+    mark = f" [{block.cache_control}]" if block.cache_control else ""
+    return Row(
+        key=str(row.index),
+        cells=[
+            figure(str(row.index)),
+            block.role,
+            block.kind + mark,
+            figure(tokens(block.tokens)),
+            figure(tokens(row.start)),
+            Text(f"■ {row.state.value}", style=colour),
+            change,
+        ],
+        sort_values=[
+            row.index,
+            block.role,
+            block.kind,
+            block.tokens,
+            row.start,
+            row.state.value,
+            "",
+        ],
+    )

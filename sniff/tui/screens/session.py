@@ -1,0 +1,145 @@
+"""Provides the session screen: its requests in order, the cache bar of each, breaks and gaps."""
+
+from __future__ import annotations
+
+from datetime import tzinfo
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.widgets import Footer, Header, Static
+
+from sniff.analyses.browse import Archive, BreakCost, TimelineEntry
+from sniff.analyses.summary import Totals
+from sniff.model import Request
+from sniff.present.formats import duration
+from sniff.tui.screens.base import ArchiveScreen
+from sniff.tui.widgets.cells import cache_bar, count, figure, usd
+from sniff.tui.widgets.table import BrowseTable, Column, Row
+
+COLUMNS = [
+    Column("time", numeric=False),
+    Column("agent", numeric=False),
+    Column("model", numeric=False),
+    Column("cache", numeric=False, width=12),
+    Column("cost"),
+    Column("break", numeric=False, largest_first=True),
+    Column("uncached"),
+    Column("read"),
+    Column("written"),
+    Column("output"),
+    Column("latency"),
+]
+"""What matters most comes first, so an 80-column terminal shows it without scrolling."""
+
+
+def latency(request: Request) -> float | None:
+    """Seconds from sending the request to the end of its response, where the log tells."""
+    if request.started_at is None:
+        return None
+    return (request.ended_at - request.started_at).total_seconds()
+
+
+class SessionScreen(ArchiveScreen):
+    """One session's timeline: what each request read, wrote and missed, and why."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="title")
+        yield BrowseTable(COLUMNS, sort_column=-1, id="timeline")
+        yield Footer()
+
+    def show(self, archive: Archive) -> None:
+        timeline = archive.timeline(self.session_id)
+        self.sub_title = f"session {self.session_id}"
+        self.query_one("#title", Static).update(self._title(timeline, archive.zone))
+        rows: list[Row] = []
+        for entry in timeline:
+            if entry.idle:
+                rows.append(self._gap(entry))
+            rows.append(self._row(entry, archive.zone))
+        self.query_one(BrowseTable).set_rows(rows)
+
+    def _title(self, timeline: list[TimelineEntry], zone: tzinfo) -> Text:
+        from sniff.tui.widgets.totals import totals_text
+
+        if not timeline:
+            return Text("This session is not in the archive (any more).")
+        totals, breaks = Totals(), BreakCost()
+        for entry in timeline:
+            totals.add(entry.request)
+            if entry.found is not None and entry.found.fault:
+                breaks = breaks.plus(entry.found)
+        first = timeline[0].request
+        start = first.when.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+        text = totals_text(totals, breaks, self.colours)
+        text.append(f"\n{first.project}  ·  session {self.session_id[:8]}  ·  from {start}")
+        idle = sum(entry.idle for entry in timeline)
+        if idle:
+            text.append(f"  ·  {idle} idle gap(s) longer than the cache TTL", style="italic")
+        return text
+
+    def _gap(self, entry: TimelineEntry) -> Row:
+        gap = duration(entry.gap_seconds or 0.0)
+        ttl = duration(entry.ttl_seconds or 0.0)
+        mark = Text(f"┄ idle {gap} > TTL {ttl}", style=f"italic {self.colours.written}")
+        return Row(
+            key=f"gap:{entry.request.key}",
+            cells=[mark] + [""] * (len(COLUMNS) - 1),
+            sort_values=[""] * len(COLUMNS),
+            selectable=False,
+            marker=True,
+        )
+
+    def _row(self, entry: TimelineEntry, zone: tzinfo) -> Row:
+        request, usage = entry.request, entry.request.usage
+        seconds = latency(request)
+        found = entry.found
+        if found is None:
+            mark = Text("")
+        elif found.fault:
+            mark = Text(f"✖ {found.cause}", style=f"bold {self.colours.uncached}")
+        else:
+            mark = Text(found.cause, style=self.colours.muted)
+        if request.error:
+            mark = Text(f"failed: {request.error}", style="italic")
+        cost = request.cost.total_usd if request.cost else None
+        return Row(
+            key=request.key,
+            cells=[
+                request.when.astimezone(zone).strftime("%m-%d %H:%M:%S"),
+                request.agent.value,
+                request.model,
+                cache_bar(usage, self.colours),
+                usd(cost, self.colours),
+                mark,
+                count(usage.input_tokens),
+                count(usage.cache_read_tokens),
+                count(usage.cache_write_tokens),
+                count(usage.output_tokens),
+                figure("–" if seconds is None else f"{seconds:.1f}s"),
+            ],
+            sort_values=[
+                request.when.timestamp(),
+                request.agent.value,
+                request.model,
+                usage.cache_read_tokens / (usage.prompt_tokens or 1),
+                cost or 0.0,
+                (found.cost_usd or 0.0) if found is not None and found.fault else -1.0,
+                usage.input_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
+                usage.output_tokens,
+                seconds or 0.0,
+            ],
+        )
+
+    @on(BrowseTable.Chosen, "#timeline")
+    def _open_request(self, event: BrowseTable.Chosen) -> None:
+        from sniff.tui.screens.request import RequestScreen
+
+        self.app.push_screen(RequestScreen(event.key))

@@ -1,0 +1,273 @@
+"""Provides `BrowseTable`: a data table that filters with `/`, sorts with `s`, opens with Enter.
+
+Why a wrapper: every screen lists rows (projects, sessions, requests, findings) and a person
+expects the same keys on all of them. Rows are given once with their sort values; filtering and
+sorting re-lay them without asking the screen, and the cursor stays on the row it was on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Input
+
+SortValue = float | int | str
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """A column: its label; figures align right and sort largest first, text A to Z."""
+
+    label: str
+    numeric: bool = True
+    width: int | None = None
+    largest_first: bool | None = None
+    """Sort direction when the column is chosen (default: largest first for figures)."""
+
+    @property
+    def descending(self) -> bool:
+        """Whether choosing the column sorts it largest first."""
+        return self.numeric if self.largest_first is None else self.largest_first
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A row: its key (what Enter opens), its cells, and the values it sorts by."""
+
+    key: str
+    cells: Sequence[Any]
+    sort_values: Sequence[SortValue]
+    selectable: bool = True
+    """False for rows Enter does nothing on."""
+    marker: bool = False
+    """A row that marks something between its neighbours (an idle gap), hidden when sorted."""
+
+    def matches(self, needle: str) -> bool:
+        """Whether any cell holds the text (case-insensitive)."""
+        return any(needle in _plain(cell).lower() for cell in self.cells)
+
+
+class FilterInput(Input):
+    """The filter line: Escape clears it, Enter keeps it; both return to the table."""
+
+    BINDINGS = [Binding("escape", "cancel", "Clear filter", show=False)]
+
+    class Cancelled(Message):
+        """The filter was cleared."""
+
+    def action_cancel(self) -> None:
+        """Clear the filter."""
+        self.post_message(self.Cancelled())
+
+
+class BrowseTable(Vertical):
+    """Rows to browse: `/` filters, `s` cycles the sort column, Enter opens a row."""
+
+    DEFAULT_CSS = """
+    BrowseTable { height: 1fr; }
+    BrowseTable > FilterInput { display: none; height: 3; }
+    BrowseTable.-filtering > FilterInput { display: block; }
+    BrowseTable > DataTable { height: 1fr; }
+    """
+
+    BINDINGS = [
+        Binding("slash", "filter", "Filter", key_display="/", tooltip="Show rows containing text"),
+        Binding("s", "cycle_sort", "Sort", tooltip="Sort by the next column"),
+    ]
+
+    class Chosen(Message):
+        """A row was opened with Enter (or a click)."""
+
+        def __init__(self, table: BrowseTable, key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> BrowseTable:
+            """The table the row is in."""
+            return self.table
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        *,
+        sort_column: int = 0,
+        sort_descending: bool | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.columns = list(columns)
+        self.rows: list[Row] = []
+        self.needle = ""
+        self.sort_column = sort_column
+        self.descending = (
+            columns[sort_column].descending if sort_descending is None else sort_descending
+        )
+        self.keep_order = sort_column < 0
+
+    def compose(self) -> ComposeResult:
+        # Disabled until `/`: hidden or not, an enabled input would take the screen's focus.
+        yield FilterInput(
+            placeholder="filter: type text, Enter to keep, Escape to clear", disabled=True
+        )
+        table: DataTable[Any] = DataTable(cursor_type="row", zebra_stripes=True)
+        yield table
+
+    @property
+    def table(self) -> DataTable[Any]:
+        """The data table inside."""
+        return self.query_one(DataTable)
+
+    def on_mount(self) -> None:
+        self._lay_columns()
+
+    def set_rows(self, rows: list[Row]) -> None:
+        """Show these rows (filtered and sorted as the person chose), keeping the cursor's row."""
+        self.rows = rows
+        self._relay()
+
+    @property
+    def shown(self) -> int:
+        """Rows shown after the filter."""
+        return self.table.row_count
+
+    def cursor_key(self) -> str | None:
+        """The key of the row under the cursor."""
+        table = self.table
+        if not table.row_count:
+            return None
+        row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
+        return None if row_key.value is None else str(row_key.value)
+
+    def action_filter(self) -> None:
+        """Show the filter line and type into it."""
+        self.add_class("-filtering")
+        line = self.query_one(FilterInput)
+        line.disabled = False
+        line.focus()
+
+    def action_cycle_sort(self) -> None:
+        """Sort by the next column (figures largest first, text A to Z)."""
+        self.keep_order = False
+        self.sort_column = (self.sort_column + 1) % len(self.columns)
+        self.descending = self.columns[self.sort_column].descending
+        self._lay_columns()
+        self._relay()
+
+    @on(Input.Changed)
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.needle = event.value.strip().lower()
+        self._relay()
+
+    @on(Input.Submitted)
+    def _filter_kept(self, event: Input.Submitted) -> None:
+        event.stop()
+        if not self.needle:
+            self._close_filter()
+        self.table.focus()
+
+    @on(FilterInput.Cancelled)
+    def _filter_cleared(self, event: FilterInput.Cancelled) -> None:
+        event.stop()
+        self.query_one(FilterInput).value = ""
+        self.needle = ""
+        self._close_filter()
+        self._relay()
+        self.table.focus()
+
+    def _close_filter(self) -> None:
+        self.remove_class("-filtering")
+        self.query_one(FilterInput).disabled = True
+
+    @on(DataTable.HeaderSelected)
+    def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        if event.column_index == self.sort_column and not self.keep_order:
+            self.descending = not self.descending
+        else:
+            self.sort_column = event.column_index
+            self.descending = self.columns[event.column_index].descending
+        self.keep_order = False
+        self._lay_columns()
+        self._relay()
+
+    @on(DataTable.RowSelected)
+    def _row_chosen(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        key = event.row_key.value
+        row = next((row for row in self.rows if row.key == key), None)
+        if row is not None and row.selectable:
+            self.post_message(self.Chosen(self, row.key))
+
+    def _aligned(self, rows: list[Row]) -> list[Sequence[Any]]:
+        """The rows' cells with figures right-aligned within their column."""
+        widths = {
+            index: max(
+                [len(column.label) + (2 if index == self.sort_column else 0)]
+                + [_cell_len(row.cells[index]) for row in rows if not row.marker]
+            )
+            for index, column in enumerate(self.columns)
+            if column.numeric
+        }
+        return [
+            row.cells
+            if row.marker
+            else [
+                _right(cell, widths[index]) if index in widths else cell
+                for index, cell in enumerate(row.cells)
+            ]
+            for row in rows
+        ]
+
+    def _lay_columns(self) -> None:
+        table = self.table
+        table.clear(columns=True)
+        for index, column in enumerate(self.columns):
+            label = column.label
+            if index == self.sort_column and not self.keep_order:
+                label += " ▼" if self.descending else " ▲"
+            table.add_column(label, width=column.width, key=str(index))
+        self._relay()
+
+    def _relay(self) -> None:
+        table = self.table
+        if not table.columns:
+            return
+        keep = self.cursor_key()
+        visible = (
+            [row for row in self.rows if row.matches(self.needle)] if self.needle else self.rows
+        )
+        if not self.keep_order:
+            index = self.sort_column
+            visible = sorted(
+                visible, key=lambda row: row.sort_values[index], reverse=self.descending
+            )
+        table.clear()
+        for row, cells in zip(visible, self._aligned(visible), strict=True):
+            table.add_row(*cells, key=row.key)
+        if keep is not None and keep in table.rows:
+            table.move_cursor(row=table.get_row_index(keep), animate=False)
+
+
+def _right(cell: Any, width: int) -> Any:
+    """The cell padded on the left to `width` (a data table aligns every cell left)."""
+    text = cell if isinstance(cell, Text) else Text(str(cell))
+    return Text(" " * (width - text.cell_len)) + text if text.cell_len < width else text
+
+
+def _plain(cell: Any) -> str:
+    return cell.plain if isinstance(cell, Text) else str(cell)
+
+
+def _cell_len(cell: Any) -> int:
+    return cell.cell_len if isinstance(cell, Text) else len(str(cell))

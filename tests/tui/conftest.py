@@ -1,0 +1,81 @@
+"""Fixtures of the browser's tests: the sample archive read once, and apps built over it.
+
+The apps get their data from the factory (`make_app(dataset)`), so the tests of screens read no
+file; waiting is on the app's workers, never on a clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from datetime import UTC
+from pathlib import Path
+
+import msgspec
+import pytest
+from textual.pilot import Pilot
+
+from sniff.api import load
+from sniff.lint import LintConfig, lint
+from sniff.lint.model import Finding
+from sniff.model import Dataset
+from sniff.tui import SniffApp, make_app
+from tests.conftest import REPO, SAMPLE_LOGS
+
+ARCHIVE = [SAMPLE_LOGS / name for name in ("claude-code", "claude-trace", "codex", "request-logs")]
+"""The sample logs of every format (not the linter's prompt samples)."""
+
+
+@pytest.fixture(scope="session")
+def archive_dataset() -> Dataset:
+    """The sample logs, with prompts counted by the tokenizer.
+
+    Paths are made relative to the repository (claude-trace names its project by the absolute
+    folder it traced), so screenshots do not depend on where the repository is checked out.
+    """
+    dataset = load(list(ARCHIVE), with_prompts=True)
+    return msgspec.structs.replace(
+        dataset,
+        requests=tuple(
+            msgspec.structs.replace(
+                request, project=_relative(request.project), file=_relative(request.file)
+            )
+            for request in dataset.requests
+        ),
+        files=tuple(_relative(file) for file in dataset.files),
+        roots=tuple(_relative(root) for root in dataset.roots),
+    )
+
+
+def _relative(path: str) -> str:
+    return path.removeprefix(str(REPO) + "/")
+
+
+@pytest.fixture(scope="session")
+def lint_findings() -> list[Finding]:
+    """What `sniff lint` finds in the sample logs' logged prompts (gaps left to breaks)."""
+    files = sorted(path for root in ARCHIVE for path in root.rglob("*.jsonl"))
+    findings = lint(files, LintConfig(ignore=("SN012",))).findings
+    return [dataclasses.replace(found, file=_relative(found.file)) for found in findings]
+
+
+@pytest.fixture
+def new_app(archive_dataset: Dataset, lint_findings: list[Finding]) -> Callable[[], SniffApp]:
+    """A factory of apps over the sample archive, in UTC."""
+
+    def build() -> SniffApp:
+        return make_app(archive_dataset, zone=UTC, lint_findings=lint_findings)
+
+    return build
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until every worker has finished and the screen has caught up."""
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+def sample(path: str) -> Path:
+    """A file of the sample logs."""
+    return SAMPLE_LOGS / path

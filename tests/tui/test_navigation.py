@@ -1,0 +1,244 @@
+"""The browser driven by keys: every screen reached, and what each one shows checked."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC
+
+from rich.text import Text
+from textual.widgets import DataTable, Markdown, Static
+
+from sniff.analyses.browse import build_archive
+from sniff.model import Dataset
+from sniff.present.formats import money, percent
+from sniff.pricing import PriceBook
+from sniff.tui import SniffApp, make_app
+from sniff.tui.screens.findings import FindingsScreen
+from sniff.tui.screens.help import HelpScreen
+from sniff.tui.screens.overview import OverviewScreen
+from sniff.tui.screens.project import ProjectScreen
+from sniff.tui.screens.request import RequestScreen
+from sniff.tui.screens.session import SessionScreen
+from sniff.tui.widgets.table import BrowseTable
+from tests.tui.conftest import settle
+
+
+def shown(app: SniffApp, selector: str) -> str:
+    """The text a Static shows."""
+    content = app.screen.query_one(selector, Static).render()
+    return content.plain if isinstance(content, Text) else str(content)
+
+
+def column(app: SniffApp, index: int) -> list[str]:
+    """The cells of one column of the screen's table, top to bottom, as text."""
+    table = app.screen.query_one(BrowseTable).table
+    cells = []
+    for row in range(table.row_count):
+        cell = table.get_cell_at((row, index))
+        cells.append((cell.plain if isinstance(cell, Text) else str(cell)).strip())
+    return cells
+
+
+def cursor_key(app: SniffApp) -> str | None:
+    return app.screen.query_one(BrowseTable).cursor_key()
+
+
+async def test_overview_shows_the_archive_totals_and_its_projects_by_cost(
+    new_app: Callable[[], SniffApp], archive_dataset: Dataset
+) -> None:
+    archive = build_archive(archive_dataset, PriceBook(), UTC)
+    app = new_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen)
+        totals = shown(app, "#totals")
+        assert f"Cost {money(archive.totals.cost)}" in totals
+        assert f"hit rate {percent(archive.totals.hit_rate)}" in totals
+        assert (
+            f"breaks {archive.fault_breaks.count:,} costing {money(archive.fault_breaks.usd)}"
+            in totals
+        )
+        costs = [row.totals.cost_usd for row in archive.projects]
+        assert app.screen.query_one(BrowseTable).shown == len(archive.projects)
+        assert column(app, 3) == [money(cost) for cost in sorted(costs, reverse=True)]
+
+
+async def test_s_cycles_the_sort_column_largest_first_and_text_a_to_z(
+    new_app: Callable[[], SniffApp],
+) -> None:
+    app = new_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(BrowseTable)
+        await pilot.press("s")  # cost -> hit rate
+        labels = [str(column.label) for column in table.table.columns.values()]
+        assert labels[4] == "hit rate ▼"
+        rates = [float(cell.rstrip("%")) for cell in column(app, 4)]
+        assert rates == sorted(rates, reverse=True)
+        for _ in range(4):  # hit rate -> breaks -> breaks' cost -> tokens -> project
+            await pilot.press("s")
+        names = column(app, 0)
+        assert names == sorted(names, key=str.lower)
+
+
+async def test_slash_filters_rows_and_escape_clears_the_filter(
+    new_app: Callable[[], SniffApp],
+) -> None:
+    app = new_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one(BrowseTable)
+        everything = table.shown
+        await pilot.press("slash", *"tilesrv")
+        assert table.shown == 2
+        assert all("tilesrv" in name for name in column(app, 0))
+        await pilot.press("enter")  # keep the filter, back in the table
+        assert isinstance(app.focused, DataTable)
+        assert table.shown == 2
+        await pilot.press("slash", "escape")
+        assert table.shown == everything
+
+
+async def test_enter_drills_down_to_a_request_and_escape_walks_back(
+    new_app: Callable[[], SniffApp], archive_dataset: Dataset
+) -> None:
+    app = new_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        project = cursor_key(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ProjectScreen) and app.screen.project == project
+        assert project in shown(app, "#title")
+        session = cursor_key(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionScreen) and app.screen.session_id == session
+        requests = [r for r in archive_dataset.requests if r.session_id == session]
+        first = min(requests, key=lambda r: r.when)
+        assert cursor_key(app) == first.key
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, RequestScreen) and app.screen.key == first.key
+        assert first.model in shown(app, "#usage")
+        assert f"read {first.usage.cache_read_tokens:,}" in shown(app, "#usage")
+        for back in (SessionScreen, ProjectScreen, OverviewScreen, OverviewScreen):
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(app.screen, back), (app.screen, back)
+
+
+async def test_session_timeline_marks_breaks_with_their_cause_and_idle_gaps(
+    new_app: Callable[[], SniffApp], archive_dataset: Dataset
+) -> None:
+    archive = build_archive(archive_dataset, PriceBook(), UTC)
+    expired = next(b for b in archive.breaks.breaks if b.cause == "ttl_expired")
+    session = expired.request.session_id
+    app = new_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        app.push_screen(SessionScreen(session))
+        await settle(pilot)
+        marks = column(app, 5)
+        faults = [e for e in archive.timeline(session) if e.found and e.found.fault]
+        assert sorted(m for m in marks if m.startswith("✖")) == sorted(
+            f"✖ {e.found.cause}" for e in faults if e.found
+        )
+        gaps = [cell for cell in column(app, 0) if cell.startswith("┄ idle")]
+        assert len(gaps) == sum(entry.idle for entry in archive.timeline(session)) >= 1
+        assert "TTL 5m" in gaps[0]
+
+
+async def test_request_screen_colours_blocks_and_points_at_the_first_change(
+    new_app: Callable[[], SniffApp], archive_dataset: Dataset
+) -> None:
+    archive = build_archive(archive_dataset, PriceBook(), UTC)
+    changed = next(
+        b for b in archive.breaks.breaks if b.cause == "prefix_changed" and b.request.blocks
+    )
+    request = changed.request
+    app = new_app()
+    async with app.run_test(size=(160, 60)) as pilot:
+        await settle(pilot)
+        app.push_screen(RequestScreen(request.key))
+        await settle(pilot)
+        assert "Cache break: prefix_changed" in shown(app, "#break")
+        assert f"What changed: {changed.detail}" in shown(app, "#break")
+        assert app.screen.query_one(BrowseTable).shown == len(request.blocks)
+        order = ["■ read", "■ written", "■ uncached"]
+        states = column(app, 5)
+        # along the prompt: first what was read, then what was written, then the uncached tail
+        assert [order.index(state) for state in states] == sorted(map(order.index, states))
+        assert ("■ read" in states) == (request.usage.cache_read_tokens > 0)
+        assert ("■ written" in states) == (request.usage.cache_write_tokens > 0)
+        marks = column(app, 6)
+        index = marks.index("◀ first change")
+        assert f"block {index + 1} differs" in shown(app, "#compare")
+        assert cursor_key(app) == str(index + 1)
+
+
+async def test_a_break_and_its_cause_are_two_keys_from_the_overview(
+    new_app: Callable[[], SniffApp], archive_dataset: Dataset
+) -> None:
+    archive = build_archive(archive_dataset, PriceBook(), UTC)
+    dearest = max(archive.breaks.faults, key=lambda b: b.cost_usd or 0.0)
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("f", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, RequestScreen)
+        assert app.screen.key == dearest.request.key
+        assert f"Cache break: {dearest.cause}" in shown(app, "#break")
+
+
+async def test_findings_rank_breaks_and_lint_findings_by_dollars(
+    new_app: Callable[[], SniffApp], lint_findings: list
+) -> None:
+    app = new_app()
+    async with app.run_test(size=(160, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("f")
+        await settle(pilot)
+        assert isinstance(app.screen, FindingsScreen)
+        kinds = column(app, 1)
+        assert kinds.count("lint") == len(lint_findings) > 0
+        assert kinds.count("break") == len(app.archive.breaks.faults) if app.archive else False
+        costs = [cell for cell in column(app, 0)]
+        values = [0.0 if c == "unpriced" else float(c.strip("$").replace(",", "")) for c in costs]
+        assert values == sorted(values, reverse=True)
+        await pilot.press("f")  # already there: stays
+        assert isinstance(app.screen, FindingsScreen)
+
+
+async def test_help_lists_every_key_binding(new_app: Callable[[], SniffApp]) -> None:
+    app = new_app()
+    async with app.run_test(size=(120, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        source = app.screen.query_one(Markdown).source
+        for description in ("Quit", "Findings", "Reload", "Help", "Back", "Filter", "Sort"):
+            assert f"| {description}" in source
+        await pilot.press("escape")
+        assert isinstance(app.screen, OverviewScreen)
+
+
+async def test_an_empty_archive_gets_a_friendly_empty_state() -> None:
+    app = make_app(Dataset(requests=(), roots=("/nowhere/logs",)), zone=UTC)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "No API calls found under /nowhere/logs" in shown(app, "#totals")
+        for key in ("enter", "f", "enter", "escape", "s", "slash", "escape", "question_mark"):
+            await pilot.press(key)
+        await settle(pilot)
+
+
+async def test_reload_without_files_says_so(new_app: Callable[[], SniffApp]) -> None:
+    app = new_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        assert any("Nothing to reload" in str(n.message) for n in app._notifications)

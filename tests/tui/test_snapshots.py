@@ -1,0 +1,89 @@
+"""Screenshots of every screen over the sample logs, compared with the approved ones.
+
+Run `pytest tests/tui --snapshot-update` after an intended change of the screens, and look at
+the report before committing the new SVGs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC
+from typing import Any
+
+from sniff.analyses.browse import build_archive
+from sniff.model import Dataset
+from sniff.pricing import PriceBook
+from sniff.tui import SniffApp
+from sniff.tui.screens.request import RequestScreen
+from sniff.tui.screens.session import SessionScreen
+from tests.tui.conftest import settle
+
+Snap = Callable[..., bool]
+
+
+def test_overview(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(100, 30), run_before=settle)
+
+
+def test_overview_in_80_by_24(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(80, 24), run_before=settle)
+
+
+def test_overview_in_a_light_theme(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
+    app = new_app()
+
+    async def light(pilot: Any) -> None:
+        pilot.app.theme = "textual-light"
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(100, 30), run_before=light)
+
+
+def test_project(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(100, 30), press=["enter"], run_before=settle)
+
+
+def test_session_with_breaks_and_an_idle_gap(
+    snap_compare: Snap, new_app: Callable[[], SniffApp], archive_dataset: Dataset
+) -> None:
+    archive = build_archive(archive_dataset, PriceBook(), UTC)
+    expired = next(b for b in archive.breaks.breaks if b.cause == "ttl_expired")
+
+    async def open_session(pilot: Any) -> None:
+        await settle(pilot)
+        pilot.app.push_screen(SessionScreen(expired.request.session_id))
+        await settle(pilot)
+
+    assert snap_compare(new_app(), terminal_size=(120, 30), run_before=open_session)
+
+
+def test_request_with_its_prompt_blocks(
+    snap_compare: Snap, new_app: Callable[[], SniffApp], archive_dataset: Dataset
+) -> None:
+    archive = build_archive(archive_dataset, PriceBook(), UTC)
+    changed = next(
+        b for b in archive.breaks.breaks if b.cause == "prefix_changed" and b.request.blocks
+    )
+
+    async def open_request(pilot: Any) -> None:
+        await settle(pilot)
+        pilot.app.push_screen(RequestScreen(changed.request.key))
+        await settle(pilot)
+
+    assert snap_compare(new_app(), terminal_size=(100, 40), run_before=open_request)
+
+
+def test_findings(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
+    assert snap_compare(new_app(), terminal_size=(120, 30), press=["f"], run_before=settle)
+
+
+def test_help(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
+    assert snap_compare(
+        new_app(), terminal_size=(100, 40), press=["question_mark"], run_before=settle
+    )
+
+
+def test_filtered_table(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
+    assert snap_compare(
+        new_app(), terminal_size=(100, 30), press=["slash", *"src/", "enter"], run_before=settle
+    )
