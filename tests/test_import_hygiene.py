@@ -47,10 +47,26 @@ def _heavy(modules: object) -> list[str]:
     return sorted({name.split(".")[0] for name in modules} & set(HEAVY))
 
 
-@pytest.mark.parametrize("args", [["--help"], ["scan", "--help"], ["sessions", "--help"]])
+@pytest.mark.parametrize(
+    "args", [["--help"], ["scan", "--help"], ["sessions", "--help"], ["tui", "--help"]]
+)
 def test_cli_and_help_import_nothing_heavy(args):
     loaded = _modules_loaded(args)
     assert loaded["code"] == 0
     assert "sniff.cli" in loaded["after_import"]  # the probe saw the real import
     assert _heavy(loaded["after_import"]) == []
     assert _heavy(loaded["after_run"]) == []
+
+
+def test_the_browsers_analyses_do_not_need_textual():
+    """Parsers and analyses stay usable headless: only `sniff.tui` imports Textual."""
+    probe = (
+        "import sys, sniff.analyses.browse, sniff.analyses.findings, "
+        "sniff.analyses.prompt_view, sniff.ingest.incremental; "
+        "print('textual' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"

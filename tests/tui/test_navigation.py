@@ -19,7 +19,7 @@ from sniff.tui.screens.overview import OverviewScreen
 from sniff.tui.screens.project import ProjectScreen
 from sniff.tui.screens.request import RequestScreen
 from sniff.tui.screens.session import SessionScreen
-from sniff.tui.widgets.table import BrowseTable
+from sniff.tui.widgets.table import FILTER_PAUSE, BrowseTable
 from tests.tui.conftest import settle
 
 
@@ -89,12 +89,13 @@ async def test_slash_filters_rows_and_escape_clears_the_filter(
         await settle(pilot)
         table = app.screen.query_one(BrowseTable)
         everything = table.shown
-        await pilot.press("slash", *"tilesrv")
-        assert table.shown == 2
-        assert all("tilesrv" in name for name in column(app, 0))
-        await pilot.press("enter")  # keep the filter, back in the table
+        await pilot.press("slash", *"tilesrv", "enter")  # Enter keeps it, back to the table
         assert isinstance(app.focused, DataTable)
         assert table.shown == 2
+        assert all("tilesrv" in name for name in column(app, 0))
+        await pilot.press("slash", *"-release")
+        await pilot.pause(FILTER_PAUSE * 2)  # applies once typing pauses
+        assert column(app, 0) == ["tilesrv-release-notes"]
         await pilot.press("slash", "escape")
         assert table.shown == everything
 
@@ -242,3 +243,27 @@ async def test_reload_without_files_says_so(new_app: Callable[[], SniffApp]) -> 
         await pilot.press("r")
         await settle(pilot)
         assert any("Nothing to reload" in str(n.message) for n in app._notifications)
+
+
+async def test_s_sorts_a_timeline_by_every_column_then_returns_to_time_order(
+    new_app: Callable[[], SniffApp], archive_dataset: Dataset
+) -> None:
+    archive = build_archive(archive_dataset, PriceBook(), UTC)
+    expired = next(b for b in archive.breaks.breaks if b.cause == "ttl_expired")
+    session = expired.request.session_id
+    app = new_app()
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        app.push_screen(SessionScreen(session))
+        await settle(pilot)
+        in_time_order = column(app, 0)
+        assert any(cell.startswith("┄ idle") for cell in in_time_order)
+        table = app.screen.query_one(BrowseTable)
+        await pilot.press("s", "s", "s", "s", "s")  # time, agent, model, cache, cost
+        costs = column(app, 4)
+        assert not any(cell.startswith("┄ idle") for cell in column(app, 0))  # gaps hide
+        values = [float(cell.strip("$")) for cell in costs]
+        assert values == sorted(values, reverse=True)
+        for _ in range(len(table.columns) - 4):  # the rest, then back to time order
+            await pilot.press("s")
+        assert column(app, 0) == in_time_order

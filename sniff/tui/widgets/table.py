@@ -17,9 +17,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import DataTable, Input
 
 SortValue = float | int | str
+FILTER_PAUSE = 0.15
+"""Seconds of no typing after which the filter applies."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,12 +110,17 @@ class BrowseTable(Vertical):
         super().__init__(id=id)
         self.columns = list(columns)
         self.rows: list[Row] = []
+        self._cells: list[Sequence[Any]] = []
+        """The rows' cells with figures aligned, in the order of `rows`."""
         self.needle = ""
         self.sort_column = sort_column
         self.descending = (
             columns[sort_column].descending if sort_descending is None else sort_descending
         )
         self.keep_order = sort_column < 0
+        self.natural_order = self.keep_order
+        self._pending: Timer | None = None
+        """The rows' own order (a timeline's) is one of the orders `s` cycles through."""
 
     def compose(self) -> ComposeResult:
         # Disabled until `/`: hidden or not, an enabled input would take the screen's focus.
@@ -133,6 +141,7 @@ class BrowseTable(Vertical):
     def set_rows(self, rows: list[Row]) -> None:
         """Show these rows (filtered and sorted as the person chose), keeping the cursor's row."""
         self.rows = rows
+        self._cells = self._aligned(rows)
         self._relay()
 
     @property
@@ -156,22 +165,31 @@ class BrowseTable(Vertical):
         line.focus()
 
     def action_cycle_sort(self) -> None:
-        """Sort by the next column (figures largest first, text A to Z)."""
-        self.keep_order = False
-        self.sort_column = (self.sort_column + 1) % len(self.columns)
-        self.descending = self.columns[self.sort_column].descending
+        """Sort by the next column (figures largest first, text A to Z), or back to the rows'
+        own order after the last column where they have one (a timeline)."""
+        if self.natural_order and self.sort_column == len(self.columns) - 1:
+            self.keep_order, self.sort_column = True, -1  # back to the order rows were given in
+        else:
+            self.keep_order = False
+            self.sort_column = (self.sort_column + 1) % len(self.columns)
+            self.descending = self.columns[self.sort_column].descending
         self._lay_columns()
-        self._relay()
 
     @on(Input.Changed)
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
         self.needle = event.value.strip().lower()
-        self._relay()
+        # Re-lay once typing pauses, not on every key: a long table takes a moment to fill.
+        if self._pending is not None:
+            self._pending.stop()
+        self._pending = self.set_timer(FILTER_PAUSE, self._relay)
 
     @on(Input.Submitted)
     def _filter_kept(self, event: Input.Submitted) -> None:
         event.stop()
+        if self._pending is not None:
+            self._pending.stop()
+            self._relay()
         if not self.needle:
             self._close_filter()
         self.table.focus()
@@ -181,6 +199,8 @@ class BrowseTable(Vertical):
         event.stop()
         self.query_one(FilterInput).value = ""
         self.needle = ""
+        if self._pending is not None:
+            self._pending.stop()
         self._close_filter()
         self._relay()
         self.table.focus()
@@ -199,7 +219,6 @@ class BrowseTable(Vertical):
             self.descending = self.columns[event.column_index].descending
         self.keep_order = False
         self._lay_columns()
-        self._relay()
 
     @on(DataTable.RowSelected)
     def _row_chosen(self, event: DataTable.RowSelected) -> None:
@@ -210,10 +229,11 @@ class BrowseTable(Vertical):
             self.post_message(self.Chosen(self, row.key))
 
     def _aligned(self, rows: list[Row]) -> list[Sequence[Any]]:
-        """The rows' cells with figures right-aligned within their column."""
+        """The rows' cells with figures right-aligned within their column (as wide as its
+        widest cell in any row, so filtering does not shift it)."""
         widths = {
             index: max(
-                [len(column.label) + (2 if index == self.sort_column else 0)]
+                [len(column.label) + 2]  # room for the sort arrow
                 + [_cell_len(row.cells[index]) for row in rows if not row.marker]
             )
             for index, column in enumerate(self.columns)
@@ -244,16 +264,16 @@ class BrowseTable(Vertical):
         if not table.columns:
             return
         keep = self.cursor_key()
-        visible = (
-            [row for row in self.rows if row.matches(self.needle)] if self.needle else self.rows
-        )
+        visible = list(zip(self.rows, self._cells, strict=True))
+        if self.needle:
+            visible = [pair for pair in visible if pair[0].matches(self.needle)]
         if not self.keep_order:
+            # Marker rows (an idle gap) only mean something between their neighbours in time.
+            visible = [pair for pair in visible if not pair[0].marker]
             index = self.sort_column
-            visible = sorted(
-                visible, key=lambda row: row.sort_values[index], reverse=self.descending
-            )
+            visible.sort(key=lambda pair: pair[0].sort_values[index], reverse=self.descending)
         table.clear()
-        for row, cells in zip(visible, self._aligned(visible), strict=True):
+        for row, cells in visible:
             table.add_row(*cells, key=row.key)
         if keep is not None and keep in table.rows:
             table.move_cursor(row=table.get_row_index(keep), animate=False)

@@ -1,0 +1,99 @@
+"""The browser over real files: read in batches, reloaded with `r`, calm when files change."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC
+from pathlib import Path
+
+import pytest
+
+from sniff.api import load
+from sniff.ingest import incremental
+from sniff.tui import make_app
+from sniff.tui.screens.overview import OverviewScreen
+from tests.tui.conftest import SAMPLE_LOGS, settle
+
+
+@pytest.fixture
+def archive(tmp_path: Path) -> Path:
+    """A copy of the sample Claude Code transcripts the test may change."""
+    target = tmp_path / "projects"
+    shutil.copytree(SAMPLE_LOGS / "claude-code" / "projects", target)
+    return target
+
+
+def requests_of(app_archive: object) -> int:
+    return len(app_archive.dataset.requests)  # type: ignore[attr-defined]
+
+
+async def test_the_overview_fills_in_batch_by_batch_to_what_scan_reads(
+    archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(incremental, "FIRST_BATCH_BYTES", 1)  # one file, then the rest
+    monkeypatch.setattr(incremental, "BATCH_BYTES", 20_000)
+    shown: list[int] = []
+    app = make_app(paths=[archive], zone=UTC)
+    show = app._show
+
+    def counting(archive_now: object, progress: incremental.Progress) -> None:
+        show(archive_now, progress)  # type: ignore[arg-type]
+        shown.append(requests_of(archive_now))
+
+    app._show = counting  # type: ignore[method-assign]
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.loaded
+        assert len(shown) >= 3 and shown == sorted(shown)
+        assert shown[-1] == len(load([archive]).requests)
+        assert not app.screen.query_one("#progress").display
+
+
+async def test_r_rereads_a_file_that_grew_and_drops_one_that_went(archive: Path) -> None:
+    app = make_app(paths=[archive], zone=UTC)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.archive is not None
+        before = requests_of(app.archive)
+        files = sorted(archive.rglob("*.jsonl"), key=lambda f: f.stat().st_size)
+        gone, grown = files[-1], files[-2]
+        gone.unlink()
+        with grown.open("a") as handle:
+            handle.write('{"truncated json line\n')  # a bad line: skipped, counted, no crash
+        await pilot.press("r")
+        await settle(pilot)
+        fresh = load([archive])
+        assert requests_of(app.archive) == len(fresh.requests) < before
+        assert {r.key for r in app.archive.dataset.requests} == {r.key for r in fresh.requests}
+        skipped = [i for i in app.archive.dataset.issues if i.file == str(grown)]
+        assert skipped and not skipped[0].kept
+        assert any("Re-read 1 changed file" in str(n.message) for n in app._notifications)
+        assert isinstance(app.screen, OverviewScreen)
+
+
+async def test_a_file_deleted_between_listing_and_reading_is_reported_not_fatal(
+    archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = sorted(archive.rglob("*.jsonl"))
+    real_expand = incremental.expand
+
+    def expand_then_delete(roots: list[Path]) -> list[incremental.SourceFile]:
+        listed = real_expand(roots)
+        files[0].unlink(missing_ok=True)  # gone after it was listed
+        return listed
+
+    monkeypatch.setattr(incremental, "expand", expand_then_delete)
+    app = make_app(paths=[archive], zone=UTC)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        assert app.loaded and app.archive is not None
+        assert [i.file for i in app.archive.dataset.unreadable] == [str(files[0])]
+
+
+async def test_an_empty_folder_shows_the_empty_state(tmp_path: Path) -> None:
+    app = make_app(paths=[tmp_path], zone=UTC)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.loaded
+        text = str(app.screen.query_one("#totals").render())
+        assert "No API calls found under" in text
