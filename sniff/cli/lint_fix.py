@@ -33,7 +33,8 @@ def apply_fixes(report: LintReport, console: Console | None = None) -> LintRepor
         if f.saving is not None and f.file in {fix.file for fix in fixes}
     )
     for fix in fixes:
-        console.print(escape(fix.diff()), highlight=False)
+        # soft wrap: a diff with its long lines broken would no longer apply as a patch
+        console.print(escape(fix.diff()), highlight=False, soft_wrap=True)
     paths = [Path(fix.file) for fix in fixes]
     fixed_prompts, _ = load_prompts(paths)
     rest = [p for p in report.prompts if p.file not in {fix.file for fix in fixes}]

@@ -102,20 +102,20 @@ def load_config(start: Path | None = None, **overrides: Any) -> LintConfig:
                 table = tomllib.loads(candidate.read_text()).get("tool", {}).get("sniff", {})
             except (OSError, tomllib.TOMLDecodeError) as error:
                 raise UserError(f"cannot read {candidate}: {error}") from error
-            values = dict(table.get("lint", {}))
+            # `fail-on` as documented, `fail_on` as the flags name it: one key, so flags win
+            values = {key.replace("-", "_"): value for key, value in table.get("lint", {}).items()}
             break
     values.update({key: value for key, value in overrides.items() if value is not None})
+    severity = str(values.get("fail_on", "error"))
     try:
         config = LintConfig(
             select=tuple(values.get("select", ())),
             ignore=tuple(values.get("ignore", ())),
-            fail_on=Severity.parse(str(values.get("fail-on", values.get("fail_on", "error")))),
-            calls_per_minute=float(
-                values.get("calls-per-minute", values.get("calls_per_minute", 1))
-            ),
+            fail_on=Severity.parse(severity),
+            calls_per_minute=float(values.get("calls_per_minute", 1)),
         )
     except KeyError as error:
-        raise UserError(f"unknown severity {error} (error, warning or info)") from error
+        raise UserError(f"unknown severity {severity!r} (error, warning or info)") from error
     unknown = [rule for rule in (*config.select, *config.ignore) if rule not in RULES]
     if unknown:
         raise UserError(f"unknown rule(s): {', '.join(unknown)} (see sniff lint --explain)")

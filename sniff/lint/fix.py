@@ -17,7 +17,7 @@ from typing import Any
 
 from sniff.lint.inputs import TEXT
 from sniff.lint.model import LintPrompt
-from sniff.lint.rules import MAX_BREAKPOINTS, TEMPLATE
+from sniff.lint.rules import MAX_BREAKPOINTS, RESULT_KINDS, TEMPLATE
 from sniff.lint.volatile import find_volatile
 
 
@@ -108,25 +108,71 @@ def _append_to_latest_user_turn(body: dict[str, Any], api: str, text: str) -> No
 
 def _fix_breakpoints(body: dict[str, Any]) -> None:
     """Breakpoints on stable blocks only, at most 4, 1-hour ones first and none on the tail."""
-    marked = list(_marked_blocks(body))
-    for index, (block, parent) in enumerate(marked):
-        if find_volatile(str(block.get("text", ""))) and index == len(marked) - 1:
-            control = block.pop("cache_control")
-            position = parent.index(block)
-            if position > 0 and isinstance(parent[position - 1], dict):
-                parent[position - 1]["cache_control"] = control
+    while _move_off_volatile(body):
+        pass
     marked = list(_marked_blocks(body))
     for block, _parent in marked[1 : len(marked) - (MAX_BREAKPOINTS - 1)]:
         block.pop("cache_control", None)  # keep the first and the last three
     marked = list(_marked_blocks(body))
     seen_five_minutes = False
-    for index, (block, _parent) in enumerate(marked):
+    stable_prefix = (body.get("tools"), body.get("system"))
+    for index, (block, parent) in enumerate(marked):
         control = block["cache_control"]
-        tail = index == len(marked) - 1 and index > 0
+        # the tail is the conversation's end: a 1-hour TTL on tools or system stays
+        in_prefix = any(parent is part for part in stable_prefix)
+        tail = index == len(marked) - 1 and index > 0 and not in_prefix
         if control.get("ttl") == "1h" and (seen_five_minutes or tail):
             control.pop("ttl")
         if control.get("ttl") != "1h":
             seen_five_minutes = True
+
+
+def _move_off_volatile(body: dict[str, Any]) -> bool:
+    """Move one breakpoint off a changing block onto the last stable block before it, in the
+    order the cache reads them (tools, system, messages), so the stable prefix is still
+    written and read; True when one moved. Dropping it instead would leave nothing cached."""
+    slots = _slots(body)
+    for index, (container, key) in enumerate(slots):
+        block = container[key]
+        if (
+            not isinstance(block, dict)
+            or "cache_control" not in block
+            or block.get("type") in RESULT_KINDS
+            or not find_volatile(str(block.get("text", "")))
+        ):
+            continue
+        control = block.pop("cache_control")
+        for owner, place in reversed(slots[:index]):
+            target = owner[place]
+            text = target if isinstance(target, str) else str(target.get("text", ""))
+            if find_volatile(text):
+                continue
+            if isinstance(target, str):  # a plain string can hold no breakpoint: one block
+                owner[place] = [{"type": "text", "text": target, "cache_control": control}]
+            else:
+                target.setdefault("cache_control", control)
+            break
+        return True
+    return False
+
+
+def _slots(body: dict[str, Any]) -> list[tuple[Any, Any]]:
+    """Where each block of an Anthropic body sits, as (container, key), in request order; a
+    string system prompt or message content is one block held by its owner."""
+    tools = body.get("tools")
+    slots: list[tuple[Any, Any]] = []
+    if isinstance(tools, list):
+        slots += [(tools, i) for i, tool in enumerate(tools) if isinstance(tool, dict)]
+    owners = [(body, "system")] + [
+        (message, "content") for message in body.get("messages") or [] if isinstance(message, dict)
+    ]
+    for owner, key in owners:
+        value = owner.get(key)
+        if isinstance(value, str):
+            slots.append((owner, key))
+        elif isinstance(value, list):
+            slots += [(value, i) for i, part in enumerate(value) if isinstance(part, dict)]
+    return slots
 
 
 def _marked_blocks(body: dict[str, Any]) -> list[tuple[dict[str, Any], list[Any]]]:
@@ -151,8 +197,12 @@ def _sorted(value: Any) -> Any:
 
 
 def is_fixable(prompt: LintPrompt) -> bool:
-    """Prompt files can be rewritten; logged requests cannot (the log is history)."""
-    return not prompt.logged and (prompt.api == TEXT or isinstance(prompt.body, dict))
+    """Prompt files can be rewritten, a JSON list of bodies too (it is `logged`, being a chain,
+    but it is a file the user writes); logged requests cannot (the log is history, and
+    holds no source text)."""
+    if prompt.api == TEXT:
+        return not prompt.logged
+    return isinstance(prompt.body, dict) and bool(prompt.source_text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +239,8 @@ def fix_files(prompts: list[LintPrompt], flagged: set[str]) -> list[FileFix]:
             after = fixed_text(first)
         else:
             after = fixed_file_text(first, [fixed_body(p.body, p.api) for p in group])
-            if json.loads(after) == json.loads(before):
+            # the same JSON, key order included (a new order is a fix: SN004), is no rewrite
+            if json.dumps(json.loads(after)) == json.dumps(json.loads(before)):
                 continue
         if after != before:
             Path(file).write_text(after, encoding="utf-8")

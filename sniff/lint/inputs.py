@@ -224,13 +224,26 @@ def _messages(messages: Any, name: str) -> Iterator[LintBlock]:
         role = str(message.get("role") or ("assistant" if "call_id" in message else "user"))
         role = "system" if role in ("system", "developer") else role
         content = message.get("content", message)
-        if isinstance(content, str):
+        if role == "tool" or message.get("tool_calls"):
+            yield _chat_tool_block(f"{name}[{index}]", role, message)
+        elif isinstance(content, str):
             yield LintBlock(f"{name}[{index}]", "text", role, content, raw=content)
         elif isinstance(content, list):
             for part_index, part in enumerate(content):
                 yield _part(f"{name}[{index}].content[{part_index}]", role, part)
         else:
             yield _part(f"{name}[{index}]", role, message)
+
+
+def _chat_tool_block(path: str, role: str, message: dict[str, Any]) -> LintBlock:
+    """An OpenAI Chat tool call (assistant) or tool result (`tool` role): history, written once
+    and repeated as it was, like Anthropic's tool_use and tool_result blocks; their call ids
+    and outputs are no volatile prefix content."""
+    content = message.get("content")
+    if role == "tool":
+        text = content if isinstance(content, str) else json.dumps(content)
+        return LintBlock(path, "tool_result", role, text, raw=message)
+    return LintBlock(path, "tool_use", role, json.dumps(message), raw=message)
 
 
 def _part(path: str, role: str, part: Any) -> LintBlock:

@@ -137,11 +137,25 @@ def cached_prefix(prompt: LintPrompt) -> list[LintBlock]:
     marks = prompt.breakpoints()
     if marks:
         return list(prompt.blocks[: marks[-1] + 1])
+    if prompt.api == "text":
+        return _before_dynamic_tail(list(prompt.blocks))
     stable = [b for b in prompt.blocks if b.role in ("system", "tools")]
     if prompt.api in ("openai-chat", "openai-responses"):
         last_user = max((i for i, b in enumerate(prompt.blocks) if b.role == "user"), default=-1)
         return list(prompt.blocks[:last_user]) if last_user > 0 else stable
     return stable
+
+
+def _before_dynamic_tail(blocks: list[LintBlock]) -> list[LintBlock]:
+    """A prompt file without its trailing volatile or templated paragraphs: filled per request
+    at the end (where --fix and SN014 put them), they follow the reusable prefix instead of
+    breaking it. A file with no static paragraph before them keeps them all."""
+    end = len(blocks)
+    while end > 0 and (
+        find_volatile(blocks[end - 1].text) or TEMPLATE.search(blocks[end - 1].text)
+    ):
+        end -= 1
+    return blocks[:end] if end else blocks
 
 
 # --- rules on one prompt ---------------------------------------------------------------------
@@ -511,8 +525,9 @@ def history_rewritten(context: LintContext) -> Iterator[Finding]:
         for before, after in zip(chain, chain[1:], strict=False):
             if _tool_names(before) != _tool_names(after):
                 continue  # SN003 explains this request
-            old = [b for b in before.blocks if b.role in ("user", "assistant")]
-            new = [b for b in after.blocks if b.role in ("user", "assistant")]
+            # every turn, tool results (OpenAI Chat's `tool` role) included
+            old = [b for b in before.blocks if b.role not in ("system", "tools")]
+            new = [b for b in after.blocks if b.role not in ("system", "tools")]
             if not old or not new or old[0].text != new[0].text:
                 continue  # a new conversation in the same session, not an edited one
             for index, a in enumerate(old[:-1]):
@@ -540,13 +555,9 @@ def setting_changed(context: LintContext) -> Iterator[Finding]:
     the thinking configuration, reasoning effort, the presence of images, the speed mode. A
     router, an A/B test or a fallback that changes them between turns of one conversation
     starts the cache over."""
+    yield from _model_switches(context)
     for chain in context.chains:
         for before, after in zip(chain, chain[1:], strict=False):
-            if before.model != after.model:
-                yield finding(
-                    "SN009", after, None, f"model changed from {before.model} to {after.model}"
-                )
-                continue
             for name in ("tool_choice", "thinking", "reasoning", "images", "speed"):
                 if before.params.get(name) != after.params.get(name):
                     yield finding(
@@ -587,6 +598,32 @@ def ttl_gaps(context: LintContext) -> Iterator[Finding]:
                     f"{gap / 60:.0f} minutes idle before this request ({when} UTC), "
                     f"TTL {ttl / 60:.0f} minutes",
                 )
+
+
+def _model_switches(context: LintContext) -> Iterator[Finding]:
+    """Requests that go on with a conversation on another model. The chains are per model (the
+    other rules compare like with like), so a switch only shows across them: here requests of
+    a session are taken in order whatever their model."""
+    sessions: dict[tuple[str, str, bool], list[LintPrompt]] = {}
+    for prompt in context.prompts:
+        if prompt.logged:
+            agent = any(block.kind == "tool" for block in prompt.blocks)
+            sessions.setdefault((prompt.file, prompt.session or "", agent), []).append(prompt)
+    for requests in sessions.values():
+        requests.sort(key=lambda p: (p.started if p.started is not None else 0.0, p.line))
+        for before, after in zip(requests, requests[1:], strict=False):
+            opening = _opening(before)
+            if before.model != after.model and opening and opening == _opening(after):
+                yield finding(
+                    "SN009", after, None, f"model changed from {before.model} to {after.model}"
+                )
+
+
+def _opening(prompt: LintPrompt) -> str | None:
+    """The first turn of the conversation: requests that share it continue one conversation
+    (a subagent or a background call on another model starts its own)."""
+    turns = (b.text for b in prompt.blocks if b.role not in ("system", "tools"))
+    return next(turns, None)
 
 
 # --- helpers ---------------------------------------------------------------------------------

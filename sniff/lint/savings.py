@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 
 from sniff import tokens
 from sniff.engine import PrefixTree, build_prompts, load_policies, simulate
@@ -67,15 +68,21 @@ def _as_is(_prompt: LintPrompt, _index: int, block: LintBlock) -> str:
 def _varying(prompt: LintPrompt, _index: int, block: LintBlock) -> str:
     """A prompt file's block at run time: volatile content differs on every call."""
     text = block.text
-    return _hash(text + (prompt.request or "") if find_volatile(text) else text)
+    return _hash(text + (prompt.request or "") if _stable_text(text) != text else text)
 
 
 def _stable(_prompt: LintPrompt, _index: int, block: LintBlock) -> str:
     """The fix: volatile content leaves the block (it moves after the last breakpoint)."""
-    text = block.text
+    return _hash(_stable_text(block.text))
+
+
+@lru_cache(maxsize=4096)
+def _stable_text(text: str) -> str:
+    """`text` without its volatile content; memoized, as a replay asks it of the same blocks
+    for each of its 1,000 calls."""
     for volatile in reversed(find_volatile(text)):
         text = text[: volatile.start] + text[volatile.end :]
-    return _hash(text)
+    return text
 
 
 def _replay(chain: list[LintPrompt], key_of: KeyOf, prices: PriceBook) -> tuple[int, float | None]:

@@ -41,7 +41,9 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "temporary path",
         re.compile(
-            r"(?:/tmp/|/var/folders/|/private/var/folders/|\\AppData\\Local\\Temp\\)[^\s\"'`]+"
+            # under /tmp only a generated name (tmpXXXX, a number) changes: /tmp/charts stays
+            r"(?:/tmp/(?=tmp|[^\s\"'`]*\d)|/var/folders/|/private/var/folders/"
+            r"|\\AppData\\Local\\Temp\\)[^\s\"'`]+"
         ),
     ),
     ("random seed", re.compile(r"\b(?:seed|nonce|salt)\s*[:=]\s*\d{3,}\b", re.IGNORECASE)),
@@ -53,6 +55,15 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
 )
+
+
+CODE_FENCE = re.compile(r"```.*?```", re.DOTALL)
+"""A fenced code sample: what it shows is an example, written once, not per request."""
+EXAMPLE_LEAD = re.compile(
+    r"(?:\be\.g\.|\bi\.e\.|\bfor (?:example|instance)|\bsuch as|\blike)[,:]?\s*[\"'`(]?$",
+    re.IGNORECASE,
+)
+"""Words that introduce an example value: "dates as YYYY-MM-DD, e.g. 2024-01-31"."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,13 +79,27 @@ class Volatile:
 def find_volatile(text: str) -> list[Volatile]:
     """Every piece of volatile content in `text`, in order, without overlaps."""
     found: list[Volatile] = []
+    samples = [match.span() for match in CODE_FENCE.finditer(text)]
+    examples: list[tuple[int, int]] = []
     for kind, pattern in PATTERNS:
         for match in pattern.finditer(text):
             start, end = match.span()
-            if any(v.start < end and start < v.end for v in found):
-                continue  # a timestamp's date is not a second finding
+            taken = [(v.start, v.end) for v in found] + examples
+            if any(begin < end and start < stop for begin, stop in taken):
+                continue  # a timestamp's date (or an example's time) is not a second finding
+            if _example(text, start, samples):
+                examples.append((start, end))
+                continue
             found.append(Volatile(kind, start, end, match.group(0)))
     return sorted(found, key=lambda v: v.start)
+
+
+def _example(text: str, start: int, samples: list[tuple[int, int]]) -> bool:
+    """Whether the match at `start` is an example value (in a code sample, or introduced by
+    "e.g.", "for example", ...): the same in every request, so no cache breaker."""
+    if any(begin <= start < end for begin, end in samples):
+        return True
+    return EXAMPLE_LEAD.search(text[max(start - 20, 0) : start]) is not None
 
 
 def line_and_column(text: str, offset: int) -> tuple[int, int]:
