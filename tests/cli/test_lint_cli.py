@@ -1,0 +1,340 @@
+"""`sniff lint` on the command line: --explain, JSON and SARIF output, exit codes, rule
+selection, `[tool.sniff.lint]`, --fix, and one-line user errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from sniff.cli import app
+from sniff.lint.rules import RULES
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMPTS = ROOT / "sample_logs" / "prompts"
+BAD, GOOD = PROMPTS / "bad", PROMPTS / "good"
+FINDING_KEYS = {
+    "rule",
+    "name",
+    "severity",
+    "message",
+    "file",
+    "line",
+    "column",
+    "request",
+    "block",
+    "evidence",
+    "fix",
+    "saving",
+}
+
+
+def run(*args: str | Path) -> Any:
+    return CliRunner().invoke(app, ["lint", *map(str, args)])
+
+
+def lint_json(*args: str | Path) -> dict[str, Any]:
+    result = run("--format", "json", *args)
+    assert result.exit_code in (0, 1), result.output
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+def flat(text: str) -> str:
+    """Terminal output without the line wrapping of an 80-column console."""
+    return " ".join(text.split())
+
+
+def one_line_error(result: Any) -> str:
+    """The user error's line, after checking it is the only output and no traceback."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("sniff: error: ")
+    assert "Traceback" not in result.output and result.stdout == ""
+    line: str = lines[0]
+    return line
+
+
+# --- --explain ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_explain_names_the_rule_why_and_the_fix(rule: str) -> None:
+    result = run("--explain", rule.lower())
+    assert result.exit_code == 0, result.output
+    found = RULES[rule]
+    text = flat(result.stdout)
+    assert text.startswith(f"{rule} {found.name} ({found.severity.label}): {found.summary}")
+    assert found.explanation in text and len(found.explanation) > 100
+    assert f"Fix: {found.fix}" in text
+
+
+def test_explain_an_unknown_rule_is_a_user_error() -> None:
+    line = one_line_error(run("--explain", "SN999"))
+    assert "SN999" in line and "SN001" in line
+
+
+# --- JSON and SARIF ----------------------------------------------------------------------------
+
+
+def test_json_has_the_documented_shape() -> None:
+    report = lint_json(BAD)
+    assert set(report) == {"files", "fail_on", "failed", "findings"}
+    assert (report["files"], report["fail_on"], report["failed"]) == (15, "error", True)
+    assert {item["rule"] for item in report["findings"]} == set(RULES)
+    for item in report["findings"]:
+        assert set(item) == FINDING_KEYS
+        assert item["name"] == RULES[item["rule"]].name
+        assert item["severity"] == RULES[item["rule"]].severity.label
+        assert item["file"].startswith(str(BAD)) and item["line"] >= 1
+    priced = [item["saving"] for item in report["findings"] if item["saving"]]
+    assert priced and all(saving["cached_tokens"] > 0 for saving in priced)
+
+
+def test_sarif_loads_back_with_every_finding_at_its_place() -> None:
+    findings = lint_json(BAD)["findings"]
+    result = run("--format", "sarif", BAD)
+    assert result.exit_code == 1, result.output
+    sarif = json.loads(result.stdout)
+    assert sarif["version"] == "2.1.0"
+    assert sarif["$schema"].endswith("sarif-2.1.0.json")
+    [sarif_run] = sarif["runs"]
+    driver = sarif_run["tool"]["driver"]
+    assert driver["name"] == "sniff"
+    rules = driver["rules"]
+    assert {rule["id"] for rule in rules} == set(RULES)
+    results = sarif_run["results"]
+    assert len(results) == len(findings)
+    levels = {"error": "error", "warning": "warning", "info": "note"}
+    for result_, item in zip(results, findings, strict=True):
+        assert result_["ruleId"] == item["rule"]
+        assert rules[result_["ruleIndex"]]["id"] == item["rule"]
+        assert result_.get("level", "warning") == levels[item["severity"]]  # SARIF's default
+        assert result_["message"]["text"].startswith(item["message"])
+        [location] = result_["locations"]
+        physical = location["physicalLocation"]
+        assert physical["artifactLocation"]["uri"] == item["file"]
+        assert physical["region"]["startLine"] == item["line"]
+        assert physical["region"].get("startColumn", 0) == item["column"]
+
+
+def test_sarif_of_clean_prompts_has_no_results() -> None:
+    result = run("--format", "sarif", GOOD)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["runs"][0].get("results", []) == []
+
+
+def test_text_output_groups_by_file_and_counts() -> None:
+    result = run(BAD / "SN006-breakpoint-on-volatile-block.json")
+    assert result.exit_code == 1
+    text = flat(result.stdout)
+    assert "error SN006 111:34 messages[0].content[0]" in text
+    assert "»2026-11-12T18:42:09Z«" in text
+    assert f"fix: {RULES['SN006'].fix}" in text
+    assert "more cached tokens" in text and "per 1,000 calls at 1 call/min (estimate)" in text
+    assert text.endswith("1 file(s) checked: 1 error(s), 0 warning(s), 0 info(s).")
+
+
+# --- exit codes and the choice of rules ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "fail_on", "code"),
+    [
+        ("SN001-volatile-system.md", None, 1),  # an error, failing at error (the default)
+        ("SN008-below-minimum.json", None, 0),  # a warning, below the default
+        ("SN008-below-minimum.json", "warning", 1),
+        ("SN008-below-minimum.json", "info", 1),
+        ("SN010-one-hour-ttl-on-tail.json", "error", 0),
+        ("SN013-ttl-order.json", "warning", 1),
+    ],
+)
+def test_exit_1_at_or_above_fail_on_and_0_below(name: str, fail_on: str | None, code: int) -> None:
+    args = ["--fail-on", fail_on] if fail_on else []
+    result = run(*args, BAD / name)
+    assert result.exit_code == code, result.output
+
+
+def test_clean_prompts_exit_0_even_failing_on_info() -> None:
+    result = run("--fail-on", "info", GOOD)
+    assert result.exit_code == 0, result.output
+    assert "0 error(s), 0 warning(s), 0 info(s)" in flat(result.stdout)
+
+
+def test_select_runs_only_the_named_rules() -> None:
+    report = lint_json("--select", "SN008", "--select", "SN010", BAD)
+    assert {item["rule"] for item in report["findings"]} == {"SN008", "SN010"}
+    assert report["failed"] is False  # two warnings
+
+
+def test_ignore_skips_the_named_rules() -> None:
+    report = lint_json("--ignore", "SN001", "--ignore", "SN006", BAD)
+    assert {item["rule"] for item in report["findings"]} == set(RULES) - {"SN001", "SN006"}
+
+
+def test_select_an_unknown_rule_is_a_user_error() -> None:
+    assert "SN077" in one_line_error(run("--select", "SN077", BAD))
+
+
+def copy_samples(folder: Path, *names: str) -> Path:
+    """Copies of bad samples in `folder`/prompts (the tests never touch the originals)."""
+    target = folder / "prompts"
+    for name in names:
+        (target / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(BAD / name, target / name)
+    return target
+
+
+def test_pyproject_table_chooses_rules_and_fail_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prompts = copy_samples(tmp_path, "SN008-below-minimum.json", "SN010-one-hour-ttl-on-tail.json")
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "support-bot"\n\n'
+        '[tool.sniff.lint]\nignore = ["SN008"]\nfail-on = "warning"\ncalls-per-minute = 5\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    result = run("--format", "json", "prompts")
+    assert result.exit_code == 1, result.output  # the SN010 warning fails at "warning"
+    report = json.loads(result.stdout)
+    assert report["fail_on"] == "warning"
+    assert {item["rule"] for item in report["findings"]} == {"SN010"}
+    # flags win over the table
+    assert run("--fail-on", "error", str(prompts)).exit_code == 0
+
+
+def test_pyproject_calls_per_minute_states_the_rate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy_samples(tmp_path, "SN006-breakpoint-on-volatile-block.json")
+    (tmp_path / "pyproject.toml").write_text("[tool.sniff.lint]\ncalls-per-minute = 5\n")
+    monkeypatch.chdir(tmp_path)
+    [item] = lint_json("prompts")["findings"]
+    assert item["saving"]["basis"] == "per 1,000 calls at 5 calls/min (estimate)"
+
+
+@pytest.mark.parametrize(
+    ("table", "named"),
+    [('select = ["SN404"]', "SN404"), ('fail-on = "fatal"', "fatal")],
+    ids=["rule", "severity"],
+)
+def test_a_bad_pyproject_table_is_a_user_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table: str, named: str
+) -> None:
+    copy_samples(tmp_path, "SN008-below-minimum.json")
+    (tmp_path / "pyproject.toml").write_text(f"[tool.sniff.lint]\n{table}\n")
+    monkeypatch.chdir(tmp_path)
+    assert named in one_line_error(run("prompts"))
+
+
+# --- --fix ---------------------------------------------------------------------------------------
+
+# the rules --fix claims to fix, each with its sample; priced: the engine shows the gain
+FIXED = [
+    ("SN001", "SN001-volatile-system.md", False),  # too short to cache: nothing to gain
+    ("SN001", "SN001-volatile-system.json", True),
+    ("SN004", "SN004-unstable-tool-schema.json", False),
+    ("SN006", "SN006-breakpoint-on-volatile-block.json", True),
+    ("SN007", "SN007-too-many-breakpoints.json", False),
+    ("SN010", "SN010-one-hour-ttl-on-tail.json", False),
+    ("SN013", "SN013-ttl-order.json", False),
+    ("SN014", "SN014-dynamic-before-static.md", False),
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "name", "priced"), FIXED, ids=[f"{r}-{Path(n).suffix[1:]}" for r, n, _ in FIXED]
+)
+def test_fix_rewrites_a_copy_shows_the_diff_and_relints_clean(
+    tmp_path: Path, rule: str, name: str, priced: bool
+) -> None:
+    prompts = copy_samples(tmp_path, name)
+    copy = prompts / name
+    before = copy.read_text(encoding="utf-8")
+    result = run("--fix", "--format", "json", copy)
+    assert result.exit_code == 0, result.output
+    fixed = copy.read_text(encoding="utf-8")
+    assert fixed != before
+    assert (BAD / name).read_text(encoding="utf-8") == before  # the sample is untouched
+    # the diff and the summary go to stderr; stdout stays the report of the fixed file
+    assert f"{copy} (before)" in result.stderr and f"{copy} (fixed)" in result.stderr
+    summary = flat(result.stderr)
+    assert "--fix rewrote 1 file(s)" in summary and "0 after" in summary
+    assert ("more cached tokens" in summary) is priced
+    assert [item["rule"] for item in json.loads(result.stdout)["findings"]] == []
+    again = lint_json("--fail-on", "info", copy)
+    assert [item["rule"] for item in again["findings"] if item["rule"] == rule] == []
+    assert again["findings"] == []
+
+
+def test_fix_priced_gain_matches_the_findings(tmp_path: Path) -> None:
+    name = "SN006-breakpoint-on-volatile-block.json"
+    [before] = lint_json(BAD / name)["findings"]
+    copy = copy_samples(tmp_path, name) / name
+    summary = flat(run("--fix", copy).stderr)
+    gained = before["saving"]["cached_tokens"]
+    assert f"worth {gained / 1e6:.2f}M more cached tokens" in summary
+
+
+def test_fixed_json_keeps_what_the_request_says(tmp_path: Path) -> None:
+    """--fix moves things; it never loses a message, a tool or the text the model reads."""
+    name = "SN001-volatile-system.json"
+    copy = copy_samples(tmp_path, name) / name
+    run("--fix", copy)
+    bad, fixed = json.loads((BAD / name).read_text()), json.loads(copy.read_text())
+    assert len(fixed["messages"]) == len(bad["messages"])
+    stamp = "Today is Thursday, November 12, 2026; the time is 18:42:09 UTC."
+    assert stamp in bad["messages"][0]["content"] and stamp not in fixed["messages"][0]["content"]
+    assert fixed["messages"][-1]["content"].endswith(stamp)
+
+
+def test_fix_leaves_logs_alone(tmp_path: Path) -> None:
+    name = "logs/SN012-ttl-gaps.jsonl"
+    copy = copy_samples(tmp_path, name) / name
+    before = copy.read_bytes()
+    result = run("--fix", copy)
+    assert "nothing to rewrite" in flat(result.stderr)
+    assert copy.read_bytes() == before
+    assert "SN012" in result.stdout
+
+
+def test_fix_of_chain_rules_rewrites_nothing_it_cannot_fix(tmp_path: Path) -> None:
+    """A changed system prompt is a change in the application, not in the file: it stays."""
+    name = "SN002-system-changed.json"
+    copy = copy_samples(tmp_path, name) / name
+    result = run("--fix", copy)
+    assert result.exit_code == 1
+    assert copy.read_text() == (BAD / name).read_text()
+    assert "SN002" in result.stdout
+
+
+# --- user errors ---------------------------------------------------------------------------------
+
+
+def test_a_missing_path_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-prompts"
+    assert str(missing) in one_line_error(run(missing))
+
+
+def test_an_unknown_format_is_one_line_and_exit_2() -> None:
+    line = one_line_error(run("--format", "xml", GOOD))
+    assert "'xml'" in line and "sarif" in line
+
+
+def test_an_unknown_severity_is_one_line_and_exit_2() -> None:
+    assert "loud" in one_line_error(run("--fail-on", "loud", GOOD))
+
+
+def test_no_paths_is_one_line_and_exit_2() -> None:
+    assert "name the prompt files" in one_line_error(run())
+
+
+def test_invalid_json_names_the_place(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"model": "gpt-4.1",\n "messages": [}\n')
+    assert f"{broken}:2:" in one_line_error(run(broken))
