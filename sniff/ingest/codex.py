@@ -9,6 +9,11 @@ subagent rollout starts by replaying its parent's history as a burst of `token_c
 those are keyed as the parent's, so the parent's responses count once.
 
 Codex reports cached input inside input (OpenAI's convention); it is split out here.
+
+Timing is approximate: a rollout stamps each item when it is written, whole. A request starts
+at the last input written before the model's first output item (a user message, a tool's
+output, a new turn context), its first output item stands for the first token, and the usage
+event that counts it for its end.
 """
 
 from __future__ import annotations
@@ -26,6 +31,11 @@ from sniff.model import Agent, LineIssue
 
 SOURCE = "codex"
 PROVIDER = "openai"
+OUTPUT_ITEMS = frozenset(
+    {"reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call"}
+)
+"""Response items the model writes (besides assistant messages)."""
+INPUT_EVENTS = frozenset({"user_message", "task_started"})
 
 
 class CodexUsage(msgspec.Struct):
@@ -54,6 +64,7 @@ class TokenInfo(msgspec.Struct):
 
 class Payload(msgspec.Struct):
     type: str | None = None
+    role: str | None = None
     id: str | None = None
     cwd: str | None = None
     cli_version: str | None = None
@@ -100,6 +111,10 @@ class _Rollout:
         self.burst_second: str | None = None
         self.from_counts: list[Response] = []
         self.from_records: list[Response] = []
+        self.request_start: str | None = None
+        """The last input written before the model answered: when the request went out."""
+        self.first_output: str | None = None
+        """The model's first output item of the request being answered."""
 
     def responses(self) -> list[Response]:
         # Newer rollouts write each response twice; the records are the ones with ids.
@@ -109,6 +124,7 @@ class _Rollout:
         payload = line.payload
         if payload is None:
             return
+        self._clock(line.type, payload, line.timestamp)
         if line.type == "session_meta":
             self._meta(payload)
         elif line.type == "turn_context" and payload.model:
@@ -121,6 +137,23 @@ class _Rollout:
             )
         elif line.type == "event_msg" and payload.type == "token_count" and payload.info:
             self._token_count(number, payload.info, line.timestamp)
+
+    def _clock(self, kind: str | None, payload: Payload, timestamp: str | None) -> None:
+        """Follow when the pending request went out and when its answer began."""
+        if timestamp is None:
+            return
+        if kind == "response_item":
+            output = payload.type in OUTPUT_ITEMS or (
+                payload.type == "message" and payload.role == "assistant"
+            )
+            if output:
+                self.first_output = self.first_output or timestamp
+            elif self.first_output is None:
+                self.request_start = timestamp
+        elif self.first_output is None and (
+            kind == "turn_context" or (kind == "event_msg" and payload.type in INPUT_EVENTS)
+        ):
+            self.request_start = timestamp
 
     def _meta(self, payload: Payload) -> None:
         self.metas += 1
@@ -177,6 +210,11 @@ class _Rollout:
         """A response; it continues the one before it in the rollout (one conversation)."""
         family = self.from_records if record else self.from_counts
         previous = family[-1].key if family else None
+        started, first = self.request_start, self.first_output
+        # the next request starts no earlier than this one ended
+        self.request_start, self.first_output = timestamp, None
+        if rank != TOP_LEVEL:  # a fork's replay of its parent: these times are the replay's
+            started = first = None
         return Response(
             SOURCE,
             key,
@@ -189,9 +227,9 @@ class _Rollout:
             self.agent,
             self.agent_id,
             self.project,
-            None,
+            epoch(first),
             epoch(timestamp),
-            None,
+            epoch(started),
             self.version,
             self.path,
             number,
