@@ -1,7 +1,8 @@
 """Provides `lint`: prompt files and logged requests in, cache anti-patterns with their price out.
 
-The rules are in `rules`; this module reads the inputs, groups logged requests into sessions,
-runs the selected rules, and prices each problem with the cache engine (`savings`).
+The rules are in `rules` (on one prompt) and `session_rules` (on consecutive requests); this
+module reads the inputs, groups logged requests into sessions, runs the selected rules, and
+prices each problem with the cache engine (`savings`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from sniff.lint.inputs import load_prompts
 from sniff.lint.model import Finding, LintPrompt, Severity
 from sniff.lint.rules import RULES, LintContext, finding
 from sniff.lint.savings import chain_saving, file_saving
+from sniff.lint.session_rules import opening
 from sniff.pricing import PriceBook
 
 PRICED_RULES = frozenset({"SN001", "SN006", "SN014", "SN002"})
@@ -124,13 +126,22 @@ def load_config(start: Path | None = None, **overrides: Any) -> LintConfig:
 
 def _chains(prompts: list[LintPrompt]) -> list[list[LintPrompt]]:
     """Logged requests by session and model (caches are per model), agents apart from
-    background calls (those without tools), in the order they were sent."""
+    background calls (those without tools), in the order they were sent.
+
+    A request without tools that goes on with an agent's conversation (its first turn is one an
+    agent's request opened with) is that agent's, having dropped its tools: compared with the
+    request before it, not set apart as a background call."""
+    logged = [prompt for prompt in prompts if prompt.logged]
+    has_tools = {id(p): any(block.kind == "tool" for block in p.blocks) for p in logged}
+    agents = {
+        (p.file, p.session or "", p.model or "", opening(p)) for p in logged if has_tools[id(p)]
+    }
     sessions: dict[tuple[str, str, str, bool], list[LintPrompt]] = {}
-    for prompt in prompts:
-        if prompt.logged:
-            agent = any(block.kind == "tool" for block in prompt.blocks)
-            key = (prompt.file, prompt.session or "", prompt.model or "", agent)
-            sessions.setdefault(key, []).append(prompt)
+    for prompt in logged:
+        where = (prompt.file, prompt.session or "", prompt.model or "")
+        first = opening(prompt)
+        agent = has_tools[id(prompt)] or (first is not None and (*where, first) in agents)
+        sessions.setdefault((*where, agent), []).append(prompt)
     return [
         sorted(chain, key=lambda p: (p.started if p.started is not None else 0.0, p.line))
         for chain in sessions.values()

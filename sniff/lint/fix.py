@@ -17,14 +17,14 @@ from typing import Any
 
 from sniff.lint.inputs import TEXT
 from sniff.lint.model import LintPrompt
-from sniff.lint.rules import MAX_BREAKPOINTS, RESULT_KINDS, TEMPLATE
-from sniff.lint.volatile import find_volatile
+from sniff.lint.rules import MAX_BREAKPOINTS, RESULT_KINDS
+from sniff.lint.volatile import find_placeholders, find_volatile
 
 
 def fixed_text(prompt: LintPrompt) -> str:
     """A plain prompt file with volatile and templated paragraphs moved to the end."""
     paragraphs = prompt.source_text.split("\n\n")
-    moving = [p for p in paragraphs if find_volatile(p) or TEMPLATE.search(p)]
+    moving = [p for p in paragraphs if find_volatile(p) or find_placeholders(p)]
     staying = [p for p in paragraphs if p not in moving]
     if not moving:
         return prompt.source_text
@@ -56,8 +56,9 @@ def fixed_body(body: dict[str, Any], api: str) -> dict[str, Any]:
 
 
 def fixed_file_text(prompt: LintPrompt, bodies: list[dict[str, Any]]) -> str:
-    """The JSON prompt file with its bodies fixed, in the file's indentation."""
-    value: Any = bodies if prompt.request else bodies[0]
+    """The JSON prompt file with its bodies fixed, in the file's indentation: a list stays a
+    list, even of one body."""
+    value: Any = bodies if prompt.index is not None else bodies[0]
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -118,9 +119,10 @@ def _fix_breakpoints(body: dict[str, Any]) -> None:
     stable_prefix = (body.get("tools"), body.get("system"))
     for index, (block, parent) in enumerate(marked):
         control = block["cache_control"]
-        # the tail is the conversation's end: a 1-hour TTL on tools or system stays
+        # the tail is the conversation's end, even as the only breakpoint (SN010 says so too):
+        # a 1-hour TTL on tools or system stays
         in_prefix = any(parent is part for part in stable_prefix)
-        tail = index == len(marked) - 1 and index > 0 and not in_prefix
+        tail = index == len(marked) - 1 and not in_prefix
         if control.get("ttl") == "1h" and (seen_five_minutes or tail):
             control.pop("ttl")
         if control.get("ttl") != "1h":

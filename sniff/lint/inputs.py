@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from sniff.errors import UserError
+from sniff.ingest import anthropic_api, openai_api
 from sniff.ingest.anthropic_api import API as ANTHROPIC
 from sniff.ingest.discover import expand
 from sniff.ingest.formats import detect
@@ -117,7 +119,11 @@ def _prompt_file(file: Path) -> list[LintPrompt]:
         if not isinstance(body, dict):
             raise UserError(f"{file}: item {index} is not a request body (a JSON object)")
         prompt = body_prompt(
-            str(file), body, source_text=text, request=f"#{index + 1}" if len(bodies) > 1 else None
+            str(file),
+            body,
+            source_text=text,
+            request=f"#{index + 1}" if len(bodies) > 1 else None,
+            index=index if isinstance(value, list) else None,
         )
         prompts.append(prompt)
     return prompts
@@ -150,7 +156,7 @@ def _logged(file: Path) -> Iterator[LintPrompt]:
             session = record.get("session") if isinstance(record.get("session"), str) else None
         if not isinstance(body, dict):
             continue
-        yield body_prompt(
+        prompt = body_prompt(
             str(file),
             body,
             request=_request_id(record, number),
@@ -158,6 +164,33 @@ def _logged(file: Path) -> Iterator[LintPrompt]:
             session=session or source.path,
             started=started,
         )
+        response = record.get("response")
+        if log_format == "claude-trace" and isinstance(response, dict):
+            response = response.get("body") or response.get("body_raw")  # the API's answer
+        yield replace(prompt, cache_usage=_cache_usage(response, prompt.api))
+
+
+def _cache_usage(response: Any, api: str) -> int | None:
+    """Prompt tokens a logged response (a JSON body or a stream's SSE text) says were read from
+    or written to the cache; None when it holds no usage (the call failed or was not logged)."""
+    if isinstance(response, str):
+        if api == ANTHROPIC:
+            response = anthropic_api.from_sse(response)[0]
+        elif api == RESPONSES:
+            response = openai_api.responses_from_sse(response)
+        else:
+            response = openai_api.chat_from_sse(response)
+    usage = response.get("usage") if isinstance(response, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    if api == ANTHROPIC:
+        tokens = anthropic_api.tokens(usage)[0]
+    elif api == RESPONSES:
+        tokens = openai_api.responses_tokens(usage)
+    else:
+        tokens = openai_api.chat_tokens(usage)
+    _uncached, read, written_5m, written_1h, *_ = tokens
+    return read + written_5m + written_1h
 
 
 def _request_id(record: dict[str, Any], number: int) -> str:

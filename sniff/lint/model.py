@@ -68,11 +68,22 @@ class LintPrompt:
     """The whole request body (for --fix)."""
     source_text: str = ""
     """The file's text, for locating evidence (prompt files only)."""
+    index: int | None = None
+    """The body's place in a JSON prompt file that is a list of bodies (None: not a list)."""
+    cache_usage: int | None = None
+    """Prompt tokens the logged response says were read from or written to the cache (None:
+    no usage logged: a prompt file, or a call that failed)."""
 
     @property
     def logged(self) -> bool:
         """A request from a log (one of a chain), not a prompt file."""
         return self.request is not None
+
+    @property
+    def from_log(self) -> bool:
+        """A request read from a log: one of a chain, with no file text of its own (the bodies
+        of a JSON list, also a chain, are a prompt file)."""
+        return self.logged and not self.source_text
 
     def breakpoints(self) -> list[int]:
         """Indexes of the blocks marked as cache breakpoints."""

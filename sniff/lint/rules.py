@@ -1,21 +1,22 @@
 """Provides the lint rules: what breaks prefix caching, each with an id, a severity and a fix.
 
 Each rule is a function from the prompts being checked to findings; its docstring is the
-explanation `sniff lint --explain` shows. Rules on one prompt look at its blocks; rules on a
-chain compare consecutive requests of a session, as a provider's cache would see them.
+explanation `sniff lint --explain` shows. This module holds the registry, what the rules share,
+and the rules on one prompt, which look at its blocks; the rules on a chain, which compare
+consecutive requests of a session as a provider's cache would see them, are in `session_rules`
+(the package imports both, so `RULES` always holds every rule).
 Sources for every anti-pattern: docs/prompt-caching.md §7.
 """
 
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
+from sniff.lint.locate import locate
 from sniff.lint.model import Finding, LintBlock, LintPrompt, Severity
-from sniff.lint.volatile import Volatile, find_volatile, line_and_column
+from sniff.lint.volatile import Volatile, find_placeholders, find_volatile, line_and_column
 
 MAX_BREAKPOINTS = 4
 RESULT_KINDS = frozenset(
@@ -34,8 +35,6 @@ RESULT_KINDS = frozenset(
     }
 )
 """Blocks whose ids and paths are history, written once and repeated as they were."""
-TEMPLATE = re.compile(r"\{\{[^{}]+\}\}|\{%[^%]+%\}|\$\{[A-Za-z_][^}]*\}")
-"""Template placeholders: filled differently per request."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +95,18 @@ def finding(
     message: str,
     evidence: str = "",
     at: int = 0,
+    setting: str | None = None,
 ) -> Finding:
-    """A finding located in `prompt` (and `block`, at character `at` of its text)."""
+    """A finding located in `prompt` (and `block`, at character `at` of its text; or, without a
+    block, at character `at` of the request's `setting`, such as `prompt_cache_key`).
+
+    In a prompt file (a JSON list of bodies included) that is a line and column of the file;
+    in a log, the line of the request.
+    """
     found = RULES[rule_id]
     line, column = prompt.line, 0
-    if not prompt.logged:
-        offset = _offset(prompt, block, at)
+    if prompt.source_text:
+        offset = locate(prompt, block, at, setting)
         if offset >= 0:
             line, column = line_and_column(prompt.source_text, offset)
     return Finding(
@@ -116,19 +121,6 @@ def finding(
         evidence=evidence,
         fix=found.fix,
     )
-
-
-def _offset(prompt: LintPrompt, block: LintBlock | None, at: int) -> int:
-    if block is None or not prompt.source_text:
-        return -1
-    if block.offset >= 0:
-        return block.offset + at
-    # a JSON prompt file: find the text as the file writes it (escaped)
-    import json
-
-    snippet = json.dumps(block.text[at : at + 40])[1:-1]
-    found = prompt.source_text.find(snippet)
-    return found
 
 
 def cached_prefix(prompt: LintPrompt) -> list[LintBlock]:
@@ -152,7 +144,7 @@ def _before_dynamic_tail(blocks: list[LintBlock]) -> list[LintBlock]:
     breaking it. A file with no static paragraph before them keeps them all."""
     end = len(blocks)
     while end > 0 and (
-        find_volatile(blocks[end - 1].text) or TEMPLATE.search(blocks[end - 1].text)
+        find_volatile(blocks[end - 1].text) or find_placeholders(blocks[end - 1].text)
     ):
         end -= 1
     return blocks[:end] if end else blocks
@@ -253,7 +245,8 @@ def breakpoint_on_volatile(context: LintContext) -> Iterator[Finding]:
                         after,
                         block,
                         f"the marked block {block.path} changed since the last request",
-                        _diff(before.blocks[index].text, block.text),
+                        diff(before.blocks[index].text, block.text),
+                        changed_at(before.blocks[index].text, block.text),
                     )
 
 
@@ -292,12 +285,16 @@ def below_minimum(context: LintContext) -> Iterator[Finding]:
     """Below the model's minimum (512 to 4,096 tokens on Anthropic by model and date, 1,024 on
     OpenAI) a prompt is silently not cached: the breakpoint costs nothing but saves nothing.
     If the prefix is reused, growing it to the minimum (stable examples, the tool list) makes
-    it cacheable; otherwise the breakpoint can go."""
+    it cacheable; otherwise the breakpoint can go. For a logged request the response's usage
+    decides, not the size of the text in the log (logs often shorten it): only a request whose
+    usage shows nothing read from or written to the cache is reported."""
     seen: set[tuple[str, str | None]] = set()
     for prompt in context.prompts:
         marks = prompt.breakpoints()
         if not marks or prompt.model is None or (prompt.file, prompt.model) in seen:
             continue
+        if prompt.from_log and prompt.cache_usage != 0:
+            continue  # it was cached (so it was long enough), or it failed: no evidence
         size = sum(context.count(block.text) for block in prompt.blocks[: marks[-1] + 1])
         minimum = context.minimum(prompt.model, prompt.api)
         if 0 < size < minimum:
@@ -368,9 +365,18 @@ def per_request_cache_key(context: LintContext) -> Iterator[Finding]:
     seen: set[str] = set()
     for prompt in context.prompts:
         key = prompt.params.get("prompt_cache_key")
-        if isinstance(key, str) and find_volatile(key) and prompt.file not in seen:
+        changing = find_volatile(key) if isinstance(key, str) else []
+        if changing and prompt.file not in seen:
             seen.add(prompt.file)
-            yield finding("SN011", prompt, None, "prompt_cache_key holds volatile content", key)
+            yield finding(
+                "SN011",
+                prompt,
+                None,
+                "prompt_cache_key holds volatile content",
+                str(key),
+                changing[0].start,
+                setting="prompt_cache_key",
+            )
     for chain in context.chains:
         keys = [p.params.get("prompt_cache_key") for p in chain if p.params.get("prompt_cache_key")]
         if len(keys) >= 3 and len(set(map(str, keys))) == len(keys) and chain[0].file not in seen:
@@ -381,6 +387,7 @@ def per_request_cache_key(context: LintContext) -> Iterator[Finding]:
                 None,
                 f"{len(keys)} requests of a session used {len(keys)} different keys",
                 ", ".join(map(str, keys[:3])) + ", ...",
+                setting="prompt_cache_key",
             )
 
 
@@ -399,13 +406,12 @@ def dynamic_before_static(context: LintContext) -> Iterator[Finding]:
     for prompt in context.prompts:
         if prompt.api != "text":
             continue
-        blocks = list(prompt.blocks)
-        dynamic = [i for i, b in enumerate(blocks) if TEMPLATE.search(b.text)]
-        static = [i for i, b in enumerate(blocks) if not TEMPLATE.search(b.text)]
+        placeholders = [find_placeholders(b.text) for b in prompt.blocks]
+        dynamic = [i for i, found in enumerate(placeholders) if found]
+        static = [i for i, found in enumerate(placeholders) if not found]
         if dynamic and static and dynamic[0] < static[-1]:
-            block = blocks[dynamic[0]]
-            match = TEMPLATE.search(block.text)
-            assert match is not None
+            block = prompt.blocks[dynamic[0]]
+            match = placeholders[dynamic[0]][0]
             yield finding(
                 "SN014",
                 prompt,
@@ -416,228 +422,7 @@ def dynamic_before_static(context: LintContext) -> Iterator[Finding]:
             )
 
 
-# --- rules on chains of logged requests ------------------------------------------------------
-
-
-@rule(
-    "SN002",
-    "system-changed",
-    Severity.ERROR,
-    "The system prompt changed between consecutive requests of a session",
-    "Keep the system prompt identical across a session; put what changes in the latest turn.",
-)
-def system_changed(context: LintContext) -> Iterator[Finding]:
-    """Every request of a session should start with the same system prompt: the cache keys on
-    the exact bytes of tools, then system, then messages. A system prompt rewritten between
-    turns (new instructions, a refreshed date, a re-rendered template) invalidates the cached
-    system prompt and everything after it."""
-    for chain in context.chains:
-        for before, after in zip(chain, chain[1:], strict=False):
-            old = [b for b in before.blocks if b.role == "system"]
-            new = [b for b in after.blocks if b.role == "system"]
-            for index, (a, b) in enumerate(zip(old, new, strict=False)):
-                if a.text != b.text:
-                    yield finding(
-                        "SN002",
-                        after,
-                        b,
-                        f"system block {index + 1} changed",
-                        _diff(a.text, b.text),
-                    )
-                    break
-            else:
-                if old and new and len(old) != len(new):
-                    yield finding(
-                        "SN002", after, None, f"system blocks went from {len(old)} to {len(new)}"
-                    )
-
-
-@rule(
-    "SN003",
-    "tools-changed",
-    Severity.ERROR,
-    "Tools were added, removed or reordered between consecutive requests of a session",
-    "Keep the tool list fixed for a session; append-only if it must grow.",
-)
-def tools_changed(context: LintContext) -> Iterator[Finding]:
-    """Tool definitions come first in the cached prefix, so adding, removing or reordering a
-    tool (an MCP server connecting mid-session, dynamic tool selection) invalidates the whole
-    cache: tools, system prompt and history. Fix the tool list for a session, or use the
-    provider's ways to change tools without changing the prefix (tool_choice, allowed tools,
-    deferred tool loading)."""
-    for chain in context.chains:
-        for before, after in zip(chain, chain[1:], strict=False):
-            old, new = _tool_names(before), _tool_names(after)
-            if old != new:
-                added = [n for n in new if n not in old]
-                removed = [n for n in old if n not in new]
-                what = (f"added {', '.join(added)}" if added else "") + (
-                    f" removed {', '.join(removed)}" if removed else ""
-                ) or "reordered"
-                tool = next((b for b in after.blocks if b.kind == "tool"), None)
-                yield finding("SN003", after, tool, f"tools {what.strip()}", f"{old} -> {new}")
-
-
-@rule(
-    "SN004",
-    "unstable-tool-schema",
-    Severity.WARNING,
-    "A tool schema serialized with a different key order between requests",
-    "Serialize tool schemas deterministically (sorted keys).",
-)
-def unstable_tool_schema(context: LintContext) -> Iterator[Finding]:
-    """The same tool definition written with its JSON keys in another order is, to the cache,
-    a different prompt. Languages that iterate maps in random order (Go, Swift) or code that
-    rebuilds schemas from sets produce it. Serialize schemas with sorted keys."""
-    seen: set[str] = set()
-    for chain in context.chains:
-        for before, after in zip(chain, chain[1:], strict=False):
-            old = {b.text: b for b in before.blocks if b.kind == "tool"}
-            for block in (b for b in after.blocks if b.kind == "tool"):
-                twin = old.get(block.text)
-                if (
-                    twin is not None
-                    and twin.key_order != block.key_order
-                    and block.text not in seen
-                ):
-                    seen.add(block.text)
-                    yield finding(
-                        "SN004",
-                        after,
-                        block,
-                        f"{block.path} has the same content in another key order",
-                    )
-
-
-@rule(
-    "SN005",
-    "history-rewritten",
-    Severity.ERROR,
-    "Earlier messages were edited, removed or re-serialized instead of appended to",
-    "Only append to the conversation; never edit or re-render earlier turns.",
-)
-def history_rewritten(context: LintContext) -> Iterator[Finding]:
-    """A conversation caches well when each request repeats the previous one exactly and appends
-    the new turn. Editing an earlier message, truncating tool results, or re-serializing history
-    differently invalidates the cache from the first changed message on, so everything after it
-    is written again."""
-    for chain in context.chains:
-        for before, after in zip(chain, chain[1:], strict=False):
-            if _tool_names(before) != _tool_names(after):
-                continue  # SN003 explains this request
-            # every turn, tool results (OpenAI Chat's `tool` role) included
-            old = [b for b in before.blocks if b.role not in ("system", "tools")]
-            new = [b for b in after.blocks if b.role not in ("system", "tools")]
-            if not old or not new or old[0].text != new[0].text:
-                continue  # a new conversation in the same session, not an edited one
-            for index, a in enumerate(old[:-1]):
-                if index >= len(new) or new[index].text != a.text:
-                    block = new[index] if index < len(new) else None
-                    yield finding(
-                        "SN005",
-                        after,
-                        block,
-                        f"message block {index + 1} changed",
-                        _diff(a.text, block.text if block else ""),
-                    )
-                    break
-
-
-@rule(
-    "SN009",
-    "setting-changed",
-    Severity.WARNING,
-    "The model, tool_choice, thinking, reasoning or images changed mid-session",
-    "Keep these settings fixed within a session; route by session, not by request.",
-)
-def setting_changed(context: LintContext) -> Iterator[Finding]:
-    """Caches are per model, and several settings are part of the cached prefix: tool_choice,
-    the thinking configuration, reasoning effort, the presence of images, the speed mode. A
-    router, an A/B test or a fallback that changes them between turns of one conversation
-    starts the cache over."""
-    yield from _model_switches(context)
-    for chain in context.chains:
-        for before, after in zip(chain, chain[1:], strict=False):
-            for name in ("tool_choice", "thinking", "reasoning", "images", "speed"):
-                if before.params.get(name) != after.params.get(name):
-                    yield finding(
-                        "SN009",
-                        after,
-                        None,
-                        f"{name} changed",
-                        f"{before.params.get(name)!r} -> {after.params.get(name)!r}",
-                    )
-                    break
-
-
-@rule(
-    "SN012",
-    "ttl-gaps",
-    Severity.WARNING,
-    "Idle gaps longer than the cache's TTL within a session",
-    "Use the 1-hour TTL for sessions with long pauses; see `sniff cache --breaks`.",
-)
-def ttl_gaps(context: LintContext) -> Iterator[Finding]:
-    """A cached prefix lives 5 minutes (or 1 hour) after its last use, counted from the start of
-    the request that used it. A session that pauses longer pays to write its whole prefix again
-    on the next request. For sessions that pause for minutes at a time, the 1-hour TTL costs
-    less; `sniff cache --breaks` prices every such gap and compares the two TTLs."""
-    yield from context.gaps
-    for chain in context.chains:
-        for before, after in zip(chain, chain[1:], strict=False):
-            if before.started is None or after.started is None:
-                continue
-            ttl = 3600.0 if any(b.mark == "1h" for b in before.blocks) else 300.0
-            gap = after.started - before.started
-            if gap > ttl:
-                when = datetime.fromtimestamp(after.started, UTC).strftime("%Y-%m-%d %H:%M")
-                yield finding(
-                    "SN012",
-                    after,
-                    None,
-                    f"{gap / 60:.0f} minutes idle before this request ({when} UTC), "
-                    f"TTL {ttl / 60:.0f} minutes",
-                )
-
-
-def _model_switches(context: LintContext) -> Iterator[Finding]:
-    """Requests that go on with a conversation on another model. The chains are per model (the
-    other rules compare like with like), so a switch only shows across them: here requests of
-    a session are taken in order whatever their model."""
-    sessions: dict[tuple[str, str, bool], list[LintPrompt]] = {}
-    for prompt in context.prompts:
-        if prompt.logged:
-            agent = any(block.kind == "tool" for block in prompt.blocks)
-            sessions.setdefault((prompt.file, prompt.session or "", agent), []).append(prompt)
-    for requests in sessions.values():
-        requests.sort(key=lambda p: (p.started if p.started is not None else 0.0, p.line))
-        for before, after in zip(requests, requests[1:], strict=False):
-            opening = _opening(before)
-            if before.model != after.model and opening and opening == _opening(after):
-                yield finding(
-                    "SN009", after, None, f"model changed from {before.model} to {after.model}"
-                )
-
-
-def _opening(prompt: LintPrompt) -> str | None:
-    """The first turn of the conversation: requests that share it continue one conversation
-    (a subagent or a background call on another model starts its own)."""
-    turns = (b.text for b in prompt.blocks if b.role not in ("system", "tools"))
-    return next(turns, None)
-
-
-# --- helpers ---------------------------------------------------------------------------------
-
-
-def _tool_names(prompt: LintPrompt) -> list[str]:
-    names = []
-    for block in prompt.blocks:
-        if block.kind == "tool":
-            raw = block.raw if isinstance(block.raw, dict) else {}
-            inner = raw.get("function")
-            function = inner if isinstance(inner, dict) else {}
-            names.append(str(raw.get("name") or function.get("name") or block.path))
-    return names
+# --- helpers (the session rules use them too) -------------------------------------------------
 
 
 def _volatile_message(volatile: Volatile, block: LintBlock) -> str:
@@ -654,12 +439,19 @@ def _evidence(text: str, volatile: Volatile, around: int = 30) -> str:
     return f"{'…' if start else ''}{before}»{volatile.text}«{after}{'…' if end < len(text) else ''}"
 
 
-def _diff(old: str, new: str, lines: int = 6) -> str:
-    diff = difflib.unified_diff(
+def diff(old: str, new: str, lines: int = 6) -> str:
+    """What changed from `old` to `new`: the changed lines, or around the change of one line."""
+    changes = difflib.unified_diff(
         old.splitlines(), new.splitlines(), "before", "after", n=0, lineterm=""
     )
-    shown = [line for line in diff if not line.startswith(("---", "+++", "@@"))]
+    shown = [line for line in changes if not line.startswith(("---", "+++", "@@"))]
     if not shown:  # one long line: show where it differs
-        at = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), 0)
+        at = changed_at(old, new)
         return f"-…{old[max(at - 20, 0) : at + 40]}…\n+…{new[max(at - 20, 0) : at + 40]}…"
     return "\n".join(shown[:lines]) + ("\n…" if len(shown) > lines else "")
+
+
+def changed_at(old: str, new: str) -> int:
+    """The first character where `new` differs from `old` (where a finding on it points)."""
+    differing = (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b)
+    return next(differing, min(len(old), len(new)))

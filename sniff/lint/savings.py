@@ -4,7 +4,8 @@ For logged requests, the session's requests are replayed as they were and with t
 content taken out of the prefix (it then sits after the last breakpoint), under the provider's
 own policy; the difference in cached tokens and dollars is the saving. For a prompt file there is
 no history, so the saving is an estimate: 1,000 calls at a stated rate, each with different
-volatile content as it would be at run time, replayed both ways.
+volatile content and template placeholders filled differently, as they would be at run time,
+replayed both ways (the fix takes both out of the cached prefix).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from functools import lru_cache
 from sniff import tokens
 from sniff.engine import PrefixTree, build_prompts, load_policies, simulate
 from sniff.lint.model import LintBlock, LintPrompt, Saving
-from sniff.lint.volatile import find_volatile
+from sniff.lint.volatile import find_placeholders, find_volatile
 from sniff.model import Agent, Block, Request, Usage
 from sniff.pricing import PriceBook
 
@@ -36,8 +37,9 @@ def chain_saving(chain: list[LintPrompt], prices: PriceBook) -> Saving | None:
 
 
 def file_saving(prompt: LintPrompt, prices: PriceBook, calls_per_minute: float) -> Saving | None:
-    """The estimated gain over 1,000 calls at `calls_per_minute`, volatile content varying."""
-    if not any(find_volatile(block.text) for block in prompt.blocks):
+    """The estimated gain over 1,000 calls at `calls_per_minute`, volatile content (and what
+    fills the placeholders) varying."""
+    if all(_stable_text(block.text) == block.text for block in prompt.blocks):
         return None
     spacing = 60.0 / calls_per_minute
     copies = [
@@ -66,22 +68,26 @@ def _as_is(_prompt: LintPrompt, _index: int, block: LintBlock) -> str:
 
 
 def _varying(prompt: LintPrompt, _index: int, block: LintBlock) -> str:
-    """A prompt file's block at run time: volatile content differs on every call."""
+    """A prompt file's block at run time: volatile content, and what a template fills in,
+    differ on every call."""
     text = block.text
     return _hash(text + (prompt.request or "") if _stable_text(text) != text else text)
 
 
 def _stable(_prompt: LintPrompt, _index: int, block: LintBlock) -> str:
-    """The fix: volatile content leaves the block (it moves after the last breakpoint)."""
+    """The fix: volatile content and placeholders leave the block (they move after the last
+    breakpoint, or to the end of a prompt file)."""
     return _hash(_stable_text(block.text))
 
 
 @lru_cache(maxsize=4096)
 def _stable_text(text: str) -> str:
-    """`text` without its volatile content; memoized, as a replay asks it of the same blocks
-    for each of its 1,000 calls."""
+    """`text` without its volatile content and template placeholders; memoized, as a replay
+    asks it of the same blocks for each of its 1,000 calls."""
     for volatile in reversed(find_volatile(text)):
         text = text[: volatile.start] + text[volatile.end :]
+    for placeholder in reversed(find_placeholders(text)):
+        text = text[: placeholder.start()] + text[placeholder.end() :]
     return text
 
 

@@ -2,7 +2,8 @@
 
 Timestamps, dates, UUIDs, request ids, epoch counters, temporary paths and random seeds change
 every request; anywhere before the last cache breakpoint they make the prefix new each time.
-The patterns are strict on purpose: a linter in CI must not cry wolf on clean prompts.
+So do a template's placeholders, filled per request. The patterns are strict on purpose: a
+linter in CI must not cry wolf on clean prompts.
 """
 
 from __future__ import annotations
@@ -64,6 +65,12 @@ EXAMPLE_LEAD = re.compile(
     re.IGNORECASE,
 )
 """Words that introduce an example value: "dates as YYYY-MM-DD, e.g. 2024-01-31"."""
+TEMPLATE = re.compile(r"\{\{[^{}]+\}\}|\{%[^%]+%\}|\$\{[A-Za-z_][^}]*\}")
+"""Template placeholders: filled differently per request."""
+ENVIRONMENT = re.compile(r"\$\{[A-Z][A-Z0-9_]*(?:[:#%/][^}]*)?\}")
+"""`${HOME}`, `${XDG_CONFIG_HOME:-~/.config}`: an environment variable a shell expands."""
+CODE_SPAN = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
+"""A fenced code sample or inline code: shell or JavaScript the prompt shows."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +99,26 @@ def find_volatile(text: str) -> list[Volatile]:
                 continue
             found.append(Volatile(kind, start, end, match.group(0)))
     return sorted(found, key=lambda v: v.start)
+
+
+def find_placeholders(text: str) -> list[re.Match[str]]:
+    """The template placeholders of `text`, in order: `{{ x }}`, `{% ... %}` and `${x}`.
+
+    `${...}` is shell and JavaScript syntax before it is a template's: in code (a fenced sample,
+    inline code) or naming an environment variable (upper case), it is what the prompt teaches,
+    written once, not a value filled per request. Template engines fill `{{ }}` and `{% %}`
+    wherever they are, so those count everywhere.
+    """
+    code = [match.span() for match in CODE_SPAN.finditer(text)] if "${" in text else []
+    return [
+        match
+        for match in TEMPLATE.finditer(text)
+        if not match.group(0).startswith("$")
+        or not (
+            ENVIRONMENT.fullmatch(match.group(0))
+            or any(begin <= match.start() < end for begin, end in code)
+        )
+    ]
 
 
 def _example(text: str, start: int, samples: list[tuple[int, int]]) -> bool:

@@ -293,6 +293,47 @@ def test_fixed_json_keeps_what_the_request_says(tmp_path: Path) -> None:
     assert fixed["messages"][-1]["content"].endswith(stamp)
 
 
+def test_fix_drops_a_lone_one_hour_ttl_on_the_tail(tmp_path: Path) -> None:
+    """A 1-hour TTL on the latest turn is the tail even as the request's only breakpoint."""
+    question = {"type": "text", "text": "Why did the nightly export fail?"}
+    question["cache_control"] = {"type": "ephemeral", "ttl": "1h"}
+    body = {"model": "claude-sonnet-4-5", "max_tokens": 1024, "system": "You are on call."}
+    body["messages"] = [{"role": "user", "content": [question]}]
+    path = tmp_path / "tail.json"
+    path.write_text(json.dumps(body, indent=2), encoding="utf-8")
+    assert "SN010" in {item["rule"] for item in lint_json(path)["findings"]}
+    result = run("--fix", path)
+    assert "--fix rewrote 1 file(s)" in flat(result.stderr)
+    assert "SN010" not in {item["rule"] for item in lint_json(path)["findings"]}
+    fixed = json.loads(path.read_text())["messages"][0]["content"][0]
+    assert fixed["cache_control"] == {"type": "ephemeral"}
+
+
+def test_fix_keeps_a_list_of_one_body_a_list(tmp_path: Path) -> None:
+    body = {"model": "gpt-4.1", "messages": [{"role": "system", "content": "Today is 2026-03-05."}]}
+    body["messages"].append({"role": "user", "content": "Where is my order?"})
+    path = tmp_path / "bodies.json"
+    path.write_text(json.dumps([body], indent=2), encoding="utf-8")
+    result = run("--fix", path)
+    assert result.exit_code == 0, result.output
+    fixed = json.loads(path.read_text())
+    assert isinstance(fixed, list) and len(fixed) == 1
+    assert "2026-03-05" in fixed[0]["messages"][-1]["content"]
+
+
+def test_a_list_of_bodies_is_located_in_the_body_the_finding_is_about() -> None:
+    path = BAD / "SN003-tools-changed.json"
+    [found] = lint_json(path)["findings"]
+    assert (found["request"], found["block"]) == ("#2", "tools[2]")
+    lines = path.read_text().splitlines()
+    assert lines[found["line"] - 1][found["column"] - 1 :] == "{"  # the added tool
+    assert '"name": "github_create_issue"' in lines[found["line"] + 2]
+    second = lines.index("  {", 2) + 1  # the second body's first line
+    assert found["line"] > second
+    text = flat(run(path).stdout)
+    assert f"error SN003 {found['line']}:{found['column']} request #2 tools[2]" in text
+
+
 def test_fix_leaves_logs_alone(tmp_path: Path) -> None:
     name = "logs/SN012-ttl-gaps.jsonl"
     copy = copy_samples(tmp_path, name) / name

@@ -7,6 +7,7 @@ rule). Edge cases are built here as request bodies and logged requests.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from sniff.lint.fix import fixed_body, fixed_text, is_fixable
 from sniff.lint.inputs import body_prompt, load_prompts, text_prompt
 from sniff.lint.model import Finding, LintPrompt, Severity
 from sniff.lint.rules import RULES
-from sniff.lint.volatile import find_volatile, line_and_column
+from sniff.lint.volatile import find_placeholders, find_volatile, line_and_column
 from sniff.pricing import PriceBook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,20 +27,20 @@ BAD, GOOD = PROMPTS / "bad", PROMPTS / "good"
 EVERYTHING = LintConfig(fail_on=Severity.INFO)
 
 # rule, sample, the block and request the finding names, and the text at its file:line:col
-# (None: a finding about a whole request of a chain, located by its request and block)
+# (None: a request of a log, located by its line and id)
 CASES = [
     ("SN001", "SN001-volatile-system.md", "paragraph 3", None, "2026-11-12 18:42:09"),
     ("SN001", "SN001-volatile-system.json", "messages[0]", None, "November 12, 2026"),
-    ("SN002", "SN002-system-changed.json", "instructions", "#2", None),
-    ("SN003", "SN003-tools-changed.json", "tools[0]", "#2", None),
-    ("SN004", "SN004-unstable-tool-schema.json", "tools[2]", "#2", None),
-    ("SN005", "SN005-history-rewritten.json", "messages[3]", "#2", None),
+    ("SN002", "SN002-system-changed.json", "instructions", "#2", "edit. You may edit files"),
+    ("SN003", "SN003-tools-changed.json", "tools[2]", "#2", "{"),  # the added tool
+    ("SN004", "SN004-unstable-tool-schema.json", "tools[2]", "#2", "{"),
+    ("SN005", "SN005-history-rewritten.json", "messages[3]", "#2", "[tool output trimmed"),
     ("SN006", "SN006-breakpoint-on-volatile-block.json", "messages[0].content[0]", None, "2026-"),
     ("SN007", "SN007-too-many-breakpoints.json", "messages[4].content[0]", None, "80302, and"),
     ("SN008", "SN008-below-minimum.json", "system[0]", None, "Classify the support email"),
-    ("SN009", "SN009-setting-changed.json", None, "#2", None),
+    ("SN009", "SN009-setting-changed.json", None, "#2", "claude-sonnet-4-5-20250929"),
     ("SN010", "SN010-one-hour-ttl-on-tail.json", "messages[4].content[0]", None, "80302, and"),
-    ("SN011", "SN011-per-request-cache-key.json", None, None, None),
+    ("SN011", "SN011-per-request-cache-key.json", None, None, "2026-11-12T18:42:09Z"),
     ("SN012", "logs/SN012-ttl-gaps.jsonl", None, "msg_01WdE6rJ2tQy9UxK5cMb8NpF", None),
     ("SN013", "SN013-ttl-order.json", "system[0]", None, "You are Juniper"),
     ("SN014", "SN014-dynamic-before-static.md", "paragraph 2", None, "{{ customer.first_name }}"),
@@ -527,3 +528,282 @@ def test_a_one_hour_ttl_on_the_system_prompt_survives_a_fix() -> None:
 def test_a_list_of_bodies_is_a_prompt_file_to_fix_and_a_log_is_not(tmp_path: Path) -> None:
     assert all(is_fixable(p) for p in sample_prompts("SN004-unstable-tool-schema.json"))
     assert not any(is_fixable(p) for p in sample_prompts("logs/SN012-ttl-gaps.jsonl"))
+
+
+# --- locations in JSON prompt files: where the offending text is written ------------------------
+
+
+def place(path: Path, needle: str, start: int = 0) -> tuple[int, int]:
+    """1-based line and column where `needle` first occurs in the file from `start`."""
+    text = path.read_text(encoding="utf-8")
+    return line_and_column(text, text.index(needle, start))
+
+
+def write_json(path: Path, value: Any, **options: Any) -> Path:
+    path.write_text(json.dumps(value, indent=2, **options) + "\n", encoding="utf-8")
+    return path
+
+
+def juniper() -> str:
+    """The samples' long system prompt (about 1,200 tokens: above every minimum of Sonnet)."""
+    body = json.loads((GOOD / "SN013-ttl-order.json").read_text(encoding="utf-8"))
+    text: str = body["system"][0]["text"]
+    return text
+
+
+def test_a_structured_block_is_located_where_the_file_writes_it(tmp_path: Path) -> None:
+    """The fifth breakpoint on a tool result: the linter's JSON of the block is not in the
+    file, the block is (indented or on one line)."""
+    result = {"type": "tool_result", "tool_use_id": "toolu_01TnB4cGx9WkQe2sJ6vYr8Ua"}
+    result |= {"content": "3 passed", "cache_control": {"type": "ephemeral"}}
+    body = marked_body(*["5m"] * 4)
+    body["messages"] = [{"role": "user", "content": [result]}]
+    for name, layout in (("indented.json", {}), ("compact.json", {"separators": (",", ":")})):
+        path = write_json(tmp_path / name, body, **layout)
+        [found] = run(load_prompts([path])[0], "SN007")
+        assert found.block_path == "messages[0].content[0]"
+        text = path.read_text()
+        opening = text.rindex("{", 0, text.index("toolu_01TnB4"))  # of the tool result
+        assert (found.line, found.column) == line_and_column(text, opening)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "block"),
+    [
+        (["a", "b"], ["a", "b", "c"], "tools[2]"),  # added: the new tool
+        (["a", "b", "c"], ["a", "c"], "tools[1]"),  # removed: what now stands in its place
+        (["a", "b"], ["b", "a"], "tools[0]"),  # reordered: the first moved
+        (["a", "b", "c"], ["a", "b"], "tools[1]"),  # removed at the end: the last left
+    ],
+)
+def test_changed_tools_are_located_on_the_tool_that_changed(
+    old: list[str], new: list[str], block: str
+) -> None:
+    def tools(names: list[str]) -> list[dict[str, Any]]:
+        return [{"type": "function", "function": {"name": name}} for name in names]
+
+    chain = [
+        logged(conversation("Hi", tools=tools(old)), 1),
+        logged(conversation("Hi", "Hello!", "More", tools=tools(new)), 2),
+    ]
+    [found] = run(chain, "SN003")
+    assert found.block_path == block
+
+
+def test_a_volatile_cache_key_is_located_on_its_volatile_part(tmp_path: Path) -> None:
+    body = {
+        "model": "gpt-5-mini",
+        "instructions": SYSTEM,
+        "input": "Fix the failing test.",
+        "prompt_cache_key": "tern-6f1c2a9e-4b7d-4e2a-9c3f-1d2e3f4a5b6c",
+    }
+    path = write_json(tmp_path / "key.json", body)
+    [found] = lint([path], EVERYTHING).findings
+    assert (found.rule, found.block_path) == ("SN011", None)
+    assert (found.line, found.column) == place(path, "6f1c2a9e")
+
+
+@pytest.mark.parametrize("ascii_only", [False, True], ids=["utf-8", "escaped"])
+def test_volatile_text_next_to_non_ascii_characters_is_located(
+    tmp_path: Path, ascii_only: bool
+) -> None:
+    """Written raw or as \\u escapes (before the text, they shift every column after them; an
+    emoji takes two, a surrogate pair)."""
+    text = f"{SYSTEM}\nZürich desk 🏔️ — current time: 2026-03-05T09:14:22Z — times are UTC."
+    body = {"model": "gpt-4.1", "messages": [{"role": "system", "content": text}]}
+    body["messages"].append({"role": "user", "content": "Hi"})
+    path = write_json(tmp_path / "dash.json", body, ensure_ascii=ascii_only)
+    [found] = run(load_prompts([path])[0], "SN001")
+    assert (found.line, found.column) == place(path, "2026-03-05T09:14:22Z")
+
+
+def test_volatile_text_in_a_tool_definition_is_located(tmp_path: Path) -> None:
+    tool = {
+        "name": "search_docs",
+        "description": "Search the docs (index built 2026-03-05T02:00:00Z) by keyword.",
+        "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
+    }
+    body = {"model": "claude-sonnet-4-5", "system": SYSTEM, "tools": [tool]}
+    body["messages"] = [{"role": "user", "content": "Hi"}]
+    path = write_json(tmp_path / "tool.json", body)
+    [found] = run(load_prompts([path])[0], "SN001")
+    assert found.block_path == "tools[0]"
+    assert (found.line, found.column) == place(path, "2026-03-05T02:00:00Z")
+
+
+def test_findings_in_a_list_of_bodies_are_located_in_their_body(tmp_path: Path) -> None:
+    """The same text in both bodies: the finding on the second body points into the second."""
+    dated = f"{SYSTEM}\nToday's date: 2026-03-05"
+    bodies = [
+        conversation("Hi", system=dated),
+        conversation("Hi", "Hello!", "More", system=dated + "\nBe brief."),
+    ]
+    path = write_json(tmp_path / "bodies.json", bodies)
+    found = {item.rule: item for item in lint([path], EVERYTHING).findings}
+    assert (found["SN001"].line, found["SN001"].column) == place(path, "2026-03-05")
+    second = path.read_text().index('"model"', 10)  # where the second body starts
+    assert (found["SN002"].request, found["SN002"].block_path) == ("#2", "messages[0]")
+    assert (found["SN002"].line, found["SN002"].column) == place(path, "\\nBe brief.", second)
+
+
+# --- SN014 and the placeholders: filled per request, priced -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Hello {{ customer.name }}, {% if vip %}welcome back{% endif %}.", 3),
+        ("Today is ${date}; the user is ${user_name}.", 2),
+        ('Shell: always quote expansions, as in "${HOME}/.config".', 0),
+        ("Default: ${XDG_CONFIG_HOME:-~/.config}; ${PATH} is searched.", 0),
+        ("In JavaScript write `${user.name}`, not string concatenation.", 0),
+        ('```sh\nfor f in *.log; do gzip "${f}"; done\n```', 0),
+    ],
+)
+def test_placeholders_are_template_syntax_not_shell_or_javascript(text: str, found: int) -> None:
+    assert len(find_placeholders(text)) == found
+
+
+def test_shell_variables_in_a_coding_prompt_are_no_sn014() -> None:
+    rule = '- Shell: always quote expansions, as in "${HOME}/.config".'
+    text = f"{SYSTEM}\n\n{rule}\n\nBe brief.\n"
+    assert run([text_prompt("agent.md", text)], "SN014") == []
+    templated = text.replace("${HOME}", "${repo}")
+    assert rules_of(run([text_prompt("agent.md", templated)], "SN014")) == {"SN014"}
+
+
+def test_placeholders_first_in_a_cacheable_template_is_priced(tmp_path: Path) -> None:
+    path = tmp_path / "agent.md"
+    path.write_text("Repository: {{repo}}\n\n" + juniper() + "\n", encoding="utf-8")
+    [found] = [item for item in findings(path) if item.rule == "SN014"]
+    assert found.saving is not None and found.saving.cached_tokens > 999 * 1024
+    assert found.saving.basis == "per 1,000 calls at 1 call/min (estimate)"
+    path.write_text(juniper() + "\n\nRepository: {{repo}}\n", encoding="utf-8")
+    assert findings(path) == []
+
+
+# --- the chains: tools dropped, history edited or windowed --------------------------------------
+
+
+def test_dropping_every_tool_mid_session_is_sn003() -> None:
+    tool = {"type": "function", "function": {"name": "lookup_order"}}
+    chain = [
+        logged(conversation("Where is my order?", tools=[tool]), 1),
+        logged(conversation("Where is my order?", "Shipped.", "Thanks"), 2),
+    ]
+    [found] = run(chain)
+    assert (found.rule, found.request, found.block_path) == ("SN003", "req_2", None)
+    assert found.message == "tools removed lookup_order"
+
+
+def test_a_background_call_without_tools_is_no_sn003() -> None:
+    """A call of its own (a title, a summary) on the agent's model is another chain."""
+    tool = {"type": "function", "function": {"name": "lookup_order"}}
+    chain = [
+        logged(conversation("Where is my order?", tools=[tool]), 1),
+        logged(conversation("Write a title for this chat."), 2),
+        logged(conversation("Where is my order?", "Shipped.", "Thanks", tools=[tool]), 3),
+    ]
+    assert run(chain) == []
+
+
+def test_editing_the_latest_turn_once_the_conversation_goes_on_is_sn005() -> None:
+    chain = [
+        logged(conversation("Hi"), 1),
+        logged(conversation("Hi", "Hello!", "Can I add a tent?"), 2),
+        logged(conversation("Hi", "Hello!", "Can I add a [redacted]?", "Yes.", "Great."), 3),
+    ]
+    [found] = run(chain)
+    assert (found.rule, found.request, found.block_path) == ("SN005", "req_3", "messages[3]")
+    assert found.evidence == "-Can I add a tent?\n+Can I add a [redacted]?"
+
+
+def test_retrying_the_latest_turn_or_answering_a_prefill_is_no_sn005() -> None:
+    retried = [
+        logged(conversation("Hi", "Hello!", "Can I add a tent?"), 1),
+        logged(conversation("Hi", "Hello!", "Can I add a tent to order LO-482913?"), 2),
+    ]
+    assert run(retried, "SN005") == []
+    prefilled = [
+        logged(conversation("Return JSON.", "{"), 1),
+        logged(conversation("Return JSON.", '{"ok": true}', "Thanks"), 2),
+    ]
+    assert run(prefilled, "SN005") == []
+
+
+def test_an_edited_first_message_is_sn005_and_another_conversation_is_not() -> None:
+    chain = [
+        logged(conversation("Context: [3 articles]\n\nWhere is LO-482913?", "Shipped.", "Ok"), 1),
+        logged(conversation("Where is LO-482913?", "Shipped.", "Ok", "Anything else?", "No"), 2),
+    ]
+    [found] = run(chain)
+    assert (found.rule, found.block_path) == ("SN005", "messages[1]")
+    assert found.message == "message block 1 changed"
+    other = [
+        logged(conversation("Where is LO-482913?", "Shipped.", "Ok"), 1),
+        logged(conversation("Do you sell stoves?", "Yes.", "Ok"), 2),
+    ]
+    assert run(other) == []
+
+
+def test_a_sliding_window_that_drops_the_oldest_turns_is_sn005() -> None:
+    chain = [
+        logged(conversation("Hi", "Hello!", "Where is my order?"), 1),
+        logged(conversation("Where is my order?", "Shipped.", "Thanks"), 2),
+    ]
+    [found] = run(chain)
+    assert (found.rule, found.request, found.block_path) == ("SN005", "req_2", "messages[1]")
+    assert found.message == "the oldest 2 message block(s) were dropped (a sliding window)"
+    assert found.evidence == "-Hi\n-Hello!"
+
+
+# --- SN008 on logged requests: the usage decides --------------------------------------------------
+
+
+def request_log(path: Path, usages: list[dict[str, int] | None]) -> Path:
+    """A request log of one short marked prompt sent once per usage (None: the call failed)."""
+    lines = []
+    for number, usage in enumerate(usages, start=1):
+        body = marked_body("5m")
+        body["messages"] = [{"role": "user", "content": "Hi"}] * (2 * number - 1)
+        response: dict[str, Any] = {"type": "error", "error": {"type": "overloaded_error"}}
+        if usage is not None:
+            response = {"id": f"msg_{number:024d}", "type": "message", "usage": usage}
+        status = 200 if usage is not None else 529
+        record = {"request": body, "response": response, "status": status, "session": "s-1"}
+        lines.append(json.dumps(record | {"started_at": 1772701200.0 + 30 * number}))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("usages", "reported"),
+    [
+        ([{"input_tokens": 12, "cache_creation_input_tokens": 4800}], False),  # written
+        ([{"input_tokens": 12, "cache_read_input_tokens": 4800}], False),  # read
+        ([None, {"input_tokens": 12, "cache_read_input_tokens": 4800}], False),  # failed, then read
+        ([{"input_tokens": 52, "cache_read_input_tokens": 0}], True),  # nothing cached
+    ],
+    ids=["written", "read", "failed-then-read", "not-cached"],
+)
+def test_sn008_on_a_logged_request_follows_its_usage(
+    tmp_path: Path, usages: list[dict[str, int] | None], reported: bool
+) -> None:
+    """The log's text is shortened (40 tokens); the usage says what the API cached."""
+    log = request_log(tmp_path / "calls.jsonl", usages)
+    found = [item for item in findings(log) if item.rule == "SN008"]
+    assert bool(found) is reported
+
+
+# --- --fix: a lone 1-hour TTL on the tail, a list of one body -------------------------------------
+
+
+def test_fix_drops_a_lone_one_hour_ttl_on_the_tail() -> None:
+    """The only breakpoint, on the latest turn, is the tail all the same."""
+    question = {"type": "text", "text": "Hi", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    body = {"model": "claude-sonnet-4-5", "system": SYSTEM}
+    body["messages"] = [{"role": "user", "content": [question]}]
+    assert rules_of(run([body_prompt("a.json", body)], "SN010")) == {"SN010"}
+    fixed = fixed_body(body, "anthropic-messages")
+    assert fixed["messages"][0]["content"][0]["cache_control"] == {"type": "ephemeral"}
+    assert run([body_prompt("a.json", fixed)], "SN010") == []
