@@ -28,6 +28,7 @@ from sniff.ingest.request_log import detect_api
 from sniff.lint.model import LintBlock, LintPrompt
 
 TEXT = "text"
+DOCUMENTATION = frozenset({"README", "CHANGELOG", "CONTRIBUTING", "LICENSE", "NOTICE", "AUTHORS"})
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".prompt", ".jinja", ".j2", ".tmpl"})
 PARAMS = (
     "tool_choice",
@@ -95,8 +96,12 @@ def text_prompt(file: str, text: str) -> LintPrompt:
 
 
 def _prompt_files(folder: Path) -> Iterator[Path]:
+    """The prompt files and logs in a folder; its documentation (README, CHANGELOG, ...) is
+    not a prompt, though it may be Markdown: name such a file to lint it."""
     for file in folder.rglob("*"):
-        if file.is_file() and (file.suffix in TEXT_SUFFIXES or file.suffix in (".json", ".jsonl")):
+        if not file.is_file() or file.stem.upper() in DOCUMENTATION:
+            continue
+        if file.suffix in TEXT_SUFFIXES or file.suffix in (".json", ".jsonl"):
             yield file
 
 

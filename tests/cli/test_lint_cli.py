@@ -379,3 +379,12 @@ def test_invalid_json_names_the_place(tmp_path: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text('{"model": "gpt-4.1",\n "messages": [}\n')
     assert f"{broken}:2:" in one_line_error(run(broken))
+
+
+def test_a_folder_is_linted_without_its_documentation(tmp_path: Path) -> None:
+    """A README beside the prompts is documentation: linted only when named."""
+    (tmp_path / "README.md").write_text(
+        "Fill `{{ customer }}` in first.\n\nGenerated 2026-01-31.\n"
+    )
+    assert lint_json(tmp_path)["findings"] == []
+    assert lint_json(tmp_path / "README.md")["findings"] != []
