@@ -6,6 +6,7 @@ the command line to a priced `Dataset`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -24,6 +25,7 @@ def load(
     *,
     log_format: str | None = None,
     with_prompts: Prompts = False,
+    while_waiting: Callable[[], object] | None = None,
 ) -> Dataset:
     """Read and price the logs under `paths`, or under the usual roots when none are given.
 
@@ -33,6 +35,8 @@ def load(
     Args:
         log_format: read every file as this format (default: detect each file's).
         with_prompts: also read prompts into blocks where logs hold them (slower).
+        while_waiting: slow set-up of the caller's own, run while worker processes parse
+            (after the price data is loaded).
 
     Raises:
         UserError: a given path does not exist.
@@ -46,10 +50,18 @@ def load(
         sample=sample,
         log_format=log_format,
         with_prompts=with_prompts,
-        while_waiting=book.prepare,
+        while_waiting=book.prepare if while_waiting is None else _both(book.prepare, while_waiting),
     )
     book.save()
     return dataset
+
+
+def _both(first: Callable[[], object], then: Callable[[], object]) -> Callable[[], None]:
+    def run() -> None:
+        first()
+        then()
+
+    return run
 
 
 def roots_for(paths: list[Path] | None) -> tuple[list[Path], bool]:

@@ -136,3 +136,39 @@ def test_whole_samples_folder_mixes_formats():
     assert report["source"]["formats"] == {"claude-code": 9, "claude-trace": 1, "codex": 7}
     assert report["warnings"]["unknown_format_files"] == []
     assert report["warnings"]["skipped_lines"] == 0
+
+
+def test_claude_trace_latency_equals_its_own_timestamps():
+    """TTFT = when the response headers came − when the request went out; end to end runs to
+    the end of the response, which this early writer stamps only in local time without a zone,
+    so the headers' time stands for it (as the format's documentation says)."""
+    from datetime import UTC, datetime
+
+    expected_ttft, expected_e2e = [], []
+    for line in (SHARED / CLAUDE_TRACE).read_text().splitlines():
+        pair = json.loads(line)
+        request, response = pair["request"], pair.get("response")
+        if "/v1/messages" not in request["url"] or "count_tokens" in request["url"]:
+            continue
+        if not response or response.get("status_code") != 200:
+            continue
+        expected_ttft.append(response["timestamp"] - request["timestamp"])
+        logged = pair.get("logged_at", "")
+        ends_at = response["timestamp"]
+        if logged.endswith("Z"):  # an aware write time marks the end of a stream
+            ends_at = max(ends_at, datetime.fromisoformat(logged).replace(tzinfo=UTC).timestamp())
+        expected_e2e.append(ends_at - request["timestamp"])
+    for metric, expected in (("ttft", expected_ttft), ("e2e", expected_e2e)):
+        result = CliRunner().invoke(
+            app, ["latency", str(SHARED / CLAUDE_TRACE), "--metric", metric, "--json"]
+        )
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.stdout)
+        assert report["count"] == len(expected) == 64
+        assert report["exact"] == 64
+        low, high = min(expected), max(expected)
+        assert report["percentiles"]["min"] == pytest.approx(low, abs=1e-3)
+        assert report["percentiles"]["max"] == pytest.approx(high, abs=1e-3)
+        ordered = sorted(expected)
+        median = (ordered[31] + ordered[32]) / 2
+        assert report["percentiles"]["p50"] == pytest.approx(median, abs=1e-3)

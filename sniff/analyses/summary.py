@@ -169,7 +169,7 @@ def summarize(requests: Iterable[Request], zone: tzinfo) -> Summary:
     # Requests are summed per cell (model, project, day, agent, session, agent chain): one
     # lookup per request. Every breakdown, sessions included, then rolls up the far fewer cells.
     cells: dict[tuple[str, str, str, str, str, str], Totals] = {}
-    local_day = _LocalDays(zone)
+    local_day = LocalDays(zone)
     for request in requests:
         key = (
             request.model,
@@ -210,22 +210,25 @@ def summarize(requests: Iterable[Request], zone: tzinfo) -> Summary:
     )
 
 
-class _LocalDays:
-    """The calendar day (ISO) of a moment in a zone, memoized per quarter hour.
+class LocalDays:
+    """The calendar day (ISO), or the period `pattern` names, of a moment in a zone, memoized
+    per quarter hour.
 
-    Every zone's offset from UTC is a whole number of quarter hours, so local midnight always
-    falls on a quarter-hour boundary of UTC and one quarter hour never spans two local days.
+    Every zone's offset from UTC is a whole number of quarter hours, so local midnight (and
+    every local hour) falls on a quarter-hour boundary of UTC: one quarter hour never spans two
+    local days or hours.
     """
 
-    def __init__(self, zone: tzinfo) -> None:
+    def __init__(self, zone: tzinfo, pattern: str = "%Y-%m-%d") -> None:
         self.zone = zone
+        self.pattern = pattern
         self.days: dict[int, str] = {}
 
     def __call__(self, moment: datetime) -> str:
         quarter = int(moment.timestamp()) // 900
         day = self.days.get(quarter)
         if day is None:
-            day = self.days[quarter] = moment.astimezone(self.zone).date().isoformat()
+            day = self.days[quarter] = moment.astimezone(self.zone).strftime(self.pattern)
         return day
 
 

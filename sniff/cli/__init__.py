@@ -57,12 +57,13 @@ def _root(
 
 
 def _register() -> None:
-    from sniff.cli import cache, lint, scan, sessions, tui
+    from sniff.cli import cache, latency, lint, scan, sessions, tui
 
     scan.register(app)
     sessions.register(app)
     cache.register(app)
     lint.register(app)
+    latency.register(app)
     tui.register(app)
 
 

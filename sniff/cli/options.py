@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
@@ -113,8 +114,9 @@ def select(
     pricing: Path | None,
     log_format: str | None = None,
     with_prompts: Prompts = False,
+    while_waiting: Callable[[], object] | None = None,
 ) -> Selection:
-    """Check the options, then read and price the logs.
+    """Check the options, then read and price the logs (`while_waiting`: see `api.load`).
 
     Raises:
         UserError: an option is invalid or a path does not exist.
@@ -136,7 +138,13 @@ def select(
         agent=agent,
     )
     prices = PriceBook(load_overrides(pricing) if pricing else None)
-    dataset = load(paths, prices, log_format=log_format, with_prompts=with_prompts)
+    dataset = load(
+        paths,
+        prices,
+        log_format=log_format,
+        with_prompts=with_prompts,
+        while_waiting=while_waiting,
+    )
     if not dataset.files:
         where = ", ".join(dataset.roots) or "the usual log folders"
         sys.stderr.write(f"sniff: no log files (*.jsonl) found under {where}\n")

@@ -35,6 +35,7 @@ class SniffApp(App[None]):
     BINDINGS = [
         Binding("q", "quit", "Quit", tooltip="Leave sniff"),
         Binding("f", "findings", "Findings", tooltip="Cache breaks and lint findings by dollars"),
+        Binding("l", "latency", "Latency", tooltip="The latency distribution and its peaks"),
         Binding("r", "reload", "Reload", tooltip="Read the files that changed since"),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="Keys and how to read"),
     ]
@@ -150,6 +151,13 @@ class SniffApp(App[None]):
 
         if not isinstance(self.screen, FindingsScreen):
             self.push_screen(FindingsScreen())
+
+    def action_latency(self) -> None:
+        """Open the latency distribution and its peaks."""
+        from sniff.tui.screens.latency import LatencyScreen
+
+        if not isinstance(self.screen, LatencyScreen):
+            self.push_screen(LatencyScreen())
 
     def action_reload(self) -> None:
         """Read the files that changed since they were read."""

@@ -267,3 +267,28 @@ async def test_s_sorts_a_timeline_by_every_column_then_returns_to_time_order(
         for _ in range(len(table.columns) - 4):  # the rest, then back to time order
             await pilot.press("s")
         assert column(app, 0) == in_time_order
+
+
+async def test_latency_shows_the_peaks_of_each_metric(
+    new_app: Callable[[], SniffApp], archive_dataset: Dataset
+) -> None:
+    from sniff.analyses.latency import analyze_latency
+    from sniff.tui.screens.latency import LatencyScreen
+
+    app = new_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        assert isinstance(app.screen, LatencyScreen)
+        for metric, name in (("ttft", "time to first token"), ("tpot", "time per output token")):
+            report = analyze_latency(archive_dataset.requests, metric, UTC)
+            title = shown(app, "#title")
+            assert title.startswith(f"{name}: {report.count:,} requests")
+            assert f"({report.exact:,} exact" in title
+            assert app.screen.query_one(BrowseTable).shown == len(report.explained)
+            histogram = shown(app, "#histogram")
+            for index in range(len(report.explained)):
+                assert f"◀ peak {index + 1}" in histogram
+            await pilot.press("m")
+            await settle(pilot)

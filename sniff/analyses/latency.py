@@ -1,0 +1,342 @@
+"""Provides the latency analysis: TTFT, TPOT and end-to-end per request, percentiles, the peaks
+of the distribution with what explains each, peaks over time, and goodput under targets.
+
+Why peaks and not only percentiles: a cache hit and a cache miss are two response-time
+populations. When the hit rate moves, the P99 moves although neither population changed; the
+peaks (found by `sniff.analyses.peaks`) stay where they are and only their heights change, and
+each peak's share of hits and misses says which population it is.
+
+Timing is exact where the log records the request's start, its first response bytes and its end
+(claude-trace, request logs) and approximate where it only stamps records as they are written
+(Claude Code transcripts, Codex rollouts); every figure says how many of each it rests on.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import tzinfo
+from typing import TYPE_CHECKING
+
+from sniff.analyses.summary import LocalDays
+from sniff.model import Request
+
+if TYPE_CHECKING:  # scipy loads with the peaks only when an analysis runs
+    from sniff.analyses.peaks import Peak, PeakReport
+
+METRICS = ("ttft", "tpot", "e2e")
+EXACT_SOURCES = frozenset({"claude-trace", "request-log"})
+"""Logs that record when a request was sent, when its response began and when it ended."""
+HIT_SHARE = 0.5
+"""A request is a cache hit when at least half its prompt was read from the cache."""
+OUTPUT_BANDS = ((100, "< 100"), (1_000, "100–999"), (10_000, "1k–10k"), (None, "≥ 10k"))
+"""Output-length bands, in tokens: long answers take long whatever the cache did."""
+QUANTILES = (0.5, 0.9, 0.95, 0.99)
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """How long one request took, in seconds, by each measure the log allows."""
+
+    request: Request
+    ttft: float | None
+    """Time to first token: from sending the request to the first response content."""
+    tpot: float | None
+    """Time per output token after the first: (end − first token) / (output tokens − 1)."""
+    e2e: float | None
+    """End to end: from sending the request to the end of the response."""
+    exact: bool
+
+    def value(self, metric: str) -> float | None:
+        """The measure named `ttft`, `tpot` or `e2e`."""
+        value: float | None = getattr(self, metric)
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Slo:
+    """Latency targets in seconds; a request meets them when it meets every one that is set."""
+
+    ttft: float | None = None
+    tpot: float | None = None
+    e2e: float | None = None
+
+    @property
+    def set(self) -> dict[str, float]:
+        """The targets given."""
+        given = {"ttft": self.ttft, "tpot": self.tpot, "e2e": self.e2e}
+        return {metric: value for metric, value in given.items() if value is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class Percentiles:
+    """The classic summary, for reference."""
+
+    p50: float
+    p90: float
+    p95: float
+    p99: float
+    minimum: float
+    maximum: float
+    mean: float
+
+
+@dataclass(frozen=True, slots=True)
+class ExplainedPeak:
+    """A peak and the requests it holds: cache hits or misses, which models, how long answers."""
+
+    peak: Peak
+    requests: int
+    hit_share: float | None
+    """Share of its requests that were cache hits (None when none reported a prompt)."""
+    by_model: list[tuple[str, float]]
+    by_output: list[tuple[str, float]]
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodPeaks:
+    """One day (or hour) of the peaks: how many requests fell in each, and where."""
+
+    period: str
+    requests: int
+    shares: list[float]
+    """Per peak: the share of the period's requests in it."""
+    medians: list[float | None]
+    """Per peak: the median latency of the period's requests in it."""
+    hit_rate: float | None
+    """The period's token-weighted cache hit rate."""
+
+
+@dataclass(frozen=True, slots=True)
+class GoodputRow:
+    """Goodput of a group (a day, a model)."""
+
+    key: str
+    measured: int
+    good: int
+
+    @property
+    def share(self) -> float | None:
+        """Share of measured requests that met every target."""
+        return self.good / self.measured if self.measured else None
+
+
+@dataclass(frozen=True, slots=True)
+class Goodput:
+    """Requests meeting the latency targets: share, rate, by day and by model."""
+
+    slo: dict[str, float]
+    total: GoodputRow
+    per_hour: float | None
+    """Good requests per hour over the time the requests span."""
+    by_day: list[GoodputRow]
+    by_model: list[GoodputRow]
+    unmeasured: int
+    """Requests whose log lacks a measure a target needs."""
+
+
+@dataclass(frozen=True, slots=True)
+class LatencyReport:
+    """Everything `sniff latency` shows for one metric."""
+
+    metric: str
+    count: int
+    exact: int
+    """How many of the values come from exact timestamps."""
+    percentiles: Percentiles | None
+    peaks: PeakReport
+    explained: list[ExplainedPeak]
+    over_time: list[PeriodPeaks]
+    goodput: Goodput | None
+    notes: list[str] = field(default_factory=list)
+
+
+def timing(request: Request) -> Timing | None:
+    """The timing of a request (None for a failed one or one the log does not time)."""
+    if request.error is not None or request.started_at is None:
+        return None
+    start, first, end = request.started_at, request.first_token_at, request.ended_at
+    e2e = _positive((end - start).total_seconds())
+    ttft = _positive((first - start).total_seconds()) if first is not None else None
+    tpot = None
+    if first is not None and request.usage.output_tokens > 1:
+        streaming = (end - first).total_seconds()
+        tpot = _positive(streaming / (request.usage.output_tokens - 1))
+    if e2e is None and ttft is None:
+        return None
+    return Timing(request, ttft, tpot, e2e, request.source in EXACT_SOURCES)
+
+
+def timings(requests: Iterable[Request]) -> list[Timing]:
+    """The timings of every request the log times."""
+    found = (timing(request) for request in requests)
+    return [item for item in found if item is not None]
+
+
+def analyze_latency(
+    requests: Sequence[Request],
+    metric: str,
+    zone: tzinfo,
+    slo: Slo | None = None,
+    keep: Callable[[Request], bool] | None = None,
+) -> LatencyReport:
+    """Percentiles, peaks explained, peaks over time and goodput of one metric."""
+    from sniff.analyses.peaks import assign, find_peaks
+
+    if metric not in METRICS:
+        raise ValueError(f"unknown metric {metric!r}")
+    chosen = [r for r in requests if keep is None or keep(r)]
+    measured = timings(chosen)
+    pairs = [(item, item.value(metric)) for item in measured]
+    valued = [(item, value) for item, value in pairs if value is not None]
+    values = [value for _, value in valued]
+    report = find_peaks(values)
+    owners = assign(report, values)
+    notes = [report.note] if report.note else []
+    exact = sum(item.exact for item, _ in valued)
+    if valued and exact < len(valued):
+        notes.append(
+            f"{len(valued) - exact:,} of {len(valued):,} values are approximate: their logs "
+            "stamp records as written, not the request's start and first bytes"
+        )
+    return LatencyReport(
+        metric=metric,
+        count=len(values),
+        exact=exact,
+        percentiles=_percentiles(values),
+        peaks=report,
+        explained=_explain(report, valued, owners),
+        over_time=_over_time(report, valued, owners, zone),
+        goodput=_goodput(measured, slo, zone) if slo and slo.set else None,
+        notes=notes,
+    )
+
+
+def is_hit(request: Request) -> bool | None:
+    """Whether the request was served mostly from cache (None without a prompt)."""
+    prompt = request.usage.prompt_tokens
+    return None if not prompt else request.usage.cache_read_tokens >= HIT_SHARE * prompt
+
+
+def output_band(tokens: int) -> str:
+    """The output-length band of a request."""
+    for limit, label in OUTPUT_BANDS:
+        if limit is None or tokens < limit:
+            return label
+    return OUTPUT_BANDS[-1][1]
+
+
+def _positive(seconds: float) -> float | None:
+    """A duration, or None when clocks disagree (zero or negative)."""
+    return seconds if seconds > 0 else None
+
+
+def _percentiles(values: list[float]) -> Percentiles | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    p50, p90, p95, p99 = (_quantile(ordered, q) for q in QUANTILES)
+    return Percentiles(p50, p90, p95, p99, ordered[0], ordered[-1], sum(ordered) / len(ordered))
+
+
+def _quantile(ordered: list[float], q: float) -> float:
+    """Linear interpolation between closest ranks (numpy's default)."""
+    position = q * (len(ordered) - 1)
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def _explain(
+    report: PeakReport, valued: list[tuple[Timing, float]], owners: list[int | None]
+) -> list[ExplainedPeak]:
+    members: dict[int, list[Request]] = defaultdict(list)
+    for (item, _), owner in zip(valued, owners, strict=True):
+        if owner is not None:
+            members[owner].append(item.request)
+    explained = []
+    for index, peak in enumerate(report.peaks):
+        held = members.get(index, [])
+        hits = [hit for hit in (is_hit(r) for r in held) if hit is not None]
+        explained.append(
+            ExplainedPeak(
+                peak,
+                len(held),
+                sum(hits) / len(hits) if hits else None,
+                _shares(r.model for r in held),
+                _shares(output_band(r.usage.output_tokens) for r in held),
+            )
+        )
+    return explained
+
+
+def _shares(labels: Iterable[str]) -> list[tuple[str, float]]:
+    counted = Counter(labels)
+    total = sum(counted.values())
+    return [(label, number / total) for label, number in counted.most_common()]
+
+
+def _over_time(
+    report: PeakReport,
+    valued: list[tuple[Timing, float]],
+    owners: list[int | None],
+    zone: tzinfo,
+) -> list[PeriodPeaks]:
+    """Per day, or per hour when everything happened within two days."""
+    if not report.peaks or not valued:
+        return []
+    moments = [item.request.when for item, _ in valued]
+    hourly = (max(moments) - min(moments)).total_seconds() <= 2 * 86400
+    pattern = "%Y-%m-%d %H:00" if hourly else "%Y-%m-%d"
+    period_of = LocalDays(zone, pattern)
+    groups: dict[str, list[tuple[Timing, float, int | None]]] = defaultdict(list)
+    for (item, value), owner in zip(valued, owners, strict=True):
+        groups[period_of(item.request.when)].append((item, value, owner))
+    periods = []
+    for period in sorted(groups):
+        rows = groups[period]
+        shares, medians = [], []
+        for index in range(len(report.peaks)):
+            mine = sorted(value for _, value, owner in rows if owner == index)
+            shares.append(len(mine) / len(rows))
+            medians.append(_quantile(mine, 0.5) if mine else None)
+        prompt = sum(item.request.usage.prompt_tokens for item, _, _ in rows)
+        read = sum(item.request.usage.cache_read_tokens for item, _, _ in rows)
+        periods.append(
+            PeriodPeaks(period, len(rows), shares, medians, read / prompt if prompt else None)
+        )
+    return periods
+
+
+def _goodput(measured: list[Timing], slo: Slo, zone: tzinfo) -> Goodput:
+    targets = slo.set
+    by_day: dict[str, list[bool]] = defaultdict(list)
+    by_model: dict[str, list[bool]] = defaultdict(list)
+    verdicts: list[bool] = []
+    moments = []
+    unmeasured = 0
+    day_of = LocalDays(zone)
+    for item in measured:
+        values = [(item.value(metric), limit) for metric, limit in targets.items()]
+        if any(value is None for value, _ in values):
+            unmeasured += 1
+            continue
+        good = all(value is not None and value <= limit for value, limit in values)
+        when = item.request.when
+        verdicts.append(good)
+        moments.append(when)
+        by_day[day_of(when)].append(good)
+        by_model[item.request.model].append(good)
+    hours = (max(moments) - min(moments)).total_seconds() / 3600 if moments else 0.0
+    return Goodput(
+        slo=targets,
+        total=GoodputRow("all", len(verdicts), sum(verdicts)),
+        per_hour=sum(verdicts) / hours if hours >= 1 / 60 else None,
+        by_day=[GoodputRow(day, len(v), sum(v)) for day, v in sorted(by_day.items())],
+        by_model=[
+            GoodputRow(model, len(v), sum(v))
+            for model, v in sorted(by_model.items(), key=lambda pair: -len(pair[1]))
+        ],
+        unmeasured=unmeasured,
+    )

@@ -1,0 +1,97 @@
+"""Provides `sniff latency`: TTFT, TPOT and end-to-end, the peaks of their distribution and
+what explains each, peaks over time, and goodput under latency targets."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sniff.cli import options as o
+from sniff.cli.errors import one_line_errors
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("latency")(latency)
+
+
+@one_line_errors
+def latency(
+    paths: o.Paths = None,
+    metric: Annotated[
+        str,
+        typer.Option(
+            "--metric", help="ttft (time to first token), tpot (per output token) or e2e."
+        ),
+    ] = "ttft",
+    slo_ttft: Annotated[
+        float | None,
+        typer.Option("--slo-ttft", help="Goodput target: time to first token, in seconds.", min=0),
+    ] = None,
+    slo_tpot: Annotated[
+        float | None,
+        typer.Option(
+            "--slo-tpot", help="Goodput target: time per output token, in seconds.", min=0
+        ),
+    ] = None,
+    slo_e2e: Annotated[
+        float | None,
+        typer.Option("--slo-e2e", help="Goodput target: end-to-end time, in seconds.", min=0),
+    ] = None,
+    since: o.Since = None,
+    until: o.Until = None,
+    project: o.ProjectFilter = None,
+    model: o.ModelFilter = None,
+    agent: o.AgentFilter = None,
+    tz: o.Zone = None,
+    json: o.Json = False,
+    pricing: o.Pricing = None,
+    log_format: o.Format = None,
+    verbose: o.Verbose = False,
+) -> None:
+    """Latency percentiles, the peaks of the distribution (cache hits vs misses), goodput.
+
+    Exact for claude-trace and request logs; approximate (and said so) for Claude Code and Codex.
+    """
+    from sniff.analyses.latency import METRICS, Slo, analyze_latency
+    from sniff.errors import UserError
+
+    if metric not in METRICS:
+        raise UserError(f"--metric must be one of {', '.join(METRICS)}, not {metric!r}")
+    selection = o.select(
+        paths,
+        since=since,
+        until=until,
+        project=project,
+        model=model,
+        agent=agent,
+        tz=tz,
+        pricing=pricing,
+        log_format=log_format,
+        # scipy takes a second to import: let it load while worker processes parse the logs
+        while_waiting=_import_peaks,
+    )
+    report = analyze_latency(
+        selection.dataset.requests,
+        metric,
+        selection.zone,
+        Slo(ttft=slo_ttft, tpot=slo_tpot, e2e=slo_e2e),
+        keep=selection.filters.keep,
+    )
+    o.report_issues(selection.dataset, verbose)
+    if json:
+        from sniff.present.jsonout import dumps
+        from sniff.present.latency_view import latency_json
+
+        typer.echo(dumps(latency_json(report)))
+        return
+    from rich.console import Console
+
+    from sniff.present.latency_view import print_latency
+
+    print_latency(Console(), report)
+
+
+def _import_peaks() -> None:
+    import sniff.analyses.peaks  # noqa: F401

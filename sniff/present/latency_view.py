@@ -1,0 +1,223 @@
+"""Provides the presentation of latency: the histogram on a log axis with its peaks marked,
+the peaks explained, peaks over time, goodput, percentiles; and the JSON object."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from sniff.analyses.latency import ExplainedPeak, Goodput, LatencyReport
+from sniff.present.console import measures_table
+from sniff.present.formats import percent
+
+NAMES = {"ttft": "time to first token", "tpot": "time per output token", "e2e": "end to end"}
+BAR_WIDTH = 40
+MAX_ROWS = 24
+"""The histogram is drawn with at most this many buckets (adjacent ones merged)."""
+
+
+def seconds(value: float | None) -> str:
+    """`850 ms`, `2.1 s`, `1m 05s`: latency at a readable precision."""
+    if value is None:
+        return "–"
+    if value < 0.001:
+        return f"{value * 1e6:.0f} µs"
+    if value < 1:
+        return f"{value * 1000:.0f} ms"
+    if value < 60:
+        return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+    minutes, rest = divmod(round(value), 60)
+    return f"{minutes}m {rest:02d}s"
+
+
+def print_latency(console: Console, report: LatencyReport) -> None:
+    """Every part of the report, in the order a reader asks: shape, peaks, causes, targets."""
+    name = NAMES[report.metric]
+    console.print(
+        f"[bold]Latency: {name}[/] · {report.count:,} requests "
+        f"({report.exact:,} exact, {report.count - report.exact:,} approximate)"
+    )
+    for note in report.notes:
+        console.print(f"note: {note}", style="dim")
+    if not report.count:
+        console.print("No request in these logs has this timing.")
+        return
+    console.print(histogram(report))
+    if report.explained:
+        console.print(_peaks_table(report.explained))
+    if report.over_time:
+        console.print(_over_time_table(report))
+    if report.percentiles is not None:
+        p = report.percentiles
+        console.print(
+            measures_table(
+                "Percentiles (for reference: they mix the peaks)",
+                ["p50", "p90", "p95", "p99", "min", "max", "mean"],
+                [[seconds(v) for v in (p.p50, p.p90, p.p95, p.p99, p.minimum, p.maximum, p.mean)]],
+                text_columns=0,
+            )
+        )
+    if report.goodput is not None:
+        _print_goodput(console, report.goodput)
+
+
+def histogram(report: LatencyReport) -> Text:
+    """One line per log-spaced bucket, its bar, and the peaks marked where they stand."""
+    bins = _coarser(report.peaks.bins, MAX_ROWS)
+    text = Text()
+    if not bins:
+        return text
+    tallest = max(count for _, _, count in bins) or 1
+    marks = {}
+    for index, peak in enumerate(report.peaks.peaks):
+        for position, (low, high, _) in enumerate(bins):
+            if low <= peak.location < high or (position == len(bins) - 1 and peak.location >= low):
+                marks[position] = f" ◀ peak {index + 1}: {seconds(peak.location)}"
+                break
+    for position, (low, high, count) in enumerate(bins):
+        label = f"{seconds(low):>8} – {seconds(high):<8}"
+        cells = math.ceil(count / tallest * BAR_WIDTH) if count else 0
+        text.append(label, style="dim")
+        text.append(" " + "█" * cells, style="cyan")
+        text.append(f" {count:,}" if count else "")
+        if position in marks:
+            text.append(marks[position], style="bold")
+        text.append("\n")
+    return text
+
+
+def _coarser(bins: list[tuple[float, float, int]], rows: int) -> list[tuple[float, float, int]]:
+    """Adjacent buckets merged so that at most `rows` remain (the fit keeps the fine ones)."""
+    step = math.ceil(len(bins) / rows) if bins else 1
+    if step <= 1:
+        return bins
+    merged = []
+    for start in range(0, len(bins), step):
+        group = bins[start : start + step]
+        merged.append((group[0][0], group[-1][1], sum(count for _, _, count in group)))
+    return merged
+
+
+def _peaks_table(explained: list[ExplainedPeak]) -> Any:
+    rows = []
+    for index, item in enumerate(explained, start=1):
+        peak = item.peak
+        hits = "–" if item.hit_share is None else percent(item.hit_share)
+        misses = "–" if item.hit_share is None else percent(1 - item.hit_share)
+        model, model_share = item.by_model[0] if item.by_model else ("–", 0.0)
+        band, band_share = item.by_output[0] if item.by_output else ("–", 0.0)
+        rows.append(
+            [
+                str(index),
+                seconds(peak.location),
+                f"{seconds(peak.low)}–{seconds(peak.high)}",
+                percent(peak.share),
+                f"{item.requests:,}",
+                hits,
+                misses,
+                f"{model} {percent(model_share)}",
+                f"{band} tokens {percent(band_share)}",
+            ]
+        )
+    headers = ["peak", "at", "range (±1σ)", "share", "reqs", "hits", "misses", "model", "output"]
+    return measures_table("Peaks of the distribution", headers, rows, text_columns=3, shrinkable=7)
+
+
+def _over_time_table(report: LatencyReport) -> Any:
+    peaks = report.peaks.peaks
+    headers = ["period", "reqs", "hit rate"]
+    headers += [f"peak {i + 1} ({seconds(p.location)})" for i, p in enumerate(peaks)]
+    rows = [
+        [period.period, f"{period.requests:,}", percent(period.hit_rate)]
+        + [f"{percent(share)}" for share in period.shares]
+        for period in report.over_time[-14:]
+    ]
+    title = "Peaks over time: heights move with the hit rate, locations stay"
+    return measures_table(title, headers, rows, text_columns=1)
+
+
+def _print_goodput(console: Console, goodput: Goodput) -> None:
+    targets = ", ".join(f"{metric} ≤ {seconds(value)}" for metric, value in goodput.slo.items())
+    total = goodput.total
+    rate = f", {goodput.per_hour:,.1f} good requests per hour" if goodput.per_hour else ""
+    console.print(
+        f"[bold]Goodput[/] ({targets}): {total.good:,} of {total.measured:,} requests "
+        f"({percent(total.share)}){rate}"
+        + (f"; {goodput.unmeasured:,} not measurable" if goodput.unmeasured else "")
+    )
+    for title, rows in (("by day", goodput.by_day[-14:]), ("by model", goodput.by_model[:10])):
+        console.print(
+            measures_table(
+                f"Goodput {title}",
+                [title.split()[1], "measured", "good", "share"],
+                [[r.key, f"{r.measured:,}", f"{r.good:,}", percent(r.share)] for r in rows],
+                text_columns=1,
+            )
+        )
+
+
+def latency_json(report: LatencyReport) -> dict[str, Any]:
+    """The report with stable keys: metric, count, percentiles, peaks, goodput, peaks_over_time."""
+    p = report.percentiles
+    goodput = report.goodput
+    return {
+        "metric": report.metric,
+        "count": report.count,
+        "exact": report.exact,
+        "approximate": report.count - report.exact,
+        "percentiles": None
+        if p is None
+        else {
+            "p50": p.p50,
+            "p90": p.p90,
+            "p95": p.p95,
+            "p99": p.p99,
+            "min": p.minimum,
+            "max": p.maximum,
+            "mean": p.mean,
+        },
+        "peaks": [
+            {
+                "location_s": item.peak.location,
+                "low_s": item.peak.low,
+                "high_s": item.peak.high,
+                "log10_width": item.peak.log_width,
+                "share": item.peak.share,
+                "requests": item.requests,
+                "fit_residual": item.peak.residual,
+                "cache_hit_share": item.hit_share,
+                "by_model": dict(item.by_model),
+                "by_output_tokens": dict(item.by_output),
+            }
+            for item in report.explained
+        ],
+        "goodput": None
+        if goodput is None
+        else {
+            "slo_s": goodput.slo,
+            "measured": goodput.total.measured,
+            "good": goodput.total.good,
+            "share": goodput.total.share,
+            "good_per_hour": goodput.per_hour,
+            "unmeasured": goodput.unmeasured,
+            "by_day": {r.key: {"measured": r.measured, "good": r.good} for r in goodput.by_day},
+            "by_model": {r.key: {"measured": r.measured, "good": r.good} for r in goodput.by_model},
+        },
+        "peaks_over_time": [
+            {
+                "period": period.period,
+                "requests": period.requests,
+                "hit_rate": period.hit_rate,
+                "shares": period.shares,
+                "medians_s": period.medians,
+            }
+            for period in report.over_time
+        ],
+        "histogram": [
+            {"low_s": low, "high_s": high, "count": n} for low, high, n in report.peaks.bins
+        ],
+        "notes": report.notes,
+    }

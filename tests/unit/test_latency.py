@@ -1,0 +1,157 @@
+"""Latency: per-request timing, percentiles, peaks explained by the cache, goodput."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+import numpy
+import pytest
+
+from sniff.analyses.latency import (
+    Slo,
+    analyze_latency,
+    is_hit,
+    output_band,
+    timing,
+)
+from sniff.model import Agent, Request, Usage
+
+START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+def call(
+    started: datetime | None,
+    ttft: float | None,
+    e2e: float,
+    *,
+    output: int = 200,
+    read: int = 0,
+    prompt: int = 10_000,
+    source: str = "request-log",
+    model: str = "claude-sonnet-4-5-20250929",
+    error: str | None = None,
+    key: str = "r",
+) -> Request:
+    base = started or START
+    return Request(
+        source=source,
+        key=key,
+        project="p",
+        session_id="s",
+        agent=Agent.MAIN,
+        agent_id="main",
+        model=model,
+        provider="anthropic",
+        ended_at=base + timedelta(seconds=e2e),
+        started_at=started,
+        first_token_at=None if ttft is None else base + timedelta(seconds=ttft),
+        usage=Usage(input_tokens=prompt - read, cache_read_tokens=read, output_tokens=output),
+        file="f.jsonl",
+        line=1,
+        error=error,
+    )
+
+
+def test_timing_follows_the_definitions() -> None:
+    measured = timing(call(START, 0.8, 5.8, output=101))
+    assert measured is not None and measured.exact
+    assert measured.ttft == pytest.approx(0.8)
+    assert measured.e2e == pytest.approx(5.8)
+    assert measured.tpot == pytest.approx(5.0 / 100)  # (end − first token) / (output − 1)
+
+
+def test_timing_refuses_what_the_log_cannot_tell() -> None:
+    assert timing(call(None, None, 3.0)) is None  # no start: nothing to measure from
+    assert timing(call(START, 0.5, 2.0, error="overloaded")) is None  # failed call
+    single = timing(call(START, 0.5, 2.0, output=1))
+    assert single is not None and single.tpot is None  # one token has no time per token
+    skewed = timing(call(START, -0.2, 2.0))  # first token "before" the request: clocks differ
+    assert skewed is not None and skewed.ttft is None and skewed.e2e == pytest.approx(2.0)
+    approximate = timing(call(START, 0.5, 2.0, source="claude-code"))
+    assert approximate is not None and not approximate.exact
+
+
+def test_percentiles_match_numpy() -> None:
+    rng = random.Random(7)
+    values = [rng.lognormvariate(0, 0.6) for _ in range(501)]
+    requests = [call(START, v, v + 1, key=str(i)) for i, v in enumerate(values)]
+    report = analyze_latency(requests, "ttft", UTC)
+    assert report.percentiles is not None
+    for got, q in ((report.percentiles.p50, 50), (report.percentiles.p99, 99)):
+        assert got == pytest.approx(float(numpy.percentile(values, q)))
+    assert report.count == 501 and report.exact == 501
+
+
+def two_populations(hit_share_by_day: list[float], per_day: int = 600) -> list[Request]:
+    """Cache hits answer in about 0.8 s, misses in about 3 s; each day has its own hit share."""
+    rng = numpy.random.default_rng(3)
+    requests = []
+    for day, hit_share in enumerate(hit_share_by_day):
+        for index in range(per_day):
+            hit = index < hit_share * per_day
+            ttft = float(rng.lognormal(numpy.log(0.8 if hit else 3.0), 0.25))
+            started = START + timedelta(days=7 * day, seconds=index * 10)  # a week apart
+            requests.append(
+                call(started, ttft, ttft + 2, read=9_000 if hit else 0, key=f"{day}-{index}")
+            )
+    return requests
+
+
+def test_each_peak_is_explained_by_the_cache() -> None:
+    report = analyze_latency(two_populations([0.7]), "ttft", UTC)
+    assert len(report.explained) == 2
+    fast, slow = report.explained
+    assert fast.peak.location == pytest.approx(0.8, rel=0.1)
+    assert slow.peak.location == pytest.approx(3.0, rel=0.1)
+    assert fast.hit_share is not None and fast.hit_share > 0.95
+    assert slow.hit_share is not None and slow.hit_share < 0.05
+    assert fast.peak.share == pytest.approx(0.7, abs=0.05)
+
+
+def test_peaks_over_time_change_height_not_place() -> None:
+    report = analyze_latency(two_populations([0.8, 0.3]), "ttft", UTC)
+    first, second = report.over_time
+    assert first.shares[0] == pytest.approx(0.8, abs=0.05)
+    assert second.shares[0] == pytest.approx(0.3, abs=0.05)
+    assert first.hit_rate is not None and second.hit_rate is not None
+    assert first.hit_rate > second.hit_rate
+    for index in range(2):  # each peak's median stays where it was
+        one, two = first.medians[index], second.medians[index]
+        assert one is not None and two is not None and two == pytest.approx(one, rel=0.1)
+
+
+def test_goodput_counts_requests_meeting_every_target() -> None:
+    requests = [
+        call(START, 0.5, 4.0, key="fast"),
+        call(START + timedelta(hours=1), 0.9, 12.0, key="slow end"),
+        call(START + timedelta(hours=2), 2.5, 6.0, key="slow start", model="claude-opus-4-6"),
+        call(START + timedelta(hours=3), None, 5.0, key="no first token"),
+    ]
+    report = analyze_latency(requests, "e2e", UTC, Slo(ttft=1.0, e2e=10.0))
+    goodput = report.goodput
+    assert goodput is not None
+    assert (goodput.total.measured, goodput.total.good, goodput.unmeasured) == (3, 1, 1)
+    assert goodput.per_hour == pytest.approx(1 / 2)  # one good request over two hours
+    by_model = {row.key: (row.measured, row.good) for row in goodput.by_model}
+    assert by_model == {"claude-sonnet-4-5-20250929": (2, 1), "claude-opus-4-6": (1, 0)}
+    assert analyze_latency(requests, "e2e", UTC).goodput is None  # no target, no goodput
+
+
+def test_hits_and_output_bands() -> None:
+    assert is_hit(call(START, 1, 2, read=6_000)) is True
+    assert is_hit(call(START, 1, 2, read=4_000)) is False
+    assert is_hit(call(START, 1, 2, prompt=0)) is None
+    assert [output_band(n) for n in (5, 100, 5_000, 50_000)] == [
+        "< 100",
+        "100–999",
+        "1k–10k",
+        "≥ 10k",
+    ]
+
+
+def test_few_samples_say_so_rather_than_invent_peaks() -> None:
+    requests = [call(START, 1.0 + i / 10, 3.0, key=str(i)) for i in range(8)]
+    report = analyze_latency(requests, "ttft", UTC)
+    assert report.explained == [] and report.count == 8
+    assert any("few" in note for note in report.notes)
