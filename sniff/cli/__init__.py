@@ -57,13 +57,15 @@ def _root(
 
 
 def _register() -> None:
-    from sniff.cli import cache, latency, lint, scan, sessions, tui
+    from sniff.cli import cache, export, latency, lint, report, scan, sessions, tui
 
     scan.register(app)
     sessions.register(app)
     cache.register(app)
     lint.register(app)
     latency.register(app)
+    export.register(app)
+    report.register(app)
     tui.register(app)
 
 

@@ -1,0 +1,191 @@
+"""Provides `build_report`: every analysis a cost report holds, over one selection of requests.
+
+Why one object: the same report is written as HTML, Markdown, CSV and JSON, and each must show
+the same numbers as `sniff scan`, `sniff cache`, `sniff lint` and `sniff latency`. The analyses
+run here once; the writers in `sniff.present.report_*` only lay them out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime, tzinfo
+from typing import TYPE_CHECKING
+
+from sniff.analyses.breaks import BreakReport, find_breaks
+from sniff.analyses.summary import Group, LocalDays, Summary, Totals, summarize
+from sniff.model import Dataset, Request
+from sniff.pricing import PriceBook, PriceSource
+
+if TYPE_CHECKING:
+    from sniff.analyses.cache import CacheReport
+    from sniff.analyses.latency import LatencyReport
+    from sniff.lint.model import Finding
+
+COST_CLASSES = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
+GROUPINGS = ("day", "week", "month", "project", "model", "session", "agent")
+TOP_FINDINGS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What a cost report says, before it is laid out."""
+
+    by: str
+    """The grouping of `groups`."""
+    summary: Summary
+    groups: list[Group]
+    breaks: BreakReport
+    dataset: Dataset
+    source: PriceSource
+    """The price data in use."""
+    zone: tzinfo
+    cache: CacheReport | None = None
+    """The engine's what-ifs (None when the report was made without them)."""
+    lint: list[Finding] = field(default_factory=list)
+    """The dearest lint findings of the logged prompts."""
+    latency: list[LatencyReport] = field(default_factory=list)
+    """TTFT and end to end, where the logs time the requests."""
+    cost_by_class: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Per day: dollars of uncached input, cache reads, 5m and 1h writes, and output."""
+
+    @property
+    def totals(self) -> Totals:
+        """Sums over the report."""
+        return self.summary.totals
+
+    @property
+    def price_source(self) -> str:
+        """The price library and its version."""
+        return self.source.library
+
+    @property
+    def days(self) -> list[Group]:
+        """Each day's totals, oldest first (the charts' axis)."""
+        return sorted(self.summary.by_day, key=lambda group: group.key)
+
+
+def build_report(
+    dataset: Dataset,
+    prices: PriceBook,
+    zone: tzinfo,
+    *,
+    by: str = "day",
+    keep: Callable[[Request], bool] | None = None,
+    what_ifs: bool = True,
+    lint: bool = True,
+    latency: bool = True,
+) -> Report:
+    """The report of `dataset`'s requests that `keep` selects, grouped `by`.
+
+    Raises:
+        ValueError: `by` is not one of GROUPINGS.
+    """
+    if by not in GROUPINGS:
+        raise ValueError(f"unknown grouping {by!r}")
+    chosen = [r for r in dataset.requests if keep is None or keep(r)]
+    summary = summarize(chosen, zone)
+    return Report(
+        by=by,
+        summary=summary,
+        groups=_groups(summary, by),
+        breaks=find_breaks(dataset.requests, prices, zone=zone, keep=keep),
+        dataset=dataset,
+        source=prices.source(),
+        zone=zone,
+        cache=_what_ifs(dataset.requests, prices, keep) if what_ifs else None,
+        lint=_lint(dataset, prices) if lint else [],
+        latency=_latency(chosen, zone) if latency else [],
+        cost_by_class=_cost_by_class(chosen, zone),
+    )
+
+
+def _cost_by_class(requests: list[Request], zone: tzinfo) -> dict[str, dict[str, float]]:
+    day_of = LocalDays(zone)
+    days: dict[str, dict[str, float]] = {}
+    for request in requests:
+        cost = request.cost
+        if cost is None:
+            continue
+        day = days.setdefault(day_of(request.when), dict.fromkeys(COST_CLASSES, 0.0))
+        day["input"] += cost.input_usd
+        day["cache_read"] += cost.cache_read_usd
+        day["cache_write_5m"] += cost.cache_write_5m_usd
+        day["cache_write_1h"] += cost.cache_write_1h_usd
+        day["output"] += cost.output_usd
+    return days
+
+
+def _groups(summary: Summary, by: str) -> list[Group]:
+    if by == "day":
+        return sorted(summary.by_day, key=lambda group: group.key)
+    if by in ("week", "month"):
+        return _calendar(summary.by_day, _week if by == "week" else _month)
+    if by == "session":
+        return [Group(row.session_id, row.totals) for row in summary.sessions]
+    return {"project": summary.by_project, "model": summary.by_model, "agent": summary.by_agent}[by]
+
+
+def _calendar(days: list[Group], period: Callable[[date], str]) -> list[Group]:
+    merged: dict[str, Totals] = {}
+    for day in days:
+        key = period(date.fromisoformat(day.key))
+        merged.setdefault(key, Totals()).merge(day.totals)
+    return [Group(key, merged[key]) for key in sorted(merged)]
+
+
+def _week(day: date) -> str:
+    year, week, _ = day.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def _month(day: date) -> str:
+    return day.strftime("%Y-%m")
+
+
+def _what_ifs(
+    requests: tuple[Request, ...], prices: PriceBook, keep: Callable[[Request], bool] | None
+) -> CacheReport:
+    from sniff.analyses.cache import analyze_cache
+    from sniff.engine import load_policies, with_overrides
+
+    policies = load_policies(None)
+    scenarios = [
+        with_overrides(policies["anthropic"], ttl="5m"),
+        with_overrides(policies["anthropic"], ttl="1h"),
+        policies["openai"],
+        policies["ideal"],
+    ]
+    return analyze_cache(
+        requests, prices, policies, what_ifs=scenarios, keep=keep or (lambda _request: True)
+    )
+
+
+def _lint(dataset: Dataset, prices: PriceBook) -> list[Finding]:
+    """The dearest findings in the prompts the logs hold (idle gaps are the breaks' part)."""
+    from pathlib import Path
+
+    from sniff.lint import LintConfig
+    from sniff.lint import lint as run_lint
+
+    logs = [Path(file) for file in dataset.files if file.endswith(".jsonl")]
+    if not logs:
+        return []
+    found = run_lint(logs, LintConfig(ignore=("SN012",)), prices).findings
+    found.sort(key=lambda item: -(item.saving.usd or 0.0) if item.saving else 0.0)
+    return found[:TOP_FINDINGS]
+
+
+def _latency(requests: list[Request], zone: tzinfo) -> list[LatencyReport]:
+    from sniff.analyses.latency import analyze_latency, timings
+
+    if not timings(requests):
+        return []
+    return [analyze_latency(requests, metric, zone) for metric in ("ttft", "e2e")]
+
+
+def period_text(first: datetime | None, last: datetime | None, zone: tzinfo) -> str:
+    """`2026-02-10 → 2026-03-07` in the report's zone."""
+    if first is None or last is None:
+        return "no requests"
+    return f"{first.astimezone(zone):%Y-%m-%d} → {last.astimezone(zone):%Y-%m-%d}"

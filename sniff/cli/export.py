@@ -1,0 +1,60 @@
+"""Provides `sniff export`: the normalized tables as Parquet, for pandas, DuckDB or Spark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from sniff.cli import options as o
+from sniff.cli.errors import one_line_errors
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("export")(export)
+
+
+@one_line_errors
+def export(
+    paths: o.Paths = None,
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", help="Directory to write (or merge into).", metavar="DIR"),
+    ] = Path("sniff-export"),
+    since: o.Since = None,
+    until: o.Until = None,
+    project: o.ProjectFilter = None,
+    model: o.ModelFilter = None,
+    agent: o.AgentFilter = None,
+    pricing: o.Pricing = None,
+    log_format: o.Format = None,
+    verbose: o.Verbose = False,
+) -> None:
+    """Parquet tables requests, sessions, breaks and blocks, by day; merges into an export.
+
+    Rows keep the provider's request ids, so exporting other logs into the same directory adds
+    what is new and never counts a request twice.
+    """
+    from sniff.export import export as write
+
+    selection = o.select(
+        paths,
+        since=since,
+        until=until,
+        project=project,
+        model=model,
+        agent=agent,
+        tz="UTC",
+        pricing=pricing,
+        log_format=log_format,
+        with_prompts=True,
+    )
+    o.report_issues(selection.dataset, verbose)
+    chosen = selection.filters.apply(selection.dataset.requests)
+    result = write(output, chosen, selection.prices)
+    tables = ", ".join(f"{name} {rows:,}" for name, rows in result.rows.items())
+    typer.echo(
+        f"{output}: {tables} rows ({result.added:,} new requests, {result.kept:,} already exported)"
+    )

@@ -1,0 +1,295 @@
+"""Provides the export's tables: requests, sessions, breaks and prompt blocks as Arrow tables,
+and requests (with their blocks) read back from them.
+
+Why read back: an export directory is merged into, not overwritten. Exporting another folder
+(or another machine's logs) into it reads the requests already there, keeps one row per request
+key, and derives sessions and breaks again from the union, so nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import pyarrow as pa
+
+from sniff.analyses.breaks import Break
+from sniff.analyses.summary import SessionRow
+from sniff.model import Agent, Block, Cost, Request, Usage
+
+TIME = pa.timestamp("us", tz="UTC")
+
+REQUESTS = pa.schema(
+    [
+        ("key", pa.string()),
+        ("day", pa.string()),
+        ("source", pa.string()),
+        ("provider", pa.string()),
+        ("model", pa.string()),
+        ("project", pa.string()),
+        ("session_id", pa.string()),
+        ("agent", pa.string()),
+        ("agent_id", pa.string()),
+        ("started_at", TIME),
+        ("first_token_at", TIME),
+        ("ended_at", TIME),
+        ("input_tokens", pa.int64()),
+        ("cache_read_tokens", pa.int64()),
+        ("cache_write_5m_tokens", pa.int64()),
+        ("cache_write_1h_tokens", pa.int64()),
+        ("output_tokens", pa.int64()),
+        ("reasoning_tokens", pa.int64()),
+        ("cost_usd", pa.float64()),
+        ("input_usd", pa.float64()),
+        ("cache_read_usd", pa.float64()),
+        ("cache_write_5m_usd", pa.float64()),
+        ("cache_write_1h_usd", pa.float64()),
+        ("output_usd", pa.float64()),
+        ("uncached_usd", pa.float64()),
+        ("ttl_assumed", pa.bool_()),
+        ("error", pa.string()),
+        ("version", pa.string()),
+        ("previous", pa.string()),
+        ("file", pa.string()),
+        ("line", pa.int64()),
+    ]
+)
+"""One row per API call. `day` is the UTC day of `ended_at` (the partition)."""
+
+SESSIONS = pa.schema(
+    [
+        ("session_id", pa.string()),
+        ("day", pa.string()),
+        ("project", pa.string()),
+        ("start", TIME),
+        ("end", TIME),
+        ("requests", pa.int64()),
+        ("agents", pa.string()),
+        ("models", pa.string()),
+        ("input_tokens", pa.int64()),
+        ("cache_read_tokens", pa.int64()),
+        ("cache_write_5m_tokens", pa.int64()),
+        ("cache_write_1h_tokens", pa.int64()),
+        ("output_tokens", pa.int64()),
+        ("cost_usd", pa.float64()),
+        ("uncached_usd", pa.float64()),
+        ("unpriced_requests", pa.int64()),
+    ]
+)
+"""One row per session. `day` is the UTC day of its start."""
+
+BREAKS = pa.schema(
+    [
+        ("request_key", pa.string()),
+        ("day", pa.string()),
+        ("previous_key", pa.string()),
+        ("cause", pa.string()),
+        ("fault", pa.bool_()),
+        ("gap_seconds", pa.float64()),
+        ("expected_read_tokens", pa.int64()),
+        ("rebuilt_tokens", pa.int64()),
+        ("rebuilt_1h_tokens", pa.int64()),
+        ("cost_usd", pa.float64()),
+        ("detail", pa.string()),
+    ]
+)
+"""One row per cache break (cold starts included, `fault` false)."""
+
+BLOCKS = pa.schema(
+    [
+        ("request_key", pa.string()),
+        ("day", pa.string()),
+        ("position", pa.int64()),
+        ("kind", pa.string()),
+        ("role", pa.string()),
+        ("content_hash", pa.string()),
+        ("tokens", pa.int64()),
+        ("cache_control", pa.string()),
+    ]
+)
+"""One row per prompt block, for requests whose log holds the prompt."""
+
+
+def utc_day(moment: datetime) -> str:
+    """The partition a moment falls in: its UTC day, the same on every machine."""
+    return moment.astimezone(UTC).date().isoformat()
+
+
+def requests_table(requests: Sequence[Request]) -> pa.Table:
+    """The requests, one row each."""
+    rows = []
+    for r in requests:
+        u, c = r.usage, r.cost
+        rows.append(
+            {
+                "key": r.key,
+                "day": utc_day(r.ended_at),
+                "source": r.source,
+                "provider": r.provider,
+                "model": r.model,
+                "project": r.project,
+                "session_id": r.session_id,
+                "agent": r.agent.value,
+                "agent_id": r.agent_id,
+                "started_at": r.started_at,
+                "first_token_at": r.first_token_at,
+                "ended_at": r.ended_at,
+                "input_tokens": u.input_tokens,
+                "cache_read_tokens": u.cache_read_tokens,
+                "cache_write_5m_tokens": u.cache_write_5m_tokens,
+                "cache_write_1h_tokens": u.cache_write_1h_tokens,
+                "output_tokens": u.output_tokens,
+                "reasoning_tokens": u.reasoning_tokens,
+                "cost_usd": None if c is None else c.total_usd,
+                "input_usd": None if c is None else c.input_usd,
+                "cache_read_usd": None if c is None else c.cache_read_usd,
+                "cache_write_5m_usd": None if c is None else c.cache_write_5m_usd,
+                "cache_write_1h_usd": None if c is None else c.cache_write_1h_usd,
+                "output_usd": None if c is None else c.output_usd,
+                "uncached_usd": None if c is None else c.uncached_usd,
+                "ttl_assumed": r.ttl_assumed,
+                "error": r.error,
+                "version": r.version,
+                "previous": r.previous,
+                "file": r.file,
+                "line": r.line,
+            }
+        )
+    return pa.Table.from_pylist(rows, schema=REQUESTS)
+
+
+def sessions_table(sessions: Iterable[SessionRow]) -> pa.Table:
+    """The sessions, one row each."""
+    rows = []
+    for s in sessions:
+        t = s.totals
+        rows.append(
+            {
+                "session_id": s.session_id,
+                "day": utc_day(s.start),
+                "project": s.project,
+                "start": s.start,
+                "end": s.end,
+                "requests": t.requests,
+                "agents": ",".join(sorted(s.agents)),
+                "models": ",".join(sorted(s.models)),
+                "input_tokens": t.input_tokens,
+                "cache_read_tokens": t.cache_read_tokens,
+                "cache_write_5m_tokens": t.cache_write_5m_tokens,
+                "cache_write_1h_tokens": t.cache_write_1h_tokens,
+                "output_tokens": t.output_tokens,
+                "cost_usd": t.cost_usd,
+                "uncached_usd": t.uncached_usd,
+                "unpriced_requests": t.unpriced_requests,
+            }
+        )
+    rows.sort(key=lambda row: (row["start"], row["session_id"]))
+    return pa.Table.from_pylist(rows, schema=SESSIONS)
+
+
+def breaks_table(breaks: Iterable[Break]) -> pa.Table:
+    """The cache breaks, one row each."""
+    rows = [
+        {
+            "request_key": b.request.key,
+            "day": utc_day(b.request.ended_at),
+            "previous_key": None if b.previous is None else b.previous.key,
+            "cause": b.cause,
+            "fault": b.fault,
+            "gap_seconds": b.gap_seconds,
+            "expected_read_tokens": b.expected_read,
+            "rebuilt_tokens": b.rebuilt_tokens,
+            "rebuilt_1h_tokens": b.rebuilt_1h_tokens,
+            "cost_usd": b.cost_usd,
+            "detail": b.detail,
+        }
+        for b in sorted(breaks, key=lambda b: (b.request.ended_at, b.request.key))
+    ]
+    return pa.Table.from_pylist(rows, schema=BREAKS)
+
+
+def blocks_table(requests: Sequence[Request]) -> pa.Table:
+    """The prompt blocks of the requests that have them, in prompt order."""
+    rows = [
+        {
+            "request_key": r.key,
+            "day": utc_day(r.ended_at),
+            "position": position,
+            "kind": block.kind,
+            "role": block.role,
+            "content_hash": block.content_hash,
+            "tokens": block.tokens,
+            "cache_control": block.cache_control,
+        }
+        for r in requests
+        for position, block in enumerate(r.blocks)
+    ]
+    return pa.Table.from_pylist(rows, schema=BLOCKS)
+
+
+def read_requests(requests: pa.Table, blocks: pa.Table | None) -> list[Request]:
+    """Requests (with their prompt blocks) from exported tables."""
+    prompts: dict[str, list[tuple[int, Block]]] = defaultdict(list)
+    if blocks is not None:
+        for row in blocks.to_pylist():
+            block = Block(
+                row["kind"], row["role"], row["content_hash"], row["tokens"], row["cache_control"]
+            )
+            prompts[row["request_key"]].append((row["position"], block))
+    found = []
+    for row in requests.to_pylist():
+        ordered = tuple(block for _, block in sorted(prompts.get(row["key"], [])))
+        found.append(_request(row, ordered))
+    return found
+
+
+def _request(row: dict[str, Any], blocks: tuple[Block, ...]) -> Request:
+    cost = None
+    if row["cost_usd"] is not None:
+        cost = Cost(
+            row["input_usd"],
+            row["cache_read_usd"],
+            row["cache_write_5m_usd"],
+            row["cache_write_1h_usd"],
+            row["output_usd"],
+            row["uncached_usd"],
+        )
+    usage = Usage(
+        row["input_tokens"],
+        row["cache_read_tokens"],
+        row["cache_write_5m_tokens"],
+        row["cache_write_1h_tokens"],
+        row["output_tokens"],
+        row["reasoning_tokens"],
+    )
+    return Request(
+        source=row["source"],
+        key=row["key"],
+        project=row["project"],
+        session_id=row["session_id"],
+        agent=Agent(row["agent"]),
+        agent_id=row["agent_id"],
+        model=row["model"],
+        provider=row["provider"],
+        ended_at=_aware(row["ended_at"]),
+        usage=usage,
+        file=row["file"],
+        line=row["line"],
+        started_at=_aware(row["started_at"]),
+        first_token_at=_aware(row["first_token_at"]),
+        ttl_assumed=row["ttl_assumed"],
+        version=row["version"],
+        cost=cost,
+        blocks=blocks,
+        error=row["error"],
+        previous=row["previous"],
+    )
+
+
+def _aware(moment: Any) -> Any:
+    """Arrow gives back UTC times; make sure they say so."""
+    if isinstance(moment, datetime) and moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment

@@ -1,0 +1,208 @@
+"""Provides the cost report as data (JSON), as one CSV row per group, and as Markdown.
+
+The JSON holds the same objects as `--json` elsewhere (`scan`'s summary, `cache --breaks`'
+causes, `cache`'s what-ifs, `lint`'s findings, `latency`'s peaks). The CSV has one row per group
+of the chosen grouping with the columns of `CSV_COLUMNS`, documented in the README.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from sniff.analyses.report import Report, period_text
+from sniff.present.formats import compact, money, percent
+from sniff.present.jsonout import summary_json, totals_json, warnings_json
+
+CSV_COLUMNS = (
+    "requests",
+    "input_tokens",
+    "cache_read_tokens",
+    "cache_write_5m_tokens",
+    "cache_write_1h_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "prompt_tokens",
+    "total_tokens",
+    "cost_usd",
+    "hit_rate",
+    "savings_usd",
+    "unpriced_requests",
+)
+"""After the group's key (named after the grouping: `day`, `project`, ...)."""
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """Everything in the report, with stable keys."""
+    from sniff.present.breaks_view import breaks_json
+
+    data = summary_json(report.summary, report.dataset, report.source)
+    breaks = breaks_json(report.breaks)
+    data["by"] = report.by
+    data["groups"] = [{report.by: g.key, **totals_json(g.totals)} for g in report.groups]
+    data["breaks"] = {
+        "count": len(report.breaks.faults),
+        "cost_usd": round(sum(b.cost_usd or 0.0 for b in report.breaks.faults), 6),
+        "by_cause": breaks["by_cause"],
+        "ttl_advice": breaks["ttl_advice"],
+    }
+    data["what_if"] = _what_if_json(report)
+    data["lint"] = [_finding_json(finding) for finding in report.lint]
+    data["latency"] = [_latency_json(item) for item in report.latency]
+    data["assumptions"] = assumptions(report)
+    return data
+
+
+def report_csv(report: Report) -> str:
+    """One row per group: its key, then CSV_COLUMNS."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([report.by, *CSV_COLUMNS])
+    for group in report.groups:
+        row = totals_json(group.totals)
+        writer.writerow([group.key, *(_cell(row[column]) for column in CSV_COLUMNS)])
+    return out.getvalue()
+
+
+def assumptions(report: Report) -> list[str]:
+    """What the figures rest on, in sentences."""
+    warnings = warnings_json(report.summary, report.dataset)
+    said = [
+        f"Prices: {report.price_source}, per model at each request's date; cost is never "
+        "estimated for a model without a published price (it is counted as unpriced).",
+        "Hit rate = cache reads / all prompt tokens (token-weighted). Savings = the cost with "
+        "every prompt token at the base input price, minus the actual cost.",
+    ]
+    if warnings["ttl_assumed_requests"]:
+        said.append(
+            f"{warnings['ttl_assumed_requests']:,} requests did not say which cache TTL their "
+            "writes used: 5 minutes was assumed."
+        )
+    if warnings["unpriced_models"]:
+        said.append("Unpriced models: " + ", ".join(warnings["unpriced_models"]) + ".")
+    if warnings["skipped_lines"]:
+        said.append(f"{warnings['skipped_lines']:,} unreadable log lines were skipped.")
+    for item in report.latency:
+        if item.count > item.exact:
+            said.append(
+                f"Latency ({item.metric}): {item.count - item.exact:,} of {item.count:,} values "
+                "are approximate (from the times log records were written)."
+            )
+    if report.cache is not None:
+        said.append(
+            "What-ifs are the cache engine's replay of the same requests; its error against "
+            f"the reported cache reads on these logs is {percent(report.cache.error.bias)}."
+        )
+    return said
+
+
+def report_markdown(report: Report) -> str:
+    """A document for a pull request or a wiki page."""
+    t = report.totals
+    lines = [
+        "# LLM cost report",
+        "",
+        f"**Period:** {period_text(report.summary.first, report.summary.last, report.zone)}  ",
+        f"**Read:** {_sources(report)}",
+        "",
+        "| cost | requests | hit rate | saved by caching | cache breaks |",
+        "|---:|---:|---:|---:|---:|",
+        f"| {money(t.cost)} | {t.requests:,} | {percent(t.hit_rate)} | {money(t.savings)} | "
+        f"{len(report.breaks.faults):,} costing "
+        f"{money(sum(b.cost_usd or 0.0 for b in report.breaks.faults))} |",
+        "",
+        f"Tokens: uncached {compact(t.input_tokens)}, cache read {compact(t.cache_read_tokens)}, "
+        f"cache written {compact(t.cache_write_5m_tokens + t.cache_write_1h_tokens)}, "
+        f"output {compact(t.output_tokens)}.",
+        "",
+        f"## Cost by {report.by}",
+        "",
+        f"| {report.by} | requests | cost | hit rate | savings |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for group in report.groups:
+        g = group.totals
+        lines.append(
+            f"| {_md(group.key)} | {g.requests:,} | {money(g.cost)} | {percent(g.hit_rate)} "
+            f"| {money(g.savings)} |"
+        )
+    lines += ["", "## Cache breaks by cause", "", "| cause | breaks | rebuilt tokens | cost |"]
+    lines.append("|---|---:|---:|---:|")
+    for row in report.breaks.by_cause:
+        if row.breaks:
+            lines.append(
+                f"| {row.key} | {row.breaks:,} | {compact(row.rebuilt_tokens)} "
+                f"| {money(row.cost_usd)} |"
+            )
+    lines += _markdown_extras(report)
+    lines += ["", "## Assumptions", ""] + [f"- {text}" for text in assumptions(report)]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown_extras(report: Report) -> list[str]:
+    from sniff.present.latency_view import NAMES, seconds
+
+    lines: list[str] = []
+    if report.cache is not None and report.cache.what_if:
+        lines += ["", "## What another cache policy would have cost", ""]
+        lines += ["| policy | what it does | cost | difference |", "|---|---|---:|---:|"]
+        for what in report.cache.what_if:
+            lines.append(
+                f"| {what.label} | {_md(what.description)} | {money(what.measures.cost_usd)} "
+                f"| {money(what.delta_usd)} |"
+            )
+    if report.lint:
+        lines += ["", "## Prompt findings (sniff lint)", "", "| rule | where | what | worth |"]
+        lines.append("|---|---|---|---:|")
+        for finding in report.lint:
+            worth = money(finding.saving.usd) if finding.saving else "–"
+            lines.append(
+                f"| {finding.rule} | {_md(finding.where)} | {_md(finding.message)} | {worth} |"
+            )
+    for item in report.latency:
+        if not item.explained:
+            continue
+        lines += ["", f"## Latency peaks: {NAMES[item.metric]}", ""]
+        lines += ["| peak | at | share | cache hits |", "|---:|---:|---:|---:|"]
+        for index, peak in enumerate(item.explained, start=1):
+            lines.append(
+                f"| {index} | {seconds(peak.peak.location)} | {percent(peak.peak.share)} "
+                f"| {percent(peak.hit_share)} |"
+            )
+    return lines
+
+
+def _sources(report: Report) -> str:
+    dataset = report.dataset
+    formats = ", ".join(f"{count:,} {name}" for name, count in sorted(dataset.formats.items()))
+    skipped = len(dataset.skipped)
+    return f"{len(dataset.files):,} files ({formats or 'none'}); {skipped:,} lines skipped"
+
+
+def _what_if_json(report: Report) -> list[dict[str, Any]]:
+    from sniff.present.cache_view import cache_json
+
+    return [] if report.cache is None else cache_json(report.cache)["what_if"]
+
+
+def _finding_json(finding: Any) -> dict[str, Any]:
+    from sniff.present.lint_view import finding_json
+
+    result: dict[str, Any] = finding_json(finding)
+    return result
+
+
+def _latency_json(item: Any) -> dict[str, Any]:
+    from sniff.present.latency_view import latency_json
+
+    result: dict[str, Any] = latency_json(item)
+    return result
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _cell(value: Any) -> Any:
+    return "" if value is None else value
