@@ -14,6 +14,7 @@ import msgspec
 from sniff.ingest import read
 from sniff.ingest.discover import bundled_samples, default_roots, expand, project_hint
 from sniff.ingest.formats import parse_any
+from sniff.ingest.index_store import IndexStore
 from sniff.ingest.record import Prompts, Response
 from sniff.model import Dataset, Request
 from sniff.pricing import PriceBook
@@ -26,6 +27,8 @@ def load(
     log_format: str | None = None,
     with_prompts: Prompts = False,
     while_waiting: Callable[[], object] | None = None,
+    use_index: bool = True,
+    window: tuple[float | None, float | None] = (None, None),
 ) -> Dataset:
     """Read and price the logs under `paths`, or under the usual roots when none are given.
 
@@ -37,23 +40,43 @@ def load(
         with_prompts: also read prompts into blocks where logs hold them (slower).
         while_waiting: slow set-up of the caller's own, run while worker processes parse
             (after the price data is loaded).
+        use_index: keep what each file yielded in the on-disk index, and parse only files
+            that changed since (False: parse everything, touch no index).
+        window: (since, until) epoch seconds the caller keeps (see `ingest.read`).
 
     Raises:
         UserError: a given path does not exist.
     """
     roots, sample = roots_for(paths)
     book = prices or PriceBook()
-    dataset = read(
-        expand(roots),
-        book.cost,
-        roots=tuple(str(root) for root in roots),
-        sample=sample,
-        log_format=log_format,
-        with_prompts=with_prompts,
-        while_waiting=book.prepare if while_waiting is None else _both(book.prepare, while_waiting),
-    )
+    index = open_index() if use_index else None
+    try:
+        dataset = read(
+            expand(roots),
+            book.cost,
+            roots=tuple(str(root) for root in roots),
+            sample=sample,
+            log_format=log_format,
+            with_prompts=with_prompts,
+            while_waiting=book.prepare
+            if while_waiting is None
+            else _both(book.prepare, while_waiting),
+            index=index,
+            window=window,
+        )
+    finally:
+        if index is not None:
+            index.close()
     book.save()
     return dataset
+
+
+def open_index() -> IndexStore | None:
+    """The on-disk index in the user cache folder; None when it is disabled or unusable."""
+    from sniff.ingest.indexed import default_index_folder, fingerprint
+
+    folder = default_index_folder()
+    return None if folder is None else IndexStore.open(folder, fingerprint())
 
 
 def _both(first: Callable[[], object], then: Callable[[], object]) -> Callable[[], None]:

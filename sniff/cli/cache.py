@@ -68,6 +68,7 @@ def cache(
     json: o.Json = False,
     pricing: o.Pricing = None,
     log_format: o.Format = None,
+    no_index: o.NoIndex = False,
     verbose: o.Verbose = False,
 ) -> None:
     """Observed vs simulated caching, the simulation's error, what-ifs, shared prefixes.
@@ -75,7 +76,10 @@ def cache(
     With --breaks: every request that re-paid for its cached prefix, its cause and its price.
     """
     if breaks:
-        _breaks(paths, since, until, project, model, agent, tz, json, pricing, log_format, verbose)
+        _breaks(
+            paths, since, until, project, model, agent, tz, json, pricing, log_format, verbose,
+            no_index,
+        )  # fmt: skip
         return
     from sniff.analyses.cache import analyze_cache
     from sniff.engine import load_policies, with_overrides
@@ -113,6 +117,7 @@ def cache(
         pricing=pricing,
         log_format=log_format,
         with_prompts=True,
+        no_index=no_index,
     )
     report = analyze_cache(
         selection.dataset.requests,
@@ -148,6 +153,7 @@ def _breaks(
     pricing: Path | None,
     log_format: str | None,
     verbose: bool,
+    no_index: bool,
 ) -> None:
     from sniff.analyses.breaks import find_breaks
 
@@ -162,6 +168,7 @@ def _breaks(
         pricing=pricing,
         log_format=log_format,
         with_prompts="sized",  # as scan reads them, so both report the same breaks
+        no_index=no_index,
     )
     report = find_breaks(
         selection.dataset.requests,

@@ -30,6 +30,7 @@ def export(
     agent: o.AgentFilter = None,
     pricing: o.Pricing = None,
     log_format: o.Format = None,
+    no_index: o.NoIndex = False,
     verbose: o.Verbose = False,
 ) -> None:
     """Parquet tables requests, sessions, breaks and blocks, by day; merges into an export.
@@ -50,6 +51,7 @@ def export(
         pricing=pricing,
         log_format=log_format,
         with_prompts=True,
+        no_index=no_index,
     )
     o.report_issues(selection.dataset, verbose)
     chosen = selection.filters.apply(selection.dataset.requests)

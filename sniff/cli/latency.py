@@ -48,6 +48,7 @@ def latency(
     json: o.Json = False,
     pricing: o.Pricing = None,
     log_format: o.Format = None,
+    no_index: o.NoIndex = False,
     verbose: o.Verbose = False,
 ) -> None:
     """Latency percentiles, the peaks of the distribution (cache hits vs misses), goodput.
@@ -71,6 +72,7 @@ def latency(
         log_format=log_format,
         # scipy takes a second to import: let it load while worker processes parse the logs
         while_waiting=_import_peaks,
+        no_index=no_index,
     )
     report = analyze_latency(
         selection.dataset.requests,

@@ -81,6 +81,13 @@ Pricing = Annotated[
         metavar="FILE",
     ),
 ]
+NoIndex = Annotated[
+    bool,
+    typer.Option(
+        "--no-index",
+        help="Read every log file whole; neither use nor update the on-disk index.",
+    ),
+]
 Verbose = Annotated[
     bool, typer.Option("--verbose", "-v", help="List every skipped line as file:line: reason.")
 ]
@@ -115,6 +122,7 @@ def select(
     log_format: str | None = None,
     with_prompts: Prompts = False,
     while_waiting: Callable[[], object] | None = None,
+    no_index: bool = False,
 ) -> Selection:
     """Check the options, then read and price the logs (`while_waiting`: see `api.load`).
 
@@ -144,6 +152,11 @@ def select(
         log_format=log_format,
         with_prompts=with_prompts,
         while_waiting=while_waiting,
+        use_index=not no_index,
+        window=(
+            filters.since.timestamp() if filters.since else None,
+            filters.until.timestamp() if filters.until else None,
+        ),
     )
     if not dataset.files:
         where = ", ".join(dataset.roots) or "the usual log folders"

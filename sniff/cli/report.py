@@ -44,6 +44,7 @@ def report(
     tz: o.Zone = None,
     pricing: o.Pricing = None,
     log_format: o.Format = None,
+    no_index: o.NoIndex = False,
     verbose: o.Verbose = False,
 ) -> None:
     """A document of what it cost: totals, cost by group, breaks, what-ifs, findings, latency.
@@ -70,6 +71,7 @@ def report(
         pricing=pricing,
         log_format=log_format,
         with_prompts=True,
+        no_index=no_index,
     )
     o.report_issues(selection.dataset, verbose)
     built = build_report(

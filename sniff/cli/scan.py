@@ -25,6 +25,7 @@ def scan(
     json: o.Json = False,
     pricing: o.Pricing = None,
     log_format: o.Format = None,
+    no_index: o.NoIndex = False,
     verbose: o.Verbose = False,
 ) -> None:
     """Tokens, cost, cache hit rate and savings, in total and by project, model, day, session."""
@@ -40,6 +41,7 @@ def scan(
         log_format=log_format,
         # the prompts (where logs hold them) let breaks be told apart as `cache --breaks` does
         with_prompts="sized",
+        no_index=no_index,
     )
     from sniff.analyses.breaks import find_breaks
 

@@ -36,6 +36,7 @@ def sessions(
     json: o.Json = False,
     pricing: o.Pricing = None,
     log_format: o.Format = None,
+    no_index: o.NoIndex = False,
     verbose: o.Verbose = False,
 ) -> None:
     """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
@@ -54,6 +55,7 @@ def sessions(
         tz=tz,
         pricing=pricing,
         log_format=log_format,
+        no_index=no_index,
     )
     summary = selection.summary()
     rows = sorted(summary.sessions, key=SESSION_SORTS[sort], reverse=sort not in ASCENDING)

@@ -12,6 +12,7 @@ from functools import partial
 
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.formats import parse_any
+from sniff.ingest.index_store import IndexStore
 from sniff.ingest.merge import Pricer, merge
 from sniff.ingest.parallel import map_files
 from sniff.ingest.record import FileResult, Prompts
@@ -27,6 +28,8 @@ def read(
     log_format: str | None = None,
     with_prompts: Prompts = False,
     while_waiting: Callable[[], object] | None = None,
+    index: IndexStore | None = None,
+    window: tuple[float | None, float | None] = (None, None),
 ) -> Dataset:
     """Parse `files` into a dataset of requests priced by `cost_of`.
 
@@ -34,10 +37,26 @@ def read(
         log_format: read every file as this format instead of detecting it.
         with_prompts: also read request bodies into blocks (slower; for prompt analyses).
         while_waiting: runs while worker processes parse (see `map_files`).
+        index: the on-disk index: only files that changed since it saw them are parsed.
+        window: (since, until) epoch seconds the caller will keep: with an index, unchanged
+            files far outside it are not even decoded.
     """
-    results = parse_files(
-        files, log_format=log_format, with_prompts=with_prompts, while_waiting=while_waiting
-    )
+    if index is None:
+        results = parse_files(
+            files, log_format=log_format, with_prompts=with_prompts, while_waiting=while_waiting
+        )
+    else:
+        from sniff.ingest.indexed import parse_indexed
+
+        results = parse_indexed(
+            files,
+            index,
+            roots=list(roots),
+            log_format=log_format,
+            with_prompts=with_prompts,
+            window=window,
+            while_waiting=while_waiting,
+        )
     return assemble(files, results, cost_of, roots=roots, sample=sample)
 
 

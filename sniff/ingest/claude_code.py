@@ -56,10 +56,10 @@ def parse_data(
         project_hint: the project to use when no line names its working directory.
         with_prompts: ignored: transcripts do not hold the system prompt or tools.
     """
-    return _Reader(path, project_hint).read(data)
+    return Reader(path, project_hint).read(data)
 
 
-class _Reader:
+class Reader:
     """The state of reading one file: responses so far, and the records they point to."""
 
     def __init__(self, path: str, project_hint: str) -> None:
@@ -83,10 +83,20 @@ class _Reader:
         self.last_time = ""
 
     def read(self, data: bytes) -> FileResult:
+        self.feed(data)
+        return self.result()
+
+    def feed(self, data: bytes, first_line: int = 1, newlines: int | None = None) -> None:
+        """Read more lines of the file: `data` holds whole lines from line `first_line` on.
+
+        Why apart from `result`: the index keeps a reader's state, so a transcript that only
+        grew is read from where it ended instead of again from its start.
+        """
         times = self.times
         parents = self.parents
         sidechain_parents = self.sidechain_parents
-        for number, entry in decode_lines(self.path, data, WireLine, DECODER, self.issues):
+        lines = decode_lines(self.path, data, WireLine, DECODER, self.issues, first_line, newlines)
+        for number, entry in lines:
             # The hot loop of a scan: every line of every transcript passes here once.
             timestamp = entry.timestamp
             if timestamp:
@@ -106,8 +116,11 @@ class _Reader:
                 self._assistant(number, entry, entry, TOP_LEVEL)
             elif kind == "progress" and entry.data is not None:
                 self._progress(number, entry, entry.data)
+
+    def result(self) -> FileResult:
+        """What the lines read so far hold: one `Response` per API response."""
         responses = [group.response(self) for group in self.groups.values()]
-        return FileResult(responses, self.issues, self.synthetic, SOURCE)
+        return FileResult(responses, list(self.issues), self.synthetic, SOURCE)
 
     def _progress(self, number: int, entry: WireLine, data: ProgressData) -> None:
         """A parent's progress line that embeds a subagent's response (2.1.x)."""
@@ -286,7 +299,7 @@ class _Group:
             if model:
                 self.model = sys.intern(model)
 
-    def response(self, reader: _Reader) -> Response:
+    def response(self, reader: Reader) -> Response:
         agent_id = self.agent_id
         if not agent_id:
             agent_id = "sidechain-" + reader.sidechain_root(self.parent)[:8]

@@ -88,18 +88,17 @@ def parse_data(
     path: str, data: bytes, project_hint: str, with_prompts: Prompts = False
 ) -> FileResult:
     """Read one rollout. (Codex logs no full prompts: `with_prompts` changes nothing.)"""
-    issues: list[LineIssue] = []
-    reader = _Rollout(path, project_hint)
-    for number, line in decode_lines(path, data, RolloutLine, DECODER, issues):
-        reader.line(number, line)
-    return FileResult(reader.responses(), issues, 0, SOURCE)
+    reader = Reader(path, project_hint)
+    reader.feed(data)
+    return reader.result()
 
 
-class _Rollout:
-    """The state of reading one rollout."""
+class Reader:
+    """The state of reading one rollout; it can be kept, and fed the lines appended since."""
 
     def __init__(self, path: str, project_hint: str) -> None:
         self.path = path
+        self.issues: list[LineIssue] = []
         self.project = project_hint
         self.session_id = PurePath(path).stem
         self.parent_id: str | None = None
@@ -115,6 +114,17 @@ class _Rollout:
         """The last input written before the model answered: when the request went out."""
         self.first_output: str | None = None
         """The model's first output item of the request being answered."""
+
+    def feed(self, data: bytes, first_line: int = 1, newlines: int | None = None) -> None:
+        """Read more whole lines of the rollout, the first of them being line `first_line`."""
+        for number, line in decode_lines(
+            self.path, data, RolloutLine, DECODER, self.issues, first_line, newlines
+        ):
+            self.line(number, line)
+
+    def result(self) -> FileResult:
+        """What the lines read so far hold."""
+        return FileResult(list(self.responses()), list(self.issues), 0, SOURCE)
 
     def responses(self) -> list[Response]:
         # Newer rollouts write each response twice; the records are the ones with ids.

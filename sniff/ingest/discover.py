@@ -22,6 +22,9 @@ class SourceFile:
     path: str
     project_hint: str
     size: int
+    mtime_ns: int = 0
+    inode: int = 0
+    """Size, modification time and inode tell the index whether the file changed."""
 
 
 def default_roots() -> list[Path]:
@@ -71,10 +74,15 @@ def expand(paths: list[Path]) -> list[SourceFile]:
                 continue
             seen.add(identity)
             try:
-                size = file.stat().st_size
-            except OSError:
-                size = 0
-            found.append(SourceFile(str(file), project_hint(file), size))
+                status = file.stat()
+            except OSError:  # vanished since it was listed: reading it reports why
+                found.append(SourceFile(str(file), project_hint(file), 0, -1, -1))
+                continue
+            found.append(
+                SourceFile(
+                    str(file), project_hint(file), status.st_size, status.st_mtime_ns, status.st_ino
+                )
+            )
     return found
 
 

@@ -37,30 +37,33 @@ def decode_lines(
     schema: type[Schema],
     decoder: msgspec.json.Decoder[Schema],
     issues: list[LineIssue],
+    first_line: int = 1,
+    newlines: int | None = None,
 ) -> Iterator[tuple[int, Schema]]:
     """Yield (1-based line number, record) for every line holding a JSON object.
 
-    Blank lines are ignored; any other line that is not a JSON object is appended to `issues`.
+    `data` starts at line `first_line` of the file (a file read on from where it ended). Blank
+    lines are ignored; any other line that is not a JSON object is appended to `issues`.
     A line whose fields have unexpected types is decoded leniently, field by field.
     """
     if data.startswith(BOM):
         data = data[len(BOM) :]
     cut = data.rfind(b"\n") + 1
     body, tail = data[:cut], data[cut:]  # `tail`: a last line with no newline, maybe cut short
-    lines_in_body = body.count(b"\n")
+    lines_in_body = body.count(b"\n") if newlines is None or tail else newlines
     try:
         records = decoder.decode_lines(body)
     except (msgspec.DecodeError, msgspec.ValidationError):
         records = None
     if records is not None and len(records) == lines_in_body:
-        yield from enumerate(records, start=1)
+        yield from enumerate(records, start=first_line)
     else:  # a bad or blank line somewhere: go line by line to find it
-        for number, raw in enumerate(body.split(b"\n")[:lines_in_body], start=1):
+        for number, raw in enumerate(body.split(b"\n")[:lines_in_body], start=first_line):
             record = _decode_one(path, number, raw, schema, decoder, issues, last=False)
             if record is not None:
                 yield number, record
     if tail.strip():
-        number = lines_in_body + 1
+        number = first_line + lines_in_body
         record = _decode_one(path, number, tail, schema, decoder, issues, last=True)
         if record is not None:
             yield number, record

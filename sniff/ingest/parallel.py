@@ -1,4 +1,4 @@
-"""Provides `map_files`: run a per-file parser over many files, on all cores when it pays.
+"""Provides `map_files` and `map_balanced`: per-file work over many files, on all cores.
 
 Why: parsing is CPU-bound JSON decoding, so one process uses one core. Files are independent,
 so they are spread over worker processes in batches balanced by size; small inputs stay in
@@ -10,10 +10,12 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable
+from functools import partial
 from typing import TypeVar
 
 from sniff.ingest.discover import SourceFile
 
+Item = TypeVar("Item")
 Result = TypeVar("Result")
 
 PARALLEL_MIN_BYTES = 16 * 1024 * 1024
@@ -31,45 +33,69 @@ def map_files(
     `while_waiting` runs in this process while the workers parse (or before parsing, when
     there are no workers): a place for slow set-up the results will need.
     """
+    return map_balanced(
+        partial(_parse_file, parse),
+        files,
+        [file.size for file in files],
+        workers=workers,
+        while_waiting=while_waiting,
+    )
+
+
+def map_balanced(
+    work: Callable[[Item], Result],
+    items: list[Item],
+    weights: list[int],
+    workers: int | None = None,
+    while_waiting: Callable[[], object] | None = None,
+) -> list[Result]:
+    """`work(item)` for every item, on all cores when the total weight (bytes) is worth it.
+
+    Results come in the order of `items`; `while_waiting` as in `map_files`.
+    """
     workers = workers if workers is not None else _usable_cores()
-    total = sum(file.size for file in files)
-    if workers < 2 or len(files) < 2 or total < PARALLEL_MIN_BYTES:
+    if workers < 2 or len(items) < 2 or sum(weights) < PARALLEL_MIN_BYTES:
         if while_waiting is not None:
             while_waiting()
-        return [parse(file.path, file.project_hint) for file in files]
-    # This process parses a share too: it would idle otherwise, and its results need no
+        return [work(item) for item in items]
+    # This process does a share too: it would idle otherwise, and its results need no
     # pickling. It takes the lightest share, since it also runs `while_waiting`.
-    batches = _balanced_batches(files, workers)
+    batches = _balanced_batches(weights, workers)
     mine, theirs = batches[-1], batches[:-1]
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with context.Pool(len(theirs)) as pool:
-        pending = pool.starmap_async(_parse_batch, [(parse, batch) for batch in theirs])
+        pending = pool.starmap_async(
+            _work_batch, [(work, [(index, items[index]) for index in batch]) for batch in theirs]
+        )
         if while_waiting is not None:
             while_waiting()
-        by_index: dict[int, Result] = dict(_parse_batch(parse, mine))
+        by_index: dict[int, Result] = dict(_work_batch(work, [(i, items[i]) for i in mine]))
         for batch_results in pending.get():
             by_index.update(batch_results)
-    return [by_index[index] for index in range(len(files))]
+    return [by_index[index] for index in range(len(items))]
 
 
-def _parse_batch(
-    parse: Callable[..., Result], batch: list[tuple[int, SourceFile]]
+def _parse_file(parse: Callable[..., Result], file: SourceFile) -> Result:
+    return parse(file.path, file.project_hint)
+
+
+def _work_batch(
+    work: Callable[[Item], Result], batch: list[tuple[int, Item]]
 ) -> list[tuple[int, Result]]:
-    return [(index, parse(file.path, file.project_hint)) for index, file in batch]
+    return [(index, work(item)) for index, item in batch]
 
 
-def _balanced_batches(files: list[SourceFile], count: int) -> list[list[tuple[int, SourceFile]]]:
-    """Greedy longest-first packing: each file goes to the lightest batch so far.
+def _balanced_batches(weights: list[int], count: int) -> list[list[int]]:
+    """Greedy longest-first packing of item indexes: each goes to the lightest batch so far.
 
     Batches come out heaviest first.
     """
-    batches: list[list[tuple[int, SourceFile]]] = [[] for _ in range(min(count, len(files)))]
+    batches: list[list[int]] = [[] for _ in range(min(count, len(weights)))]
     loads = [0] * len(batches)
-    order = sorted(enumerate(files), key=lambda item: -item[1].size)
-    for index, file in order:
+    for index in sorted(range(len(weights)), key=lambda i: -weights[i]):
         lightest = loads.index(min(loads))
-        batches[lightest].append((index, file))
-        loads[lightest] += file.size
+        batches[lightest].append(index)
+        loads[lightest] += weights[index]
     ordered = sorted(zip(loads, batches, strict=True), key=lambda pair: -pair[0])
     return [batch for _, batch in ordered if batch]
 

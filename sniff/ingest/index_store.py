@@ -1,0 +1,201 @@
+"""Provides `IndexStore`: the on-disk index of what each log file yielded, in SQLite.
+
+Why SQLite: the index must survive a crash mid-write and two runs at once without ever being
+read half-written. SQLite's transactions and write-ahead log give exactly that: a run reads a
+consistent snapshot, a write lands whole or not at all, and a killed run leaves the last
+committed state. A corrupt or unreadable index file is deleted and rebuilt; a failing index
+never fails a run (sniff then reads the logs as if there were none).
+
+One row per (file, mode): the file's identity when it was read (size, modification time,
+inode), how far it was read (byte offset, lines), a checksum of the bytes before that offset
+(so a file that only grew can be told from one rewritten in place), its time range, what it
+yielded (msgpack) and, for formats that can resume, the parser's state (pickle).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+INDEX_FILE = "index.sqlite3"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    inode INTEGER NOT NULL,
+    offset INTEGER NOT NULL,
+    lines INTEGER NOT NULL,
+    tail_crc INTEGER NOT NULL,
+    first_at REAL,
+    last_at REAL,
+    result BLOB NOT NULL,
+    state BLOB,
+    log_format TEXT,
+    PRIMARY KEY (path, mode)
+);
+"""
+BUSY_TIMEOUT_MS = 30_000
+"""How long a run waits for another run's write to finish before giving up on the index."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What the index knows of one file, read in one mode."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    inode: int
+    offset: int
+    """Bytes read into `state`: the end of the last whole line."""
+    lines: int
+    """Lines in those bytes."""
+    tail_crc: int
+    """CRC-32 of up to `CHECK_BYTES` bytes just before `offset`."""
+    first_at: float | None
+    last_at: float | None
+    result: bytes
+    state: bytes | None = None
+    log_format: str | None = None
+
+
+class IndexStore:
+    """An open index. Every method swallows database errors: the index is an accelerator."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self._db = connection
+        self.path = path
+        self.broken = False
+
+    @classmethod
+    def open(cls, folder: Path, fingerprint: str) -> IndexStore | None:
+        """The index in `folder`, emptied if it was written by another version of sniff.
+
+        None when no index can be kept there (read-only folder, a database that stays broken).
+        """
+        path = folder / INDEX_FILE
+        for attempt in range(2):
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                store = cls(_connect(path), path)
+                store._check_version(fingerprint)
+                return store
+            except sqlite3.DatabaseError:
+                if attempt == 0:  # not a database, or corrupt: start again from nothing
+                    _remove(path)
+            except OSError:
+                return None
+        return None
+
+    def close(self) -> None:
+        """Close the database."""
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+
+    def entry(self, path: str, mode: str, *, with_state: bool = False) -> Entry | None:
+        """The row of `path` in `mode`, or None."""
+        state = "state" if with_state else "NULL"
+        try:
+            row = self._db.execute(
+                "SELECT size, mtime_ns, inode, offset, lines, tail_crc, first_at, last_at, result,"
+                f" {state}, log_format FROM files WHERE path = ? AND mode = ?",
+                (path, mode),
+            ).fetchone()
+        except sqlite3.Error:
+            self.broken = True
+            return None
+        return None if row is None else Entry(path, *row)
+
+    def paths_under(self, roots: Iterable[str], mode: str) -> list[str]:
+        """The indexed files in `mode` that lie under one of `roots` (folders or files)."""
+        found: list[str] = []
+        try:
+            for root in roots:
+                folder = root.rstrip("/") + "/"
+                rows = self._db.execute(
+                    "SELECT path FROM files WHERE mode = ? AND (path = ? OR"
+                    " (path >= ? AND path < ?))",
+                    (mode, root, folder, folder[:-1] + "0"),  # "0" sorts right after "/"
+                ).fetchall()
+                found.extend(row[0] for row in rows)
+        except sqlite3.Error:
+            self.broken = True
+        return found
+
+    def state(self, path: str, mode: str) -> bytes | None:
+        """The parser state kept for `path`, if any."""
+        try:
+            row = self._db.execute(
+                "SELECT state FROM files WHERE path = ? AND mode = ?", (path, mode)
+            ).fetchone()
+        except sqlite3.Error:
+            self.broken = True
+            return None
+        return None if row is None else row[0]
+
+    def write(self, mode: str, entries: Iterable[Entry], gone: Iterable[str] = ()) -> None:
+        """Store `entries` and forget the files in `gone`, in one transaction."""
+        rows = [
+            (
+                e.path, mode, e.size, e.mtime_ns, e.inode, e.offset, e.lines, e.tail_crc,
+                e.first_at, e.last_at, e.result, e.state, e.log_format,
+            )
+            for e in entries
+        ]  # fmt: skip
+        removed = [(path, mode) for path in gone]
+        if not rows and not removed:
+            return
+        try:
+            with self._db:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+                self._db.executemany("DELETE FROM files WHERE path = ? AND mode = ?", removed)
+        except sqlite3.Error:
+            self.broken = True
+
+    def stats(self) -> tuple[int, int]:
+        """(files indexed, bytes of logs they cover)."""
+        try:
+            row = self._db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM files").fetchone()
+        except sqlite3.Error:
+            return 0, 0
+        return int(row[0]), int(row[1])
+
+    def _check_version(self, fingerprint: str) -> None:
+        self._db.executescript(SCHEMA)
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        if row is not None and row[0] == fingerprint:
+            return
+        with self._db:  # another version's rows may mean something else: start afresh
+            self._db.execute("DELETE FROM files")
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (fingerprint,))
+
+
+def clear(folder: Path) -> bool:
+    """Delete the index in `folder`; whether there was one."""
+    path = folder / INDEX_FILE
+    existed = path.exists()
+    _remove(path)
+    return existed
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000)
+    connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: durable, never corrupt
+    return connection
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            Path(str(path) + suffix).unlink()

@@ -1,0 +1,248 @@
+"""Provides `parse_indexed`: what each file yields, parsing only what changed since the last run.
+
+A file the index has seen with the same size, modification time and inode is not read at all:
+its records come from the index. A file that only grew (same inode, the bytes before the old
+end unchanged) is read from where the last run stopped, by the parser's kept state. Anything
+else (new, rewritten, replaced, truncated) is read whole. Files the index holds under the
+folders read but that are gone are dropped from it. Parsing runs on all cores as a cold scan
+does; the index is written once, in one transaction, when every file is parsed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import pickle
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Protocol
+
+import msgspec
+
+from sniff import __version__
+from sniff.ingest import claude_code, codex
+from sniff.ingest.discover import SourceFile
+from sniff.ingest.formats import PARSERS, detect
+from sniff.ingest.index_store import Entry, IndexStore
+from sniff.ingest.parallel import map_balanced
+from sniff.ingest.record import FileResult, Prompts
+
+INDEX_FORMAT = 1
+"""Bump when what the index stores changes meaning."""
+CHECK_BYTES = 4096
+"""How many bytes before a file's old end must be unchanged for it to count as grown."""
+WINDOW_MARGIN_SECONDS = 86_400.0
+"""A file is skipped for --since/--until only when all its requests lie this far outside: the
+requests just outside still give those inside their cache context (a break's previous call)."""
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(FileResult)
+
+
+class Resumable(Protocol):
+    """A parser's reading state that can be kept and fed the lines appended since."""
+
+    def feed(self, data: bytes, first_line: int = 1, newlines: int | None = None) -> None: ...
+
+    def result(self) -> FileResult: ...
+
+
+READERS: dict[str, Callable[[str, str], Resumable]] = {
+    claude_code.SOURCE: claude_code.Reader,
+    codex.SOURCE: codex.Reader,
+}
+"""Formats whose reader can resume; the others are read whole when they change."""
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One file to parse in a worker: whole, or from `entry.offset` with its kept state."""
+
+    file: SourceFile
+    entry: Entry | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """A worker's answer: what the file yields, and its new index row."""
+
+    result: FileResult
+    entry: Entry
+
+
+def fingerprint() -> str:
+    """Changes whenever the records the index holds could mean something else.
+
+    sniff's version, the index format, and the parsers' own source files (so an edited parser
+    in a development checkout never reads records it would no longer produce).
+    """
+    digest = hashlib.sha256(f"{__version__}:{INDEX_FORMAT}".encode())
+    ingest = Path(__file__).parent
+    for source in sorted(ingest.glob("*.py")):
+        status = source.stat()
+        digest.update(f"{source.name}:{status.st_size}:{status.st_mtime_ns}".encode())
+    return digest.hexdigest()[:24]
+
+
+def mode_of(log_format: str | None, with_prompts: Prompts) -> str:
+    """The index keeps one row per file and way of reading it."""
+    return f"{log_format or 'detect'}:{with_prompts}"
+
+
+def parse_indexed(
+    files: list[SourceFile],
+    store: IndexStore,
+    *,
+    roots: list[str],
+    log_format: str | None = None,
+    with_prompts: Prompts = False,
+    window: tuple[float | None, float | None] = (None, None),
+    while_waiting: Callable[[], object] | None = None,
+) -> list[FileResult]:
+    """What each of `files` yields, in their order (see the module docstring).
+
+    Args:
+        roots: the folders read; indexed files under them that are gone are forgotten.
+        window: (since, until) in epoch seconds: unchanged files wholly outside are not
+            decoded (they yield nothing).
+    """
+    mode = mode_of(log_format, with_prompts)
+    results: dict[int, FileResult] = {}
+    tasks: list[tuple[int, Task]] = []
+    for index, file in enumerate(files):
+        entry = store.entry(file.path, mode)
+        if entry is None:
+            tasks.append((index, Task(file)))
+        elif (entry.size, entry.mtime_ns, entry.inode) == (file.size, file.mtime_ns, file.inode):
+            results[index] = _from_index(entry, window)
+        elif entry.inode == file.inode and file.size >= entry.offset and entry.offset > 0:
+            state = store.state(file.path, mode)
+            grown = dataclasses.replace(entry, state=state) if state else None
+            tasks.append((index, Task(file, grown)))
+        else:
+            tasks.append((index, Task(file)))
+    work = partial(parse_task, log_format=log_format, with_prompts=with_prompts)
+    weights = [task.file.size - (task.entry.offset if task.entry else 0) for _, task in tasks]
+    parsed = map_balanced(work, [task for _, task in tasks], weights, while_waiting=while_waiting)
+    for (index, _), answer in zip(tasks, parsed, strict=True):
+        results[index] = answer.result
+    store.write(mode, [answer.entry for answer in parsed], _gone(store, mode, roots, files))
+    return [results[index] for index in range(len(files))]
+
+
+def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Parsed:
+    """Parse one file as `task` says (in a worker process)."""
+    file, entry = task.file, task.entry
+    if entry is not None and entry.state is not None:
+        resumed = _resume(file, entry)
+        if resumed is not None:
+            return resumed
+    try:
+        with open(file.path, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        problem = f"cannot read file: {error.strerror or error}"
+        from sniff.model import LineIssue
+
+        result = FileResult([], [LineIssue(file.path, 0, problem)], 0, log_format)
+        return Parsed(result, _entry(file, result, 0, 0, 0, None))
+    cut = data.rfind(b"\n") + 1
+    lines = data.count(b"\n", 0, cut)
+    found = log_format or detect(data)
+    if found is None:
+        result = FileResult([], [], 0, None)
+        return Parsed(result, _entry(file, result, 0, 0, 0, None))
+    make_reader = READERS.get(found)
+    if make_reader is None:
+        result = PARSERS[found](file.path, data, file.project_hint, with_prompts)
+        return Parsed(result, _entry(file, result, 0, 0, 0, None))
+    reader = make_reader(file.path, file.project_hint)
+    reader.feed(data[:cut], 1, lines)
+    return _finish(file, reader, data, cut, lines, 0)
+
+
+def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
+    """Read on from where the last run stopped; None when the file is not what it was."""
+    start = max(0, entry.offset - CHECK_BYTES)
+    try:
+        with open(file.path, "rb") as handle:
+            handle.seek(start)
+            data = handle.read()
+        assert entry.state is not None
+        reader: Resumable = pickle.loads(entry.state)
+    except Exception:  # unreadable file or state: read it whole instead
+        return None
+    if zlib.crc32(data[: entry.offset - start]) != entry.tail_crc:
+        return None  # rewritten in place, not appended to
+    old = entry.offset - start
+    cut = data.rfind(b"\n") + 1
+    if cut < old:  # nothing whole appended yet
+        cut = old
+    added = data.count(b"\n", old, cut)
+    reader.feed(data[old:cut], entry.lines + 1, added)
+    return _finish(file, reader, data, cut, entry.lines + added, start)
+
+
+def _finish(
+    file: SourceFile, reader: Resumable, data: bytes, cut: int, lines: int, base: int
+) -> Parsed:
+    """Keep the reader's state at the last whole line, then read a cut last line too.
+
+    `data` is the file from byte `base` on, of which `cut` bytes are whole lines.
+    """
+    state = pickle.dumps(reader, protocol=pickle.HIGHEST_PROTOCOL)
+    crc = zlib.crc32(data[max(0, cut - CHECK_BYTES) : cut])
+    if cut < len(data):
+        reader.feed(data[cut:], lines + 1)
+    result = reader.result()
+    return Parsed(result, _entry(file, result, base + cut, lines, crc, state))
+
+
+def _entry(
+    file: SourceFile, result: FileResult, offset: int, lines: int, crc: int, state: bytes | None
+) -> Entry:
+    first, last = _time_range(result)
+    return Entry(
+        file.path, file.size, file.mtime_ns, file.inode, offset, lines, crc, first, last,
+        _ENCODER.encode(result), state, result.log_format,
+    )  # fmt: skip
+
+
+def _time_range(result: FileResult) -> tuple[float | None, float | None]:
+    times = [
+        moment
+        for response in result.responses
+        for moment in (response.started_at, response.first_at, response.last_at)
+        if moment is not None
+    ]
+    return (min(times), max(times)) if times else (None, None)
+
+
+def _from_index(entry: Entry, window: tuple[float | None, float | None]) -> FileResult:
+    if _outside(entry, *window):
+        return FileResult([], [], 0, entry.log_format)
+    return _DECODER.decode(entry.result)
+
+
+def _outside(entry: Entry, since: float | None, until: float | None) -> bool:
+    """Whether every request of the file lies well outside [since, until)."""
+    if entry.first_at is None or entry.last_at is None:
+        return False
+    too_early = since is not None and entry.last_at < since - WINDOW_MARGIN_SECONDS
+    too_late = until is not None and entry.first_at > until + WINDOW_MARGIN_SECONDS
+    return too_early or too_late
+
+
+def _gone(store: IndexStore, mode: str, roots: list[str], files: list[SourceFile]) -> list[str]:
+    present = {file.path for file in files}
+    return [path for path in store.paths_under(roots, mode) if path not in present]
+
+
+def default_index_folder() -> Path | None:
+    """Where the index lives: the user cache folder (`SNIFF_CACHE_DIR` overrides it)."""
+    from sniff.price_table import default_cache_folder
+
+    return default_cache_folder()
