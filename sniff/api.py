@@ -11,10 +11,10 @@ from pathlib import Path
 
 import msgspec
 
-from sniff.ingest import read
-from sniff.ingest.discover import bundled_samples, default_roots, expand, project_hint
+from sniff.ingest.discover import expand, project_hint, roots_for
 from sniff.ingest.formats import parse_any
 from sniff.ingest.index_store import IndexStore
+from sniff.ingest.reading import read
 from sniff.ingest.record import Prompts, Response
 from sniff.model import Dataset, Request
 from sniff.pricing import PriceBook
@@ -42,7 +42,7 @@ def load(
             (after the price data is loaded).
         use_index: keep what each file yielded in the on-disk index, and parse only files
             that changed since (False: parse everything, touch no index).
-        window: (since, until) epoch seconds the caller keeps (see `ingest.read`).
+        window: (since, until) epoch seconds the caller keeps (see `ingest.reading.read`).
 
     Raises:
         UserError: a given path does not exist.
@@ -85,17 +85,6 @@ def _both(first: Callable[[], object], then: Callable[[], object]) -> Callable[[
         then()
 
     return run
-
-
-def roots_for(paths: list[Path] | None) -> tuple[list[Path], bool]:
-    """The folders to read: the given paths, else the usual ones, else the bundled samples.
-
-    Returns the roots and whether they are the samples.
-    """
-    if paths:
-        return list(paths), False
-    roots = default_roots()
-    return (roots, False) if roots else ([bundled_samples()], True)
 
 
 def counted_prompts(requests: list[Request]) -> list[Request]:

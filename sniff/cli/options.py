@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from sniff.errors import UserError
-from sniff.ingest.record import Prompts
 
 if TYPE_CHECKING:
     from sniff.analyses.filters import Filters
     from sniff.analyses.summary import Summary
+    from sniff.ingest.record import Prompts
     from sniff.model import Dataset
     from sniff.pricing import PriceBook
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from sniff.cli import options as o
@@ -29,6 +31,26 @@ def scan(
     verbose: o.Verbose = False,
 ) -> None:
     """Tokens, cost, cache hit rate and savings, in total and by project, model, day, session."""
+    options = dict(locals())
+    from sniff.answers import remembered
+
+    remembered("scan", options, paths, lambda: _scan(**options))
+
+
+def _scan(
+    paths: list[Path] | None,
+    since: str | None,
+    until: str | None,
+    project: str | None,
+    model: str | None,
+    agent: str | None,
+    tz: str | None,
+    json: bool,
+    pricing: Path | None,
+    log_format: str | None,
+    no_index: bool,
+    verbose: bool,
+) -> None:
     selection = o.select(
         paths,
         since=since,

@@ -62,22 +62,22 @@ def expand(paths: list[Path]) -> list[SourceFile]:
     Raises:
         UserError: a path does not exist.
     """
-    seen: set[str] = set()
+    seen: set[tuple[int, int]] = set()
     found: list[SourceFile] = []
     for root in paths:
         if not root.exists():
             raise UserError(f"no such file or directory: {root}")
         files = [root] if root.is_file() else _walk(root)
         for file in files:
-            identity = os.path.realpath(file)
-            if identity in seen:
-                continue
-            seen.add(identity)
             try:
                 status = file.stat()
             except OSError:  # vanished since it was listed: reading it reports why
                 found.append(SourceFile(str(file), project_hint(file), 0, -1, -1))
                 continue
+            identity = (status.st_dev, status.st_ino)  # the same file reached twice (links)
+            if identity in seen:
+                continue
+            seen.add(identity)
             found.append(
                 SourceFile(
                     str(file), project_hint(file), status.st_size, status.st_mtime_ns, status.st_ino
@@ -123,3 +123,14 @@ def _unique_dirs(candidates: list[Path]) -> list[Path]:
                 seen.add(identity)
                 result.append(candidate)
     return result
+
+
+def roots_for(paths: list[Path] | None) -> tuple[list[Path], bool]:
+    """The folders to read: the given paths, else the usual ones, else the bundled samples.
+
+    Returns the roots and whether they are the samples.
+    """
+    if paths:
+        return list(paths), False
+    roots = default_roots()
+    return (roots, False) if roots else ([bundled_samples()], True)

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from sniff.ingest import assemble, parse_files
 from sniff.ingest.discover import SourceFile, expand
 from sniff.ingest.merge import Pricer
+from sniff.ingest.reading import assemble, parse_files
 from sniff.ingest.record import FileResult, Prompts
 from sniff.model import Dataset
 

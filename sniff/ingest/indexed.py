@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import pickle
+import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,6 +35,9 @@ INDEX_FORMAT = 1
 """Bump when what the index stores changes meaning."""
 CHECK_BYTES = 4096
 """How many bytes before a file's old end must be unchanged for it to count as grown."""
+RACY_NS = 2_000_000_000
+"""A file modified this recently (ns) may change again within its timestamp's resolution, size
+unchanged: its row is stored as never matching, so the next run checks it (from its offset)."""
 WINDOW_MARGIN_SECONDS = 86_400.0
 """A file is skipped for --since/--until only when all its requests lie this far outside: the
 requests just outside still give those inside their cache context (a break's previous call)."""
@@ -205,8 +209,9 @@ def _entry(
     file: SourceFile, result: FileResult, offset: int, lines: int, crc: int, state: bytes | None
 ) -> Entry:
     first, last = _time_range(result)
+    mtime_ns = -1 if file.mtime_ns > time.time_ns() - RACY_NS else file.mtime_ns
     return Entry(
-        file.path, file.size, file.mtime_ns, file.inode, offset, lines, crc, first, last,
+        file.path, file.size, mtime_ns, file.inode, offset, lines, crc, first, last,
         _ENCODER.encode(result), state, result.log_format,
     )  # fmt: skip
 

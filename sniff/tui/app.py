@@ -194,7 +194,7 @@ def make_app(
     Raises:
         UserError: a path does not exist.
     """
-    from sniff.api import roots_for
+    from sniff.ingest.discover import roots_for
 
     prices = prices or PriceBook()
     if dataset is not None:

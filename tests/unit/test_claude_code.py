@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from sniff.ingest import read
 from sniff.ingest.claude_code import parse_file
 from sniff.ingest.discover import expand
 from sniff.ingest.merge import merge
+from sniff.ingest.reading import read
 from sniff.model import Agent, Dataset, Request, Usage
 
 T0 = "2025-09-03T14:05:11.902Z"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from sniff.ingest import read
 from sniff.ingest.claude_code_wire import DECODER, WireLine
 from sniff.ingest.discover import SourceFile, expand
 from sniff.ingest.lines import decode_lines
+from sniff.ingest.reading import read
 from sniff.model import Dataset, LineIssue, Usage
 
 

@@ -1,0 +1,192 @@
+"""Provides `remembered`: a command's output replayed when nothing it depends on has changed.
+
+Why: status lines and scripts run `sniff scan` every few seconds over logs that mostly did not
+change. The on-disk index spares the parsing, but pricing and analysing every request again
+still takes most of a second. An answer is therefore kept under a key made of everything the
+output depends on: the command and its options, the working folder, the environment variables
+sniff reads, the local date and time zone, the identity (path, size, modification time, inode)
+of every log file read, of a `--pricing` file and of the price data, and sniff's own code. When
+the key matches, the kept output is written again, byte for byte, without reading anything.
+
+Only output that goes to a pipe or file is kept: a terminal's output depends on its size and
+colours, and is for a person, who can wait a second.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+ENVIRONMENT = (
+    "CLAUDE_CONFIG_DIR", "CODEX_HOME", "HOME", "TZ", "COLUMNS", "LINES", "NO_COLOR",
+    "FORCE_COLOR", "TERM", "LANG", "LC_ALL", "SNIFF_SHARED_SAMPLES",
+)  # fmt: skip
+"""Environment variables that can change what a command prints."""
+ANSWERS_FOLDER = "answers"
+KEEP = 64
+"""Answers kept at most; the least recently written go first."""
+RACY_SECONDS = 2.0
+"""A file modified this recently may change again within its timestamp's resolution: an answer
+that depends on it is not kept."""
+
+
+def answers_folder() -> Path | None:
+    """Where answers are kept (in the user cache folder); None when caching is disabled."""
+    from sniff.price_table import default_cache_folder
+
+    folder = default_cache_folder()
+    return None if folder is None else folder / ANSWERS_FOLDER
+
+
+def remembered(
+    command: str, options: dict[str, Any], paths: list[Path] | None, run: Callable[[], None]
+) -> None:
+    """Run `run()` (which prints `command`'s output) or replay the answer it gave last time.
+
+    `options` are all of the command's options; `paths` the logs it reads (None: the usual
+    places). `run` is called as usual when output goes to a terminal, when `--no-index` or
+    `--verbose` asks for a fresh read, or when anything fails on the way to a key.
+    """
+    folder = answers_folder()
+    if folder is None or sys.stdout.isatty() or options.get("no_index") or options.get("verbose"):
+        run()
+        return
+    try:
+        key, settled = answer_key(command, options, paths)
+    except Exception:  # an unreadable path or similar: the command itself will say so
+        run()
+        return
+    stored = folder / f"{key}.json"
+    try:
+        answer = json.loads(stored.read_text(encoding="utf-8"))
+        out, err = answer["stdout"], answer["stderr"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    else:
+        sys.stdout.write(out)
+        sys.stderr.write(err)
+        return
+    if not settled:
+        run()
+        return
+    with _captured() as (out_copy, err_copy):
+        run()  # an exception (a user error, an exit) leaves no answer behind
+    _store(folder, stored, out_copy.getvalue(), err_copy.getvalue())
+
+
+def answer_key(command: str, options: dict[str, Any], paths: list[Path] | None) -> tuple[str, bool]:
+    """The digest of everything `command`'s output depends on (see the module docstring), and
+    whether every log file has settled (none was modified in the last `RACY_SECONDS`)."""
+    from sniff import __version__
+    from sniff.ingest.discover import expand, roots_for
+
+    digest = hashlib.sha256()
+
+    def add(*parts: object) -> None:
+        digest.update(json.dumps(parts, default=str).encode())
+        digest.update(b"\0")
+
+    add(__version__, command, sorted((name, str(value)) for name, value in options.items()))
+    add(os.getcwd(), [(name, os.environ.get(name)) for name in ENVIRONMENT])
+    add(time.strftime("%Y-%m-%d %z"), _zone_identity())
+    roots, sample = roots_for(paths)
+    add([str(root) for root in roots], sample)
+    recent = time.time_ns() - int(RACY_SECONDS * 1e9)
+    settled = True
+    for file in expand(roots):
+        add(file.path, file.size, file.mtime_ns, file.inode)
+        settled = settled and file.mtime_ns < recent
+    pricing = options.get("pricing")
+    if pricing is not None:
+        add(_identity(Path(pricing)))
+    add(_identity(_price_data()), _code_identity())
+    return digest.hexdigest()[:32], settled
+
+
+@contextlib.contextmanager
+def _captured() -> Iterator[tuple[io.StringIO, io.StringIO]]:
+    """Copy what is written to stdout and stderr while still writing it through."""
+    out, err = io.StringIO(), io.StringIO()
+    real_out, real_err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Tee(real_out, out), _Tee(real_err, err)
+    try:
+        yield out, err
+    finally:
+        sys.stdout, sys.stderr = real_out, real_err
+
+
+class _Tee(io.TextIOBase):
+    def __init__(self, real: Any, copy: io.StringIO) -> None:
+        self.real, self.copy = real, copy
+
+    def write(self, text: str) -> int:
+        self.copy.write(text)
+        return int(self.real.write(text))
+
+    def flush(self) -> None:
+        self.real.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        return int(self.real.fileno())
+
+
+def _store(folder: Path, path: Path, out: str, err: str) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(json.dumps({"stdout": out, "stderr": err}), encoding="utf-8")
+        os.replace(temporary, path)  # whole or not at all, even with runs side by side
+        kept = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in kept[KEEP:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _identity(path: Path | None) -> tuple[str, int, int] | None:
+    if path is None:
+        return None
+    try:
+        status = path.stat()
+    except OSError:
+        return (str(path), -1, -1)
+    return (str(path.resolve()), status.st_size, status.st_mtime_ns)
+
+
+def _price_data() -> Path | None:
+    from importlib.util import find_spec
+
+    spec = find_spec("genai_prices")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "data.py"
+
+
+def _zone_identity() -> str:
+    try:
+        return os.path.realpath("/etc/localtime")
+    except OSError:
+        return ""
+
+
+def _code_identity() -> list[tuple[str, int, int]]:
+    """sniff's own sources: an upgraded or edited sniff must not replay an old answer."""
+    package = Path(__file__).parent
+    found: list[tuple[str, int, int]] = []
+    for directory, _, files in os.walk(package):
+        for name in sorted(files):
+            if name.endswith((".py", ".toml", ".json")):
+                status = os.stat(os.path.join(directory, name))
+                found.append((name, status.st_size, status.st_mtime_ns))
+    return found

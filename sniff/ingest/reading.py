@@ -1,0 +1,109 @@
+"""Provides `read`: log files in, one normalized `Request` per API call out.
+
+Each file is read by the parser of its format (detected from its first lines, or forced),
+independently and in worker processes when there is enough to read; the results are then
+merged so that each API call counts once across all files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+from sniff.ingest.discover import SourceFile
+from sniff.ingest.formats import parse_any
+from sniff.ingest.index_store import IndexStore
+from sniff.ingest.merge import Pricer, merge
+from sniff.ingest.parallel import map_files
+from sniff.ingest.record import FileResult, Prompts
+from sniff.model import Dataset, LineIssue
+
+
+def read(
+    files: list[SourceFile],
+    cost_of: Pricer,
+    *,
+    roots: tuple[str, ...] = (),
+    sample: bool = False,
+    log_format: str | None = None,
+    with_prompts: Prompts = False,
+    while_waiting: Callable[[], object] | None = None,
+    index: IndexStore | None = None,
+    window: tuple[float | None, float | None] = (None, None),
+) -> Dataset:
+    """Parse `files` into a dataset of requests priced by `cost_of`.
+
+    Args:
+        log_format: read every file as this format instead of detecting it.
+        with_prompts: also read request bodies into blocks (slower; for prompt analyses).
+        while_waiting: runs while worker processes parse (see `map_files`).
+        index: the on-disk index: only files that changed since it saw them are parsed.
+        window: (since, until) epoch seconds the caller will keep: with an index, unchanged
+            files far outside it are not even decoded.
+    """
+    if index is None:
+        results = parse_files(
+            files, log_format=log_format, with_prompts=with_prompts, while_waiting=while_waiting
+        )
+    else:
+        from sniff.ingest.indexed import parse_indexed
+
+        results = parse_indexed(
+            files,
+            index,
+            roots=list(roots),
+            log_format=log_format,
+            with_prompts=with_prompts,
+            window=window,
+            while_waiting=while_waiting,
+        )
+    return assemble(files, results, cost_of, roots=roots, sample=sample)
+
+
+def parse_files(
+    files: list[SourceFile],
+    *,
+    log_format: str | None = None,
+    with_prompts: Prompts = False,
+    while_waiting: Callable[[], object] | None = None,
+) -> list[FileResult]:
+    """What each file yields on its own, in the order of `files` (see `read`)."""
+    parse = partial(parse_any, forced=log_format, with_prompts=with_prompts)
+    return map_files(parse, files, while_waiting=while_waiting)
+
+
+def assemble(
+    files: list[SourceFile],
+    results: list[FileResult],
+    cost_of: Pricer,
+    *,
+    roots: tuple[str, ...] = (),
+    sample: bool = False,
+) -> Dataset:
+    """One dataset from files already parsed: each API call once across files, priced.
+
+    Why apart from `read`: a reader that keeps per-file results (the TUI, which shows a large
+    archive while it loads and re-reads only changed files) assembles them again cheaply.
+    """
+    issues: list[LineIssue] = []
+    synthetic = 0
+    formats: dict[str, int] = {}
+    unknown: list[str] = []
+    for file, result in zip(files, results, strict=True):
+        issues.extend(result.issues)
+        synthetic += result.synthetic
+        if result.log_format is None:
+            unknown.append(file.path)
+        else:
+            formats[result.log_format] = formats.get(result.log_format, 0) + 1
+    requests = merge((r for result in results for r in result.responses), cost_of)
+    return Dataset(
+        requests=tuple(requests),
+        files=tuple(file.path for file in files),
+        issues=tuple(issues),
+        synthetic=synthetic,
+        roots=roots,
+        sample=sample,
+        formats=formats,
+        unknown_files=tuple(unknown),
+    )
