@@ -106,8 +106,8 @@ def answer_key(command: str, options: dict[str, Any], paths: list[Path] | None) 
         settled = settled and file.mtime_ns < recent
     pricing = options.get("pricing")
     if pricing is not None:
-        add(_identity(Path(pricing)))
-    add(_identity(_price_data()), _code_identity())
+        add(file_identity(Path(pricing)))
+    add(price_data_identity(), code_identity())
     return digest.hexdigest()[:32], settled
 
 
@@ -154,7 +154,8 @@ def _store(folder: Path, path: Path, out: str, err: str) -> None:
         pass
 
 
-def _identity(path: Path | None) -> tuple[str, int, int] | None:
+def file_identity(path: Path | None) -> tuple[str, int, int] | None:
+    """A file's resolved path, size and modification time (None for no file)."""
     if path is None:
         return None
     try:
@@ -162,6 +163,11 @@ def _identity(path: Path | None) -> tuple[str, int, int] | None:
     except OSError:
         return (str(path), -1, -1)
     return (str(path.resolve()), status.st_size, status.st_mtime_ns)
+
+
+def price_data_identity() -> tuple[str, int, int] | None:
+    """The bundled price data's file identity: new prices must not replay old answers."""
+    return file_identity(_price_data())
 
 
 def _price_data() -> Path | None:
@@ -180,7 +186,7 @@ def _zone_identity() -> str:
         return ""
 
 
-def _code_identity() -> list[tuple[str, int, int]]:
+def code_identity() -> list[tuple[str, int, int]]:
     """sniff's own sources: an upgraded or edited sniff must not replay an old answer."""
     package = Path(__file__).parent
     found: list[tuple[str, int, int]] = []

@@ -13,7 +13,7 @@ import msgspec
 
 from sniff.ingest.discover import expand, project_hint, roots_for
 from sniff.ingest.formats import parse_any
-from sniff.ingest.index_store import IndexStore
+from sniff.ingest.indexed import open_index
 from sniff.ingest.reading import read
 from sniff.ingest.record import Prompts, Response
 from sniff.model import Dataset, Request
@@ -69,14 +69,6 @@ def load(
             index.close()
     book.save()
     return dataset
-
-
-def open_index() -> IndexStore | None:
-    """The on-disk index in the user cache folder; None when it is disabled or unusable."""
-    from sniff.ingest.indexed import default_index_folder, fingerprint
-
-    folder = default_index_folder()
-    return None if folder is None else IndexStore.open(folder, fingerprint())
 
 
 def _both(first: Callable[[], object], then: Callable[[], object]) -> Callable[[], None]:

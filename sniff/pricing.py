@@ -12,7 +12,6 @@ model period and tier (see `price_table`) and multiplies.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -205,7 +204,12 @@ def load_overrides(path: Path) -> dict[str, Any]:
     except OSError as error:
         raise UserError(f"cannot read pricing file {path}: {error.strerror}") from error
     try:
-        data = tomllib.loads(raw.decode()) if path.suffix == ".toml" else orjson.loads(raw)
+        if path.suffix == ".toml":
+            import tomllib
+
+            data = tomllib.loads(raw.decode())
+        else:
+            data = orjson.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
         kind = "TOML" if path.suffix == ".toml" else "JSON"
         raise UserError(f"{path}: not valid {kind}: {error}") from error

@@ -15,6 +15,7 @@ import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
+from typing import Any
 
 from sniff.model import Agent, Request
 from sniff.pricing import PriceBook
@@ -155,7 +156,7 @@ def find_breaks(
         zone: the time zone weeks are counted in.
         keep: which requests the report covers; chains are followed through all of them.
     """
-    minimum = minimum or _policy_minimum()
+    minimum = minimum or policy_minimum()
     timed = sorted(
         ((_start(request), request) for request in requests if request.error is None),
         key=lambda pair: pair[0],
@@ -183,7 +184,7 @@ def find_breaks(
         elif isinstance(verdict, Tolerated):
             tolerated.append(verdict)
         gaps.append((gap, verdict if isinstance(verdict, Break) else None))
-    breaks.sort(key=lambda found: -(found.cost_usd or 0.0))
+    breaks.sort(key=dearest_first)
     return BreakReport(
         breaks=breaks,
         tolerated=tolerated,
@@ -197,6 +198,11 @@ def find_breaks(
         gaps=_gap_buckets(gaps),
         ttl_advice=_ttl_advice(ordered, breaks, prices, chains),
     )
+
+
+def dearest_first(found: Break) -> tuple[float, float, str]:
+    """Sort key of breaks: dearest first, then earliest; the same however they were found."""
+    return (-(found.cost_usd or 0.0), _start(found.request), found.request.key)
 
 
 def chain_links(requests: Sequence[Request]) -> dict[str, tuple[Request, float]]:
@@ -391,18 +397,23 @@ def _shared_prefix(request: Request, previous: Request) -> tuple[int, str]:
     return shared, f"blocks {common + 1}+ removed"
 
 
-def _policy_minimum() -> Callable[[Request], int]:
-    """The smallest cacheable prefix of a request under its provider's bundled policy."""
-    from sniff.engine.policies import load_policies
+def policy_minimum() -> Callable[[Request], int]:
+    """The smallest cacheable prefix of a request under its provider's bundled policy.
 
-    policies = load_policies()
+    The policies are loaded on the first question: most runs over an index never ask.
+    """
     found: dict[tuple[str, str, object], int] = {}
+    loaded: list[dict[str, Any]] = []
 
     def minimum(request: Request) -> int:
         name = "openai" if request.provider == "openai" else "anthropic"
         key = (name, request.model, request.when.date())
         if key not in found:
-            found[key] = policies[name].min_tokens_for(request.model, request.when.date())
+            if not loaded:
+                from sniff.engine.policies import load_policies
+
+                loaded.append(load_policies())
+            found[key] = loaded[0][name].min_tokens_for(request.model, request.when.date())
         return found[key]
 
     return minimum

@@ -164,11 +164,22 @@ class Summary:
     last: datetime | None
 
 
+Cell = tuple[str, str, str, str, str, str]
+"""(model, project, local day, agent, session, agent chain): the finest grain summed."""
+
+
 def summarize(requests: Iterable[Request], zone: tzinfo) -> Summary:
     """Aggregate requests; days are calendar days in `zone`."""
-    # Requests are summed per cell (model, project, day, agent, session, agent chain): one
-    # lookup per request. Every breakdown, sessions included, then rolls up the far fewer cells.
-    cells: dict[tuple[str, str, str, str, str, str], Totals] = {}
+    return summary_of_cells(summary_cells(requests, zone))
+
+
+def summary_cells(requests: Iterable[Request], zone: tzinfo) -> dict[Cell, Totals]:
+    """The requests summed per cell: one lookup per request.
+
+    Every breakdown, sessions included, then rolls up the far fewer cells. Cells of disjoint
+    sets of sessions can be computed apart and joined (a dict union) before the roll-up.
+    """
+    cells: dict[Cell, Totals] = {}
     local_day = LocalDays(zone)
     for request in requests:
         key = (
@@ -183,10 +194,20 @@ def summarize(requests: Iterable[Request], zone: tzinfo) -> Summary:
         if cell is None:
             cell = cells[key] = Totals()
         cell.add(request)
+    return cells
+
+
+def summary_of_cells(cells: dict[Cell, Totals]) -> Summary:
+    """Roll cells up into every breakdown.
+
+    Cells are visited in key order, so sums (floats included) and ties come out the same
+    however the cells were gathered.
+    """
     totals = Totals()
     tables: tuple[dict[str, Totals], ...] = ({}, {}, {}, {})
     sessions: dict[str, SessionRow] = {}
-    for key, cell in cells.items():
+    for key in sorted(cells):
+        cell = cells[key]
         totals.merge(cell)
         for table, name in zip(tables, key, strict=False):
             group = table.get(name)

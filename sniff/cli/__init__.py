@@ -57,7 +57,7 @@ def _root(
 
 
 def _register() -> None:
-    from sniff.cli import cache, export, latency, lint, report, scan, sessions, tui
+    from sniff.cli import cache, export, index, latency, lint, report, scan, sessions, tui
 
     scan.register(app)
     sessions.register(app)
@@ -66,6 +66,7 @@ def _register() -> None:
     latency.register(app)
     export.register(app)
     report.register(app)
+    index.register(app)
     tui.register(app)
 
 

@@ -178,7 +178,7 @@ def _breaks(
     )
     o.report_issues(selection.dataset, verbose)
     if json:
-        from sniff.present.breaks_view import breaks_json
+        from sniff.present.breaks_json import breaks_json
         from sniff.present.jsonout import dumps
 
         typer.echo(dumps(breaks_json(report)))

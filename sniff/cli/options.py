@@ -129,8 +129,45 @@ def select(
     Raises:
         UserError: an option is invalid or a path does not exist.
     """
-    from sniff.analyses.filters import Filters, parse_bound
     from sniff.api import load
+
+    filters, zone, prices = check(
+        since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        pricing=pricing, log_format=log_format,
+    )  # fmt: skip
+    dataset = load(
+        paths,
+        prices,
+        log_format=log_format,
+        with_prompts=with_prompts,
+        while_waiting=while_waiting,
+        use_index=not no_index,
+        window=(
+            filters.since.timestamp() if filters.since else None,
+            filters.until.timestamp() if filters.until else None,
+        ),
+    )
+    warn_if_empty(dataset)
+    return Selection(dataset, filters, zone, prices)
+
+
+def check(
+    *,
+    since: str | None,
+    until: str | None,
+    project: str | None,
+    model: str | None,
+    agent: str | None,
+    tz: str | None,
+    pricing: Path | None,
+    log_format: str | None,
+) -> tuple[Filters, tzinfo, PriceBook]:
+    """The filters, time zone and prices the options name.
+
+    Raises:
+        UserError: an option is invalid.
+    """
+    from sniff.analyses.filters import Filters, parse_bound
     from sniff.pricing import PriceBook, load_overrides
 
     zone = resolve_zone(tz)
@@ -145,23 +182,14 @@ def select(
         model=model,
         agent=agent,
     )
-    prices = PriceBook(load_overrides(pricing) if pricing else None)
-    dataset = load(
-        paths,
-        prices,
-        log_format=log_format,
-        with_prompts=with_prompts,
-        while_waiting=while_waiting,
-        use_index=not no_index,
-        window=(
-            filters.since.timestamp() if filters.since else None,
-            filters.until.timestamp() if filters.until else None,
-        ),
-    )
+    return filters, zone, PriceBook(load_overrides(pricing) if pricing else None)
+
+
+def warn_if_empty(dataset: Dataset) -> None:
+    """Say so on the error stream when no log file was found."""
     if not dataset.files:
         where = ", ".join(dataset.roots) or "the usual log folders"
         sys.stderr.write(f"sniff: no log files (*.jsonl) found under {where}\n")
-    return Selection(dataset, filters, zone, prices)
 
 
 def resolve_zone(name: str | None) -> tzinfo:

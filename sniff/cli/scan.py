@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from datetime import tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+
+if TYPE_CHECKING:
+    from sniff.analyses.filters import Filters
+    from sniff.pricing import PriceBook
+    from sniff.scan_run import ScanNumbers
 
 
 def register(app: typer.Typer) -> None:
@@ -51,37 +58,20 @@ def _scan(
     no_index: bool,
     verbose: bool,
 ) -> None:
-    selection = o.select(
-        paths,
-        since=since,
-        until=until,
-        project=project,
-        model=model,
-        agent=agent,
-        tz=tz,
-        pricing=pricing,
-        log_format=log_format,
-        # the prompts (where logs hold them) let breaks be told apart as `cache --breaks` does
-        with_prompts="sized",
-        no_index=no_index,
-    )
-    from sniff.analyses.breaks import find_breaks
-
-    summary = selection.summary()
-    breaks = find_breaks(
-        selection.dataset.requests,
-        selection.prices,
-        zone=selection.zone,
-        keep=selection.filters.keep,
-    )
-    source = selection.prices.source()
-    o.report_issues(selection.dataset, verbose)
+    filters, zone, prices = o.check(
+        since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        pricing=pricing, log_format=log_format,
+    )  # fmt: skip
+    numbers = _numbers(paths, filters, zone, prices, log_format, no_index, pricing)
+    o.warn_if_empty(numbers.dataset)
+    source = prices.source()
+    o.report_issues(numbers.dataset, verbose)
     if json:
-        from sniff.present.breaks_view import top_breaks_json
+        from sniff.present.breaks_json import top_breaks_json
         from sniff.present.jsonout import dumps, summary_json
 
-        report = summary_json(summary, selection.dataset, source)
-        report["breaks"] = top_breaks_json(breaks)
+        report = summary_json(numbers.summary, numbers.dataset, source)
+        report["breaks"] = top_breaks_json(numbers.breaks)
         typer.echo(dumps(report))
         return
     from rich.console import Console
@@ -90,5 +80,43 @@ def _scan(
     from sniff.present.console import print_summary
 
     console = Console()
-    print_summary(console, summary, selection.dataset, source, selection.zone)
-    print_top_breaks(console, breaks, selection.zone)
+    print_summary(console, numbers.summary, numbers.dataset, source, zone)
+    print_top_breaks(console, numbers.breaks, zone)
+
+
+def _numbers(
+    paths: list[Path] | None,
+    filters: Filters,
+    zone: tzinfo,
+    prices: PriceBook,
+    log_format: str | None,
+    no_index: bool,
+    pricing: Path | None,
+) -> ScanNumbers:
+    """The scan, unit by unit from the index when there is one, else from every file."""
+    from sniff.answers import file_identity
+    from sniff.ingest.indexed import open_index
+    from sniff.scan_run import ScanNumbers, scan_scope, scan_units
+
+    # the prompts (where logs hold them) let breaks be told apart as `cache --breaks` does
+    with_prompts: Literal["sized"] = "sized"
+    store = None if no_index else open_index()
+    if store is not None:
+        try:
+            return scan_units(
+                paths, store, prices, filters, zone, log_format=log_format,
+                with_prompts=with_prompts,
+                scope=scan_scope(
+                    filters=filters, zone=zone, log_format=log_format,
+                    pricing=file_identity(pricing) if pricing else None,
+                ),
+            )  # fmt: skip
+        finally:
+            store.close()
+    from sniff.analyses.breaks import find_breaks
+    from sniff.analyses.summary import summarize
+    from sniff.api import load
+
+    dataset = load(paths, prices, log_format=log_format, with_prompts=with_prompts, use_index=False)
+    breaks = find_breaks(dataset.requests, prices, zone=zone, keep=filters.keep).breaks
+    return ScanNumbers(summarize(filters.apply(dataset.requests), zone), breaks, dataset)

@@ -37,7 +37,16 @@ CREATE TABLE IF NOT EXISTS files (
     result BLOB NOT NULL,
     state BLOB,
     log_format TEXT,
+    links BLOB NOT NULL,
+    issues BLOB NOT NULL,
+    synthetic INTEGER NOT NULL,
     PRIMARY KEY (path, mode)
+);
+CREATE TABLE IF NOT EXISTS parts (
+    scope TEXT NOT NULL,
+    unit TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (scope, unit)
 );
 """
 BUSY_TIMEOUT_MS = 30_000
@@ -61,8 +70,14 @@ class Entry:
     first_at: float | None
     last_at: float | None
     result: bytes
+    """What the file yielded (msgpack); empty when read without it."""
     state: bytes | None = None
     log_format: str | None = None
+    links: bytes = b""
+    """What ties the file's calls to other files' (msgpack list of sessions and call keys)."""
+    issues: bytes = b""
+    """The file's skipped and repaired lines (msgpack)."""
+    synthetic: int = 0
 
 
 class IndexStore:
@@ -98,13 +113,17 @@ class IndexStore:
         with contextlib.suppress(sqlite3.Error):
             self._db.close()
 
-    def entry(self, path: str, mode: str, *, with_state: bool = False) -> Entry | None:
+    def entry(
+        self, path: str, mode: str, *, with_result: bool = True, with_state: bool = False
+    ) -> Entry | None:
         """The row of `path` in `mode`, or None."""
+        result = "result" if with_result else "x''"
         state = "state" if with_state else "NULL"
         try:
             row = self._db.execute(
-                "SELECT size, mtime_ns, inode, offset, lines, tail_crc, first_at, last_at, result,"
-                f" {state}, log_format FROM files WHERE path = ? AND mode = ?",
+                "SELECT size, mtime_ns, inode, offset, lines, tail_crc, first_at, last_at,"
+                f" {result}, {state}, log_format, links, issues, synthetic"
+                " FROM files WHERE path = ? AND mode = ?",
                 (path, mode),
             ).fetchone()
         except sqlite3.Error:
@@ -130,21 +149,62 @@ class IndexStore:
 
     def state(self, path: str, mode: str) -> bytes | None:
         """The parser state kept for `path`, if any."""
+        return self._column("state", path, mode)
+
+    def result(self, path: str, mode: str) -> bytes | None:
+        """What `path` yielded, as stored."""
+        return self._column("result", path, mode)
+
+    def _column(self, column: str, path: str, mode: str) -> bytes | None:
         try:
             row = self._db.execute(
-                "SELECT state FROM files WHERE path = ? AND mode = ?", (path, mode)
+                f"SELECT {column} FROM files WHERE path = ? AND mode = ?", (path, mode)
             ).fetchone()
         except sqlite3.Error:
             self.broken = True
             return None
         return None if row is None else row[0]
 
+    def parts(self, scope: str, units: list[str]) -> dict[str, bytes]:
+        """The analysis parts kept for `units` in `scope` (see `sniff.scan_run`)."""
+        found: dict[str, bytes] = {}
+        try:
+            for unit in units:
+                row = self._db.execute(
+                    "SELECT data FROM parts WHERE scope = ? AND unit = ?", (scope, unit)
+                ).fetchone()
+                if row is not None:
+                    found[unit] = row[0]
+        except sqlite3.Error:
+            self.broken = True
+        return found
+
+    def keep_parts(self, scope: str, new: dict[str, bytes], used: set[str]) -> None:
+        """Store `new` parts in `scope` and forget those of its units not in `used`."""
+        try:
+            with self._db:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO parts VALUES (?, ?, ?)",
+                    [(scope, unit, data) for unit, data in new.items()],
+                )
+                stale = [
+                    (scope, unit)
+                    for (unit,) in self._db.execute(
+                        "SELECT unit FROM parts WHERE scope = ?", (scope,)
+                    ).fetchall()
+                    if unit not in used
+                ]
+                self._db.executemany("DELETE FROM parts WHERE scope = ? AND unit = ?", stale)
+        except sqlite3.Error:
+            self.broken = True
+
     def write(self, mode: str, entries: Iterable[Entry], gone: Iterable[str] = ()) -> None:
         """Store `entries` and forget the files in `gone`, in one transaction."""
         rows = [
             (
                 e.path, mode, e.size, e.mtime_ns, e.inode, e.offset, e.lines, e.tail_crc,
-                e.first_at, e.last_at, e.result, e.state, e.log_format,
+                e.first_at, e.last_at, e.result, e.state, e.log_format, e.links, e.issues,
+                e.synthetic,
             )
             for e in entries
         ]  # fmt: skip
@@ -154,7 +214,8 @@ class IndexStore:
         try:
             with self._db:
                 self._db.executemany(
-                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR REPLACE INTO files VALUES"
+                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
                 self._db.executemany("DELETE FROM files WHERE path = ? AND mode = ?", removed)
@@ -170,12 +231,15 @@ class IndexStore:
         return int(row[0]), int(row[1])
 
     def _check_version(self, fingerprint: str) -> None:
-        self._db.executescript(SCHEMA)
+        self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
         row = self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         if row is not None and row[0] == fingerprint:
             return
         with self._db:  # another version's rows may mean something else: start afresh
-            self._db.execute("DELETE FROM files")
+            self._db.execute("DROP TABLE IF EXISTS files")
+            self._db.execute("DROP TABLE IF EXISTS parts")
+        self._db.executescript(SCHEMA)
+        with self._db:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (fingerprint,))
 
 

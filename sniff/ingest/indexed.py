@@ -30,6 +30,7 @@ from sniff.ingest.formats import PARSERS, detect
 from sniff.ingest.index_store import Entry, IndexStore
 from sniff.ingest.parallel import map_balanced
 from sniff.ingest.record import FileResult, Prompts
+from sniff.model import LineIssue
 
 INDEX_FORMAT = 1
 """Bump when what the index stores changes meaning."""
@@ -44,6 +45,8 @@ requests just outside still give those inside their cache context (a break's pre
 
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(FileResult)
+_LINKS = msgspec.msgpack.Decoder(list[str])
+_ISSUES = msgspec.msgpack.Decoder(list[LineIssue])
 
 
 class Resumable(Protocol):
@@ -113,28 +116,126 @@ def parse_indexed(
         window: (since, until) in epoch seconds: unchanged files wholly outside are not
             decoded (they yield nothing).
     """
-    mode = mode_of(log_format, with_prompts)
-    results: dict[int, FileResult] = {}
-    tasks: list[tuple[int, Task]] = []
-    for index, file in enumerate(files):
-        entry = store.entry(file.path, mode)
-        if entry is None:
-            tasks.append((index, Task(file)))
-        elif (entry.size, entry.mtime_ns, entry.inode) == (file.size, file.mtime_ns, file.inode):
-            results[index] = _from_index(entry, window)
-        elif entry.inode == file.inode and file.size >= entry.offset and entry.offset > 0:
-            state = store.state(file.path, mode)
-            grown = dataclasses.replace(entry, state=state) if state else None
-            tasks.append((index, Task(file, grown)))
-        else:
-            tasks.append((index, Task(file)))
-    work = partial(parse_task, log_format=log_format, with_prompts=with_prompts)
-    weights = [task.file.size - (task.entry.offset if task.entry else 0) for _, task in tasks]
-    parsed = map_balanced(work, [task for _, task in tasks], weights, while_waiting=while_waiting)
-    for (index, _), answer in zip(tasks, parsed, strict=True):
-        results[index] = answer.result
-    store.write(mode, [answer.entry for answer in parsed], _gone(store, mode, roots, files))
-    return [results[index] for index in range(len(files))]
+    indexed = IndexedFiles(
+        files,
+        store,
+        roots=roots,
+        log_format=log_format,
+        with_prompts=with_prompts,
+        while_waiting=while_waiting,
+    )
+    return [indexed.result(index, window) for index in range(len(files))]
+
+
+class IndexedFiles:
+    """The files of one run, each parsed now or known to the index as unchanged.
+
+    Creating it parses what changed and updates the index; what unchanged files yielded is
+    decoded only when asked for (`result`), so a caller that kept its own analysis of them
+    never pays for it.
+    """
+
+    def __init__(
+        self,
+        files: list[SourceFile],
+        store: IndexStore,
+        *,
+        roots: list[str],
+        log_format: str | None = None,
+        with_prompts: Prompts = False,
+        while_waiting: Callable[[], object] | None = None,
+    ) -> None:
+        self.files = files
+        self.store = store
+        self.mode = mode_of(log_format, with_prompts)
+        self.entries: list[Entry | None] = []
+        self.fresh: dict[int, FileResult] = {}
+        tasks: list[tuple[int, Task]] = []
+        for index, file in enumerate(files):
+            entry = store.entry(file.path, self.mode, with_result=False)
+            self.entries.append(entry)
+            if entry is None:
+                tasks.append((index, Task(file)))
+            elif (entry.size, entry.mtime_ns, entry.inode) == (
+                file.size,
+                file.mtime_ns,
+                file.inode,
+            ):
+                continue
+            elif entry.inode == file.inode and file.size >= entry.offset and entry.offset > 0:
+                state = store.state(file.path, self.mode)
+                grown = dataclasses.replace(entry, state=state) if state else None
+                tasks.append((index, Task(file, grown)))
+            else:
+                tasks.append((index, Task(file)))
+        work = partial(parse_task, log_format=log_format, with_prompts=with_prompts)
+        weights = [task.file.size - (task.entry.offset if task.entry else 0) for _, task in tasks]
+        parsed = map_balanced(
+            work, [task for _, task in tasks], weights, while_waiting=while_waiting
+        )
+        for (index, _), answer in zip(tasks, parsed, strict=True):
+            self.fresh[index] = answer.result
+            self.entries[index] = answer.entry
+        store.write(
+            self.mode, [answer.entry for answer in parsed], _gone(store, self.mode, roots, files)
+        )
+
+    def unchanged(self, index: int) -> bool:
+        """Whether file `index` was known to the index as it is (not parsed in this run)."""
+        return index not in self.fresh
+
+    def entry(self, index: int) -> Entry:
+        """File `index`'s index row (without what it yielded)."""
+        entry = self.entries[index]
+        assert entry is not None
+        return entry
+
+    def result(
+        self, index: int, window: tuple[float | None, float | None] = (None, None)
+    ) -> FileResult:
+        """What file `index` yields (see `parse_indexed` for `window`)."""
+        fresh = self.fresh.get(index)
+        if fresh is not None:
+            return fresh
+        entry = self.entry(index)
+        if _outside(entry, *window):
+            return FileResult([], [], 0, entry.log_format)
+        stored = self.store.result(entry.path, self.mode)
+        if stored is not None:
+            try:
+                return _DECODER.decode(stored)
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                pass
+        answer = parse_task(Task(self.files[index]), *self._how())  # the row vanished or rotted
+        self.fresh[index] = answer.result
+        return answer.result
+
+    def links(self, index: int) -> list[str]:
+        """What ties file `index`'s calls to other files' (see `links_of`)."""
+        fresh = self.fresh.get(index)
+        if fresh is not None:
+            return links_of(fresh)
+        return list(_LINKS.decode(self.entry(index).links)) if self.entry(index).links else []
+
+    def _how(self) -> tuple[str | None, Prompts]:
+        log_format, _, prompts = self.mode.partition(":")
+        parsed: Prompts = {"True": True, "False": False}.get(prompts, "sized")
+        return (None if log_format == "detect" else log_format), parsed
+
+
+def links_of(result: FileResult) -> list[str]:
+    """The sessions and call keys of a file's calls, and the calls they continue.
+
+    Files that share any of these must be analysed together: the merge keeps one copy of a
+    call, and a chain of calls (a session, a resumed session) is followed across files.
+    """
+    found: set[str] = set()
+    for response in result.responses:
+        found.add("s:" + response.session_id)
+        found.add("k:" + response.key)
+        if response.previous:
+            found.add("k:" + response.previous)
+    return sorted(found)
 
 
 def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Parsed:
@@ -149,8 +250,6 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
             data = handle.read()
     except OSError as error:
         problem = f"cannot read file: {error.strerror or error}"
-        from sniff.model import LineIssue
-
         result = FileResult([], [LineIssue(file.path, 0, problem)], 0, log_format)
         return Parsed(result, _entry(file, result, 0, 0, 0, None))
     cut = data.rfind(b"\n") + 1
@@ -212,7 +311,8 @@ def _entry(
     mtime_ns = -1 if file.mtime_ns > time.time_ns() - RACY_NS else file.mtime_ns
     return Entry(
         file.path, file.size, mtime_ns, file.inode, offset, lines, crc, first, last,
-        _ENCODER.encode(result), state, result.log_format,
+        _ENCODER.encode(result), state, result.log_format, _ENCODER.encode(links_of(result)),
+        _ENCODER.encode(result.issues), result.synthetic,
     )  # fmt: skip
 
 
@@ -224,12 +324,6 @@ def _time_range(result: FileResult) -> tuple[float | None, float | None]:
         if moment is not None
     ]
     return (min(times), max(times)) if times else (None, None)
-
-
-def _from_index(entry: Entry, window: tuple[float | None, float | None]) -> FileResult:
-    if _outside(entry, *window):
-        return FileResult([], [], 0, entry.log_format)
-    return _DECODER.decode(entry.result)
 
 
 def _outside(entry: Entry, since: float | None, until: float | None) -> bool:
@@ -251,3 +345,9 @@ def default_index_folder() -> Path | None:
     from sniff.price_table import default_cache_folder
 
     return default_cache_folder()
+
+
+def open_index() -> IndexStore | None:
+    """The on-disk index in the user cache folder; None when it is disabled or unusable."""
+    folder = default_index_folder()
+    return None if folder is None else IndexStore.open(folder, fingerprint())

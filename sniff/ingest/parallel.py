@@ -7,7 +7,6 @@ this process, where starting workers would cost more than it saves.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable
 from functools import partial
@@ -62,6 +61,8 @@ def map_balanced(
     # pickling. It takes the lightest share, since it also runs `while_waiting`.
     batches = _balanced_batches(weights, workers)
     mine, theirs = batches[-1], batches[:-1]
+    import multiprocessing  # only when there is enough to share out
+
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with context.Pool(len(theirs)) as pool:
         pending = pool.starmap_async(

@@ -35,7 +35,7 @@ CSV_COLUMNS = (
 
 def report_json(report: Report) -> dict[str, Any]:
     """Everything in the report, with stable keys."""
-    from sniff.present.breaks_view import breaks_json
+    from sniff.present.breaks_json import breaks_json
 
     data = summary_json(report.summary, report.dataset, report.source)
     breaks = breaks_json(report.breaks)

@@ -1,0 +1,63 @@
+"""Provides `sniff index`: where the on-disk index is, what it holds, and emptying it."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sniff.cli.errors import one_line_errors
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("index")(index)
+
+
+@one_line_errors
+def index(
+    clear: Annotated[
+        bool,
+        typer.Option(
+            "--clear", help="Delete the index and the kept answers; the next run reads all."
+        ),
+    ] = False,
+) -> None:
+    """The on-disk index that spares re-reading unchanged logs: where it is, what it holds."""
+    import shutil
+
+    from sniff.answers import answers_folder
+    from sniff.ingest.index_store import INDEX_FILE
+    from sniff.ingest.index_store import clear as clear_index
+    from sniff.ingest.indexed import default_index_folder, open_index
+
+    folder = default_index_folder()
+    if folder is None:
+        typer.echo("The index is off (SNIFF_CACHE_DIR is set empty).")
+        return
+    if clear:
+        existed = clear_index(folder)
+        answers = answers_folder()
+        if answers is not None:
+            shutil.rmtree(answers, ignore_errors=True)
+        typer.echo(
+            f"Emptied the index at {folder / INDEX_FILE}" if existed else "No index to empty."
+        )
+        return
+    path = folder / INDEX_FILE
+    if not path.exists():
+        typer.echo(f"No index yet; the next sniff run creates it at {path}.")
+        return
+    store = open_index()
+    if store is None:
+        typer.echo(f"The index at {path} cannot be opened; sniff reads every file whole.")
+        return
+    try:
+        files, covered = store.stats()
+    finally:
+        store.close()
+    size = path.stat().st_size
+    typer.echo(
+        f"{path}: {files:,} file(s), {covered / 1e6:,.1f} MB of logs indexed "
+        f"in {size / 1e6:,.1f} MB. `sniff index --clear` empties it."
+    )

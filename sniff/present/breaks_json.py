@@ -1,0 +1,96 @@
+"""Provides cache breaks as JSON: `sniff scan`'s top breaks and `sniff cache --breaks --json`.
+
+Apart from the terminal tables so that JSON output never imports the terminal renderer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sniff.analyses.breaks import Break, BreakReport, CauseTotals
+
+
+def top_breaks_json(breaks: Sequence[Break], top: int = 5) -> dict[str, Any]:
+    """The breaks part of `sniff scan --json`, from every break found, dearest first."""
+    faults = [found for found in breaks if found.fault]
+    return {
+        "count": len(faults),
+        "cost_usd": round(sum(found.cost_usd or 0.0 for found in faults), 6),
+        "cold_starts": len(breaks) - len(faults),
+        "top": [break_json(found) for found in faults[:top]],
+    }
+
+
+def breaks_json(report: BreakReport) -> dict[str, Any]:
+    """`sniff cache --breaks --json`."""
+    advice = report.ttl_advice
+    return {
+        "breaks": [break_json(found) for found in report.breaks],
+        "by_cause": [_totals_json("cause", row) for row in report.by_cause],
+        "by_project": [_totals_json("project", row) for row in report.by_project],
+        "by_week": [_totals_json("week", row) for row in report.by_week],
+        "gaps": [
+            {
+                "gap": bucket.label,
+                "up_to_seconds": None
+                if bucket.upper_seconds == float("inf")
+                else bucket.upper_seconds,
+                "requests": bucket.requests,
+                "breaks": bucket.breaks,
+                "cost_usd": round(bucket.cost_usd, 6),
+            }
+            for bucket in report.gaps
+        ],
+        "ttl_advice": {
+            "extra_write_cost_usd": round(advice.extra_write_cost_usd, 6),
+            "avoided_rebuild_cost_usd": round(advice.avoided_rebuild_cost_usd, 6),
+            "avoided_breaks": advice.avoided_breaks,
+            "net_saving_usd": round(advice.net_saving_usd, 6),
+            "recommend_1h": advice.recommend_1h,
+        },
+        "within_tolerance": [
+            {
+                "request": item.request.key,
+                "file": item.request.file,
+                "line": item.request.line,
+                "drop": item.drop,
+                "tolerance": item.tolerance,
+            }
+            for item in report.tolerated
+        ],
+    }
+
+
+def break_json(found: Break) -> dict[str, Any]:
+    """One break."""
+    request = found.request
+    return {
+        "time": request.when.isoformat(),
+        "session": request.session_id,
+        "project": request.project,
+        "agent": request.agent_id,
+        "model": request.model,
+        "request": request.key,
+        "file": request.file,
+        "line": request.line,
+        "previous_request": found.previous.key if found.previous else None,
+        "gap_seconds": None if found.gap_seconds is None else round(found.gap_seconds, 3),
+        "cause": found.cause,
+        "fault": found.fault,
+        "expected_read_tokens": found.expected_read,
+        "read_tokens": request.usage.cache_read_tokens,
+        "rebuilt_tokens": found.rebuilt_tokens,
+        "rebuilt_1h_tokens": found.rebuilt_1h_tokens,
+        "cost_usd": None if found.cost_usd is None else round(found.cost_usd, 6),
+        "detail": found.detail,
+    }
+
+
+def _totals_json(key: str, row: CauseTotals) -> dict[str, Any]:
+    return {
+        key: row.key,
+        "breaks": row.breaks,
+        "rebuilt_tokens": row.rebuilt_tokens,
+        "cost_usd": round(row.cost_usd, 6),
+    }

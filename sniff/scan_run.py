@@ -1,0 +1,158 @@
+"""Provides `scan_units`: `sniff scan`'s numbers from the index, re-analysing only what changed.
+
+The files are grouped into units that share nothing (`analyses.units`); each unit's part of the
+scan (`analyses.scan_parts`) is kept in the index under the identity of its files and of every
+option and piece of data the part depends on. A run after a few files grew re-parses those
+files from where they ended, re-analyses their units, and joins every other unit's kept part:
+the result is exactly that of analysing everything, because no call, session or chain crosses
+a unit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import pickle
+from dataclasses import dataclass
+from datetime import tzinfo
+from pathlib import Path
+
+import msgspec
+
+from sniff.analyses.breaks import Break, policy_minimum
+from sniff.analyses.filters import Filters
+from sniff.analyses.scan_parts import ScanPart, join, scan_part
+from sniff.analyses.summary import Summary
+from sniff.analyses.units import units
+from sniff.ingest.discover import expand, roots_for
+from sniff.ingest.index_store import IndexStore
+from sniff.ingest.indexed import IndexedFiles
+from sniff.ingest.merge import merge
+from sniff.ingest.record import Prompts
+from sniff.model import Dataset, LineIssue
+from sniff.pricing import PriceBook
+
+_ISSUES = msgspec.msgpack.Decoder(list[LineIssue])
+
+
+@dataclass(frozen=True, slots=True)
+class ScanNumbers:
+    """What `sniff scan` prints: the summary, the breaks, and an account of the files."""
+
+    summary: Summary
+    breaks: list[Break]
+    dataset: Dataset
+    """Files, formats and issues; its `requests` are left empty (the parts hold the numbers)."""
+
+
+def scan_units(
+    paths: list[Path] | None,
+    store: IndexStore,
+    prices: PriceBook,
+    filters: Filters,
+    zone: tzinfo,
+    *,
+    log_format: str | None = None,
+    with_prompts: Prompts = "sized",
+    scope: str,
+) -> ScanNumbers:
+    """The scan of the logs under `paths` (see the module docstring).
+
+    Args:
+        scope: identifies everything besides the files that parts depend on (options, price
+            data, sniff's code); parts of another scope are never used.
+    """
+    roots, sample = roots_for(paths)
+    files = expand(roots)
+    indexed = IndexedFiles(
+        files,
+        store,
+        roots=[str(root) for root in roots],
+        log_format=log_format,
+        with_prompts=with_prompts,
+        while_waiting=prices.prepare,
+    )
+    groups = units([indexed.links(index) for index in range(len(files))])
+    keys = [_unit_key(indexed, group) for group in groups]
+    kept = store.parts(scope, [key for key in keys if key is not None])
+    minimum = policy_minimum()
+    parts: list[ScanPart] = []
+    new: dict[str, bytes] = {}
+    for group, key in zip(groups, keys, strict=True):
+        stored = kept.get(key) if key is not None else None
+        part = _load(stored) if stored is not None else None
+        if part is None:
+            responses = [r for index in group for r in indexed.result(index).responses]
+            requests = merge(responses, prices.cost)
+            part = scan_part(requests, prices, zone, filters.keep, minimum)
+            if key is not None:
+                new[key] = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+        parts.append(part)
+    store.keep_parts(scope, new, {key for key in keys if key is not None})
+    summary, breaks = join(parts)
+    dataset = _account(indexed, tuple(str(root) for root in roots), sample)
+    return ScanNumbers(summary, breaks, dataset)
+
+
+def scan_scope(**options: object) -> str:
+    """The scope of parts: the options given plus the price data and sniff's own code."""
+    from sniff.answers import code_identity, price_data_identity
+
+    described = json.dumps(
+        [sorted((name, str(value)) for name, value in options.items()), price_data_identity()],
+        default=str,
+    )
+    digest = hashlib.sha256(described.encode())
+    digest.update(json.dumps(code_identity()).encode())
+    return digest.hexdigest()[:32]
+
+
+def _unit_key(indexed: IndexedFiles, group: list[int]) -> str | None:
+    """The identity of a unit's files; None when one changed too recently to be trusted."""
+    digest = hashlib.sha256()
+    for index in group:
+        entry = indexed.entry(index)
+        if entry.mtime_ns < 0:  # stored as never matching: see `indexed.RACY_NS`
+            return None
+        digest.update(f"{entry.path}\0{entry.size}\0{entry.mtime_ns}\0{entry.inode}\0".encode())
+    return digest.hexdigest()[:32]
+
+
+def _load(stored: bytes) -> ScanPart | None:
+    try:
+        part = pickle.loads(stored)
+    except Exception:  # a part written by other code: analyse the unit again
+        return None
+    return part if isinstance(part, ScanPart) else None
+
+
+def _account(indexed: IndexedFiles, roots: tuple[str, ...], sample: bool) -> Dataset:
+    """The dataset's account of files, formats and issues, in file order."""
+    issues: list[LineIssue] = []
+    synthetic = 0
+    formats: dict[str, int] = {}
+    unknown: list[str] = []
+    for index, file in enumerate(indexed.files):
+        if indexed.unchanged(index):
+            entry = indexed.entry(index)
+            log_format, synthetic_here = entry.log_format, entry.synthetic
+            issues.extend(_ISSUES.decode(entry.issues) if entry.issues else [])
+        else:
+            found = indexed.result(index)
+            log_format, synthetic_here = found.log_format, found.synthetic
+            issues.extend(found.issues)
+        synthetic += synthetic_here
+        if log_format is None:
+            unknown.append(file.path)
+        else:
+            formats[log_format] = formats.get(log_format, 0) + 1
+    return Dataset(
+        requests=(),
+        files=tuple(file.path for file in indexed.files),
+        issues=tuple(issues),
+        synthetic=synthetic,
+        roots=roots,
+        sample=sample,
+        formats=formats,
+        unknown_files=tuple(unknown),
+    )
