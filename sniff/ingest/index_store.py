@@ -7,8 +7,9 @@ committed state. A corrupt or unreadable index file is deleted and rebuilt; a fa
 never fails a run (sniff then reads the logs as if there were none).
 
 One row per (file, mode): the file's identity when it was read (size, modification time,
-inode), how far it was read (byte offset, lines), a checksum of the bytes before that offset
-(so a file that only grew can be told from one rewritten in place), its time range, what it
+inode), how far it was read (byte offset, lines), a checksum of the last 4 KiB before that
+offset (so a file that grew can be told from one rewritten in place; logs are appended to,
+and an edit further back in a file that also grew is not seen), its time range, what it
 yielded (msgpack) and, for formats that can resume, the parser's state (pickle).
 """
 
@@ -83,9 +84,10 @@ class Entry:
 class IndexStore:
     """An open index. Every method swallows database errors: the index is an accelerator."""
 
-    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path, fingerprint: str = "") -> None:
         self._db = connection
         self.path = path
+        self.fingerprint = fingerprint
         self.broken = False
 
     @classmethod
@@ -98,7 +100,7 @@ class IndexStore:
         for attempt in range(2):
             try:
                 folder.mkdir(parents=True, exist_ok=True)
-                store = cls(_connect(path), path)
+                store = cls(_connect(path), path, fingerprint)
                 store._check_version(fingerprint)
                 return store
             except sqlite3.DatabaseError:
@@ -109,9 +111,12 @@ class IndexStore:
         return None
 
     def close(self) -> None:
-        """Close the database."""
+        """Close the database; delete it if it failed during the run (the next run rebuilds
+        it rather than re-parsing everything, every time, around a damaged page)."""
         with contextlib.suppress(sqlite3.Error):
             self._db.close()
+        if self.broken:
+            _remove(self.path)
 
     def entry(
         self, path: str, mode: str, *, with_result: bool = True, with_state: bool = False
@@ -211,6 +216,8 @@ class IndexStore:
         removed = [(path, mode) for path in gone]
         if not rows and not removed:
             return
+        if self.broken:  # reads failed (a damaged page): this run's rows go into a new index
+            self._rebuild()
         try:
             with self._db:
                 self._db.executemany(
@@ -220,6 +227,17 @@ class IndexStore:
                 )
                 self._db.executemany("DELETE FROM files WHERE path = ? AND mode = ?", removed)
         except sqlite3.Error:
+            self.broken = True
+
+    def _rebuild(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self._db.close()
+        _remove(self.path)
+        try:
+            self._db = _connect(self.path)
+            self._check_version(self.fingerprint)
+            self.broken = False
+        except (sqlite3.Error, OSError):
             self.broken = True
 
     def stats(self) -> tuple[int, int]:

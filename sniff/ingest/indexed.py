@@ -150,6 +150,7 @@ class IndexedFiles:
         self.mode = mode_of(log_format, with_prompts)
         self.entries: list[Entry | None] = []
         self.fresh: dict[int, FileResult] = {}
+        self._skippable: dict[tuple[float | None, float | None], frozenset[int]] = {}
         tasks: list[tuple[int, Task]] = []
         for index, file in enumerate(files):
             entry = store.entry(file.path, self.mode, with_result=False)
@@ -162,10 +163,11 @@ class IndexedFiles:
                 file.inode,
             ):
                 continue
-            elif entry.inode == file.inode and file.size >= entry.offset and entry.offset > 0:
-                state = store.state(file.path, self.mode)
-                grown = dataclasses.replace(entry, state=state) if state else None
-                tasks.append((index, Task(file, grown)))
+            elif _grown(entry, file):
+                # offset and state from one read of the row: another run may rewrite it
+                grown = store.entry(file.path, self.mode, with_result=False, with_state=True)
+                usable = grown is not None and grown.state is not None and _grown(grown, file)
+                tasks.append((index, Task(file, grown if usable else None)))
             else:
                 tasks.append((index, Task(file)))
         work = partial(parse_task, log_format=log_format, with_prompts=with_prompts)
@@ -198,8 +200,9 @@ class IndexedFiles:
         if fresh is not None:
             return fresh
         entry = self.entry(index)
-        if _outside(entry, *window):
-            return FileResult([], [], 0, entry.log_format)
+        if index in self.skippable(window):
+            issues = list(_ISSUES.decode(entry.issues)) if entry.issues else []
+            return FileResult([], issues, entry.synthetic, entry.log_format)
         stored = self.store.result(entry.path, self.mode)
         if stored is not None:
             try:
@@ -209,6 +212,28 @@ class IndexedFiles:
         answer = parse_task(Task(self.files[index]), *self._how())  # the row vanished or rotted
         self.fresh[index] = answer.result
         return answer.result
+
+    def skippable(self, window: tuple[float | None, float | None]) -> frozenset[int]:
+        """Unchanged files that need not be decoded for `window`: every file of their unit
+        (`analyses.units`) lies well outside it, so none of their calls can count or settle
+        which copy of a call inside the window is kept."""
+        if window == (None, None):
+            return frozenset()
+        cached = self._skippable.get(window)
+        if cached is None:
+            from sniff.analyses.units import units
+
+            cached = frozenset(
+                index
+                for group in units([self.links(index) for index in range(len(self.files))])
+                if all(
+                    self.unchanged(member) and _outside(self.entry(member), *window)
+                    for member in group
+                )
+                for index in group
+            )
+            self._skippable[window] = cached
+        return cached
 
     def links(self, index: int) -> list[str]:
         """What ties file `index`'s calls to other files' (see `links_of`)."""
@@ -221,6 +246,14 @@ class IndexedFiles:
         log_format, _, prompts = self.mode.partition(":")
         parsed: Prompts = {"True": True, "False": False}.get(prompts, "sized")
         return (None if log_format == "detect" else log_format), parsed
+
+
+def _grown(entry: Entry, file: SourceFile) -> bool:
+    """Whether `file` may be `entry`'s file with lines appended (checked again on reading).
+
+    A file that did not grow is read whole: if it changed at all, it was rewritten.
+    """
+    return entry.inode == file.inode and file.size > entry.size and file.size >= entry.offset > 0
 
 
 def links_of(result: FileResult) -> list[str]:
@@ -251,7 +284,8 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
     except OSError as error:
         problem = f"cannot read file: {error.strerror or error}"
         result = FileResult([], [LineIssue(file.path, 0, problem)], 0, log_format)
-        return Parsed(result, _entry(file, result, 0, 0, 0, None))
+        unreadable = dataclasses.replace(file, mtime_ns=-1)  # try again next run
+        return Parsed(result, _entry(unreadable, result, 0, 0, 0, None))
     cut = data.rfind(b"\n") + 1
     lines = data.count(b"\n", 0, cut)
     found = log_format or detect(data)
