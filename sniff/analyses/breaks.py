@@ -12,9 +12,10 @@ first, then what let it expire.
 from __future__ import annotations
 
 import bisect
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 from typing import Any
 
 from sniff.model import Agent, Request
@@ -156,6 +157,35 @@ def find_breaks(
         zone: the time zone weeks are counted in.
         keep: which requests the report covers; chains are followed through all of them.
     """
+    return break_report([break_part(requests, prices, minimum, keep)], prices, zone)
+
+
+@dataclass(frozen=True, slots=True)
+class BreakPart:
+    """The breaks of one set of requests closed under chains (a unit of logs), joinable.
+
+    Parts of sets that share no chain join (`break_report`) into exactly the report of all
+    their requests together.
+    """
+
+    breaks: list[Break]
+    """Dearest first."""
+    tolerated: list[Tolerated]
+    gap_requests: list[int]
+    """Requests whose gap since their predecessor falls in each of GAP_BUCKETS."""
+    written_5m: dict[tuple[str, date], tuple[int, Request]]
+    """5-minute write tokens per model and day, with the day's first such request."""
+    avoided: list[Break]
+    """Breaks a 1-hour TTL would have spared (expired 5-minute entries, gaps under an hour)."""
+
+
+def break_part(
+    requests: Sequence[Request],
+    prices: PriceBook,
+    minimum: Callable[[Request], int] | None = None,
+    keep: Callable[[Request], bool] | None = None,
+) -> BreakPart:
+    """The breaks among `requests` (see `find_breaks`), as a part to join."""
     minimum = minimum or policy_minimum()
     timed = sorted(
         ((_start(request), request) for request in requests if request.error is None),
@@ -167,7 +197,7 @@ def find_breaks(
     ordered = everything if keep is None else [r for r in everything if keep(r)]
     breaks: list[Break] = []
     tolerated: list[Tolerated] = []
-    gaps: list[tuple[float, Break | None]] = []
+    gap_requests = [0] * len(GAP_BUCKETS)
     for request in ordered:
         previous = chains.previous(request)
         if previous is None:
@@ -175,28 +205,55 @@ def find_breaks(
                 breaks.append(_cold_start(request, prices))
             continue
         gap = starts[request.key] - starts[previous.key]
+        gap_requests[_bucket(gap)] += 1
         if request.usage.cache_read_tokens > previous.usage.cache_read_tokens:
-            gaps.append((gap, None))  # reads grew: never a break
-            continue
+            continue  # reads grew: never a break
         verdict = _judge(request, previous, chains, prices, minimum, gap)
         if isinstance(verdict, Break):
             breaks.append(verdict)
         elif isinstance(verdict, Tolerated):
             tolerated.append(verdict)
-        gaps.append((gap, verdict if isinstance(verdict, Break) else None))
     breaks.sort(key=dearest_first)
+    avoided = [
+        found
+        for found in breaks
+        if found.cause == "ttl_expired"
+        and found.gap_seconds is not None
+        and found.gap_seconds <= TTL_1H
+        and chains.ttl(found.request, found.previous) == TTL_5M
+    ]
+    return BreakPart(breaks, tolerated, gap_requests, _written_5m(ordered), avoided)
+
+
+def break_report(
+    parts: Sequence[BreakPart], prices: PriceBook, zone: tzinfo | None = None
+) -> BreakReport:
+    """The report of all parts' requests together (their sets must share no chain)."""
+    breaks = list(heapq.merge(*(part.breaks for part in parts), key=dearest_first))
+    tolerated = sorted(
+        (found for part in parts for found in part.tolerated),
+        key=lambda found: (_start(found.request), found.request.key),
+    )
+    written: dict[tuple[str, date], tuple[int, Request]] = {}
+    for part in parts:
+        for key, (tokens, first) in part.written_5m.items():
+            total, earliest = written.get(key, (0, first))
+            written[key] = (total + tokens, min(earliest, first, key=_order))
+    avoided = list(heapq.merge(*(part.avoided for part in parts), key=dearest_first))
+    gap_requests = [sum(part.gap_requests[i] for part in parts) for i in range(len(GAP_BUCKETS))]
+    faults = [found for found in breaks if found.fault]
     return BreakReport(
         breaks=breaks,
         tolerated=tolerated,
         by_cause=_group(breaks, lambda found: found.cause, CAUSES),
-        by_project=_group([b for b in breaks if b.fault], lambda found: found.request.project),
+        by_project=_group(faults, lambda found: found.request.project),
         by_week=sorted(
-            _group([b for b in breaks if b.fault], lambda found: _week(found.request, zone)),
+            _group(faults, lambda found: _week(found.request, zone)),
             key=lambda row: row.key,
             reverse=True,
         ),
-        gaps=_gap_buckets(gaps),
-        ttl_advice=_ttl_advice(ordered, breaks, prices, chains),
+        gaps=_gap_buckets(gap_requests, faults),
+        ttl_advice=_ttl_advice(written, avoided, prices),
     )
 
 
@@ -471,48 +528,53 @@ def _week(request: Request, zone: tzinfo | None) -> str:
     return f"{year}-W{week:02d}"
 
 
-def _gap_buckets(gaps: list[tuple[float, Break | None]]) -> list[GapBucket]:
-    counts = [[0, 0, 0.0] for _ in GAP_BUCKETS]
-    for gap, found in gaps:
-        # a bucket includes its upper bound: 300 s is not past a 5-minute TTL
-        index = min(bisect.bisect_left(GAP_BUCKETS, gap), len(GAP_BUCKETS) - 1)
-        counts[index][0] += 1
-        if found is not None and found.fault:
-            counts[index][1] += 1
-            counts[index][2] += found.cost_usd or 0.0
+def _bucket(gap: float) -> int:
+    # a bucket includes its upper bound: 300 s is not past a 5-minute TTL
+    return min(bisect.bisect_left(GAP_BUCKETS, gap), len(GAP_BUCKETS) - 1)
+
+
+def _gap_buckets(requests: list[int], faults: list[Break]) -> list[GapBucket]:
+    broken = [0] * len(GAP_BUCKETS)
+    cost = [0.0] * len(GAP_BUCKETS)
+    for found in faults:  # dearest first: sums come out the same however parts were joined
+        if found.gap_seconds is not None and found.previous is not None:
+            index = _bucket(found.gap_seconds)
+            broken[index] += 1
+            cost[index] += found.cost_usd or 0.0
     return [
-        GapBucket(label, upper, int(requests), int(broken), float(cost))
-        for label, upper, (requests, broken, cost) in zip(
-            GAP_LABELS, GAP_BUCKETS, counts, strict=True
+        GapBucket(label, upper, count, broken[index], cost[index])
+        for index, (label, upper, count) in enumerate(
+            zip(GAP_LABELS, GAP_BUCKETS, requests, strict=True)
         )
     ]
 
 
-def _ttl_advice(
-    ordered: list[Request], breaks: list[Break], prices: PriceBook, chains: _Chains
-) -> TtlAdvice:
-    """A 1-hour TTL: every 5-minute write costs the 1-hour price, and every break of an entry
-    that expired after 5 minutes but less than an hour becomes a read."""
-    written: dict[tuple[str, object], tuple[int, Request]] = {}
+def _written_5m(ordered: list[Request]) -> dict[tuple[str, date], tuple[int, Request]]:
+    written: dict[tuple[str, date], tuple[int, Request]] = {}
     for request in ordered:  # 5-minute writes per model and day: one price lookup each
         tokens = request.usage.cache_write_5m_tokens
         if tokens:
             key = (request.model, request.when.date())
             total, first = written.get(key, (0, request))
             written[key] = (total + tokens, first)
+    return written
+
+
+def _order(request: Request) -> tuple[float, str]:
+    return (_start(request), request.key)
+
+
+def _ttl_advice(
+    written: dict[tuple[str, date], tuple[int, Request]], avoided: list[Break], prices: PriceBook
+) -> TtlAdvice:
+    """A 1-hour TTL: every 5-minute write costs the 1-hour price, and every break of an entry
+    that expired after 5 minutes but less than an hour becomes a read."""
     extra = 0.0
-    for tokens, request in written.values():
+    for key in sorted(written):
+        tokens, request = written[key]
         rates = prices.rates(request.model, request.when)
         if rates is not None:
             extra += tokens * (rates.cache_write_1h - rates.cache_write_5m)
-    avoided = [
-        found
-        for found in breaks
-        if found.cause == "ttl_expired"
-        and found.gap_seconds is not None
-        and found.gap_seconds <= TTL_1H
-        and chains.ttl(found.request, found.previous) == TTL_5M
-    ]
     saved = sum(found.cost_usd or 0.0 for found in avoided)
     for found in avoided:  # their rewrites would not happen, at either price
         rewritten = found.rebuilt_tokens - found.rebuilt_1h_tokens

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import tzinfo
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+
+if TYPE_CHECKING:
+    from sniff.analyses.breaks import BreakReport
+    from sniff.model import Dataset
 
 POLICY_NAMES = ("anthropic", "openai", "ideal", "engine")
 
@@ -69,6 +74,7 @@ def cache(
     pricing: o.Pricing = None,
     log_format: o.Format = None,
     no_index: o.NoIndex = False,
+    dask: o.Dask = None,
     verbose: o.Verbose = False,
 ) -> None:
     """Observed vs simulated caching, the simulation's error, what-ifs, shared prefixes.
@@ -78,7 +84,7 @@ def cache(
     if breaks:
         _breaks(
             paths, since, until, project, model, agent, tz, json, pricing, log_format, verbose,
-            no_index,
+            no_index, dask,
         )  # fmt: skip
         return
     from sniff.analyses.cache import analyze_cache
@@ -118,6 +124,7 @@ def cache(
         log_format=log_format,
         with_prompts=True,
         no_index=no_index,
+        dask=dask,
     )
     report = analyze_cache(
         selection.dataset.requests,
@@ -154,7 +161,52 @@ def _breaks(
     log_format: str | None,
     verbose: bool,
     no_index: bool,
+    dask: str | None,
 ) -> None:
+    report: BreakReport
+    dataset: Dataset
+    if dask:
+        from sniff import distributed
+
+        filters, zone, _ = o.check(
+            since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+            pricing=pricing, log_format=log_format,
+        )  # fmt: skip
+        with distributed.cluster(dask) as client:
+            report, dataset = distributed.breaks(
+                client, paths, pricing, filters, zone, log_format=log_format
+            )
+        o.warn_if_empty(dataset)
+    else:
+        report, dataset, zone = _local_breaks(
+            paths, since, until, project, model, agent, tz, pricing, log_format, no_index
+        )
+    o.report_issues(dataset, verbose)
+    if json:
+        from sniff.present.breaks_json import breaks_json
+        from sniff.present.jsonout import dumps
+
+        typer.echo(dumps(breaks_json(report)))
+        return
+    from rich.console import Console
+
+    from sniff.present.breaks_view import print_breaks
+
+    print_breaks(Console(), report, zone)
+
+
+def _local_breaks(
+    paths: o.Paths,
+    since: str | None,
+    until: str | None,
+    project: str | None,
+    model: str | None,
+    agent: str | None,
+    tz: str | None,
+    pricing: Path | None,
+    log_format: str | None,
+    no_index: bool,
+) -> tuple[BreakReport, Dataset, tzinfo]:
     from sniff.analyses.breaks import find_breaks
 
     selection = o.select(
@@ -176,15 +228,4 @@ def _breaks(
         zone=selection.zone,
         keep=selection.filters.keep,
     )
-    o.report_issues(selection.dataset, verbose)
-    if json:
-        from sniff.present.breaks_json import breaks_json
-        from sniff.present.jsonout import dumps
-
-        typer.echo(dumps(breaks_json(report)))
-        return
-    from rich.console import Console
-
-    from sniff.present.breaks_view import print_breaks
-
-    print_breaks(Console(), report, selection.zone)
+    return report, selection.dataset, selection.zone

@@ -31,6 +31,7 @@ def export(
     pricing: o.Pricing = None,
     log_format: o.Format = None,
     no_index: o.NoIndex = False,
+    dask: o.Dask = None,
     verbose: o.Verbose = False,
 ) -> None:
     """Parquet tables requests, sessions, breaks and blocks, by day; merges into an export.
@@ -52,6 +53,7 @@ def export(
         log_format=log_format,
         with_prompts=True,
         no_index=no_index,
+        dask=dask,
     )
     o.report_issues(selection.dataset, verbose)
     chosen = selection.filters.apply(selection.dataset.requests)

@@ -88,6 +88,15 @@ NoIndex = Annotated[
         help="Read every log file whole; neither use nor update the on-disk index.",
     ),
 ]
+Dask = Annotated[
+    str | None,
+    typer.Option(
+        "--dask",
+        envvar="SNIFF_DASK",
+        help="Run on a Dask cluster: its scheduler's address, or local[:N] for N local workers.",
+        metavar="ADDRESS",
+    ),
+]
 Verbose = Annotated[
     bool, typer.Option("--verbose", "-v", help="List every skipped line as file:line: reason.")
 ]
@@ -123,6 +132,7 @@ def select(
     with_prompts: Prompts = False,
     while_waiting: Callable[[], object] | None = None,
     no_index: bool = False,
+    dask: str | None = None,
 ) -> Selection:
     """Check the options, then read and price the logs (`while_waiting`: see `api.load`).
 
@@ -135,6 +145,17 @@ def select(
         since=since, until=until, project=project, model=model, agent=agent, tz=tz,
         pricing=pricing, log_format=log_format,
     )  # fmt: skip
+    if dask:
+        from sniff import distributed
+
+        if while_waiting is not None:
+            while_waiting()
+        with distributed.cluster(dask) as client:
+            dataset = distributed.load(
+                client, paths, pricing, log_format=log_format, with_prompts=with_prompts
+            )
+        warn_if_empty(dataset)
+        return Selection(dataset, filters, zone, prices)
     dataset = load(
         paths,
         prices,

@@ -45,6 +45,7 @@ def report(
     pricing: o.Pricing = None,
     log_format: o.Format = None,
     no_index: o.NoIndex = False,
+    dask: o.Dask = None,
     verbose: o.Verbose = False,
 ) -> None:
     """A document of what it cost: totals, cost by group, breaks, what-ifs, findings, latency.
@@ -72,6 +73,7 @@ def report(
         log_format=log_format,
         with_prompts=True,
         no_index=no_index,
+        dask=dask,
     )
     o.report_issues(selection.dataset, verbose)
     built = build_report(

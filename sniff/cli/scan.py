@@ -35,10 +35,14 @@ def scan(
     pricing: o.Pricing = None,
     log_format: o.Format = None,
     no_index: o.NoIndex = False,
+    dask: o.Dask = None,
     verbose: o.Verbose = False,
 ) -> None:
     """Tokens, cost, cache hit rate and savings, in total and by project, model, day, session."""
     options = dict(locals())
+    if dask:  # a cluster run is asked for: run it
+        _scan(**options)
+        return
     from sniff.answers import remembered
 
     remembered("scan", options, paths, lambda: _scan(**options))
@@ -56,13 +60,20 @@ def _scan(
     pricing: Path | None,
     log_format: str | None,
     no_index: bool,
+    dask: str | None,
     verbose: bool,
 ) -> None:
     filters, zone, prices = o.check(
         since=since, until=until, project=project, model=model, agent=agent, tz=tz,
         pricing=pricing, log_format=log_format,
     )  # fmt: skip
-    numbers = _numbers(paths, filters, zone, prices, log_format, no_index, pricing)
+    if dask:
+        from sniff import distributed
+
+        with distributed.cluster(dask) as client:
+            numbers = distributed.scan(client, paths, pricing, filters, zone, log_format=log_format)
+    else:
+        numbers = _numbers(paths, filters, zone, prices, log_format, no_index, pricing)
     o.warn_if_empty(numbers.dataset)
     source = prices.source()
     o.report_issues(numbers.dataset, verbose)

@@ -59,7 +59,7 @@ def map_balanced(
         return [work(item) for item in items]
     # This process does a share too: it would idle otherwise, and its results need no
     # pickling. It takes the lightest share, since it also runs `while_waiting`.
-    batches = _balanced_batches(weights, workers)
+    batches = balanced_batches(weights, workers)
     mine, theirs = batches[-1], batches[:-1]
     import multiprocessing  # only when there is enough to share out
 
@@ -86,7 +86,7 @@ def _work_batch(
     return [(index, work(item)) for index, item in batch]
 
 
-def _balanced_batches(weights: list[int], count: int) -> list[list[int]]:
+def balanced_batches(weights: list[int], count: int) -> list[list[int]]:
     """Greedy longest-first packing of item indexes: each goes to the lightest batch so far.
 
     Batches come out heaviest first.

@@ -1,0 +1,341 @@
+"""Provides sniff on a Dask cluster: ingest on the workers, per-unit analyses where the data is.
+
+Why Dask: logs that outgrow one machine need a scheduler that moves work to data, retries
+what a dying worker lost, and scales from a laptop's cores to a cluster. sniff adds no
+scheduler of its own; it cuts its work into tasks that are pure functions of their inputs
+(reading files, analysing a unit), so a retried task gives the same answer.
+
+The plan of a run:
+
+1. **Ingest**: the log files are cut into size-balanced batches, one task each; every worker
+   parses its batch and keeps the records.
+2. **Units**: each batch sends back only the links of its files (session ids and call keys);
+   the client groups files that share one into units (`analyses.units`). No call, session or
+   chain crosses a unit, so each unit is analysed alone, exactly.
+3. **Analysis**: units are packed into tasks that run on the workers holding their records
+   (Dask moves records between workers when a unit spans batches). Each task returns its
+   units' parts: summary cells and cache breaks (`analyses.scan_parts`, `breaks.break_part`).
+   Breaks travel without prompt blocks.
+4. **Join** on the client: the same result as a local run, to the token and the cent.
+
+What cannot be split is named: the cache simulation (`sniff cache` without `--breaks`, the
+what-ifs of `sniff report`) replays every request of a cache namespace (provider, model, and
+the prefix tree they share) in time order, so its partitioning key is the namespace; those
+commands run the ingest on the cluster and the simulation on the client, and records with
+their prompt blocks travel to it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import tzinfo
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sniff.errors import UserError
+from sniff.ingest.discover import SourceFile, expand, roots_for
+from sniff.ingest.parallel import balanced_batches
+from sniff.ingest.record import FileResult, Prompts
+
+if TYPE_CHECKING:
+    from distributed import Client, Future
+
+    from sniff.analyses.breaks import Break, BreakPart, BreakReport
+    from sniff.analyses.filters import Filters
+    from sniff.analyses.scan_parts import ScanPart
+    from sniff.model import Dataset
+    from sniff.scan_run import ScanNumbers
+
+BATCHES_PER_WORKER = 4
+"""Ingest batches per worker: enough to balance uneven files, few enough to keep tasks big."""
+UNIT_TASKS_PER_WORKER = 4
+
+
+@contextmanager
+def cluster(address: str) -> Iterator[Client]:
+    """A client of the cluster at `address`, or of a new local one (`local` or `local:N`).
+
+    Raises:
+        UserError: Dask is not installed, or the scheduler cannot be reached.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as error:
+        raise UserError("--dask needs Dask: pip install 'sniff[dask]'") from error
+    if address == "local" or address.startswith("local:"):
+        workers = _local_workers(address)
+        with (
+            LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
+            ) as local,
+            Client(local) as client,
+        ):
+            yield client
+        return
+    try:
+        client = Client(address, timeout=30)
+    except OSError as error:
+        raise UserError(f"cannot reach the Dask scheduler at {address}: {error}") from error
+    with client:
+        yield client
+
+
+def _local_workers(address: str) -> int:
+    _, _, count = address.partition(":")
+    if not count:
+        return max(1, os.cpu_count() or 1)
+    if not count.isdigit() or int(count) < 1:
+        raise UserError(f"--dask local:N needs a number of workers, not {count!r}")
+    return int(count)
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    """The files of a run, parsed on the cluster: one future per batch of files."""
+
+    files: list[SourceFile]
+    batches: list[list[int]]
+    """File indexes of each batch."""
+    futures: list[Future[list[FileResult]]]
+    """Each batch's list of `FileResult`, kept on the workers."""
+
+    def where(self) -> dict[int, tuple[int, int]]:
+        """File index → (batch, position in the batch)."""
+        return {
+            file: (batch, position)
+            for batch, members in enumerate(self.batches)
+            for position, file in enumerate(members)
+        }
+
+
+def ingest(
+    client: Client,
+    paths: list[Path] | None,
+    *,
+    log_format: str | None = None,
+    with_prompts: Prompts = False,
+) -> tuple[Ingested, tuple[str, ...], bool]:
+    """Parse the logs under `paths` on the workers; returns the batches, roots and sample flag."""
+    roots, sample = roots_for(paths)
+    files = expand(roots)
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    batches = balanced_batches([file.size for file in files], workers * BATCHES_PER_WORKER)
+    parse = partial(parse_batch, log_format=log_format, with_prompts=with_prompts)
+    futures = [
+        client.submit(parse, [files[index] for index in batch], pure=False) for batch in batches
+    ]
+    return Ingested(files, batches, futures), tuple(str(root) for root in roots), sample
+
+
+def parse_batch(
+    files: list[SourceFile], log_format: str | None, with_prompts: Prompts
+) -> list[FileResult]:
+    """What each file yields (a task: reads files, writes nothing, so retrying it is safe)."""
+    from sniff.ingest.formats import parse_any
+
+    return [parse_any(file.path, file.project_hint, log_format, with_prompts) for file in files]
+
+
+def load(
+    client: Client,
+    paths: list[Path] | None,
+    pricing: Path | None,
+    *,
+    log_format: str | None = None,
+    with_prompts: Prompts = False,
+) -> Dataset:
+    """The whole dataset on the client, ingested on the cluster (for analyses that need all)."""
+    from sniff.ingest.reading import assemble
+    from sniff.pricing import PriceBook, load_overrides
+
+    ingested, roots, sample = ingest(
+        client, paths, log_format=log_format, with_prompts=with_prompts
+    )
+    gathered: list[list[FileResult]] = client.gather(ingested.futures)
+    results: dict[int, FileResult] = {}
+    for batch, answer in zip(ingested.batches, gathered, strict=True):
+        results.update(zip(batch, answer, strict=True))
+    prices = PriceBook(load_overrides(pricing) if pricing else None)
+    prices.prepare()
+    ordered = [results[index] for index in range(len(ingested.files))]
+    return assemble(ingested.files, ordered, prices.cost, roots=roots, sample=sample)
+
+
+def scan(
+    client: Client,
+    paths: list[Path] | None,
+    pricing: Path | None,
+    filters: Filters,
+    zone: tzinfo,
+    *,
+    log_format: str | None = None,
+) -> ScanNumbers:
+    """`sniff scan`'s numbers, analysed unit by unit on the cluster."""
+    from sniff.analyses.scan_parts import join
+    from sniff.scan_run import ScanNumbers
+
+    ingested, roots, sample = ingest(client, paths, log_format=log_format, with_prompts="sized")
+    analyse = partial(_scan_units, pricing=pricing, filters=filters, zone=zone)
+    parts = _per_unit(client, ingested, analyse)
+    summary, breaks = join(parts)
+    return ScanNumbers(summary, breaks, _account(client, ingested, roots, sample))
+
+
+def breaks(
+    client: Client,
+    paths: list[Path] | None,
+    pricing: Path | None,
+    filters: Filters,
+    zone: tzinfo,
+    *,
+    log_format: str | None = None,
+) -> tuple[BreakReport, Dataset]:
+    """`sniff cache --breaks`'s report, analysed unit by unit on the cluster."""
+    from sniff.analyses.breaks import break_report
+    from sniff.pricing import PriceBook, load_overrides
+
+    ingested, roots, sample = ingest(client, paths, log_format=log_format, with_prompts="sized")
+    analyse = partial(_break_units, pricing=pricing, filters=filters)
+    parts = _per_unit(client, ingested, analyse)
+    prices = PriceBook(load_overrides(pricing) if pricing else None)
+    return break_report(parts, prices, zone), _account(client, ingested, roots, sample)
+
+
+def _per_unit(client: Client, ingested: Ingested, analyse: Callable[..., list[Any]]) -> list[Any]:
+    """Group files into units by their links, then analyse units on the cluster."""
+    from sniff.analyses.units import units
+
+    links_of_batches = client.gather([client.submit(_links, future) for future in ingested.futures])
+    where = ingested.where()
+    links: list[list[str]] = [[] for _ in ingested.files]
+    for batch, batch_links in enumerate(links_of_batches):
+        for position, file_links in enumerate(batch_links):
+            links[ingested.batches[batch][position]] = file_links
+    groups = units(links)
+    workers = max(1, len(client.scheduler_info().get("workers", {})))
+    sizes = [sum(ingested.files[index].size for index in group) for group in groups]
+    tasks = []
+    for packed in balanced_batches(sizes, workers * UNIT_TASKS_PER_WORKER):
+        unit_groups = [groups[index] for index in packed]
+        needed = sorted({where[file][0] for group in unit_groups for file in group})
+        spec = [[(needed.index(where[f][0]), where[f][1]) for f in group] for group in unit_groups]
+        tasks.append(client.submit(analyse, spec, *[ingested.futures[b] for b in needed]))
+    return [part for answer in client.gather(tasks) for part in answer]
+
+
+def _links(results: list[FileResult]) -> list[list[str]]:
+    from sniff.ingest.indexed import links_of
+
+    return [links_of(result) for result in results]
+
+
+def _unit_requests(
+    spec: Sequence[Sequence[tuple[int, int]]], batches: Sequence[list[FileResult]], cost: Any
+) -> Iterator[list[Any]]:
+    from sniff.ingest.merge import merge
+
+    for group in spec:
+        responses = [r for batch, at in group for r in batches[batch][at].responses]
+        yield merge(responses, cost)
+
+
+def _scan_units(
+    spec: list[list[tuple[int, int]]],
+    *batches: list[FileResult],
+    pricing: Path | None,
+    filters: Filters,
+    zone: tzinfo,
+) -> list[ScanPart]:
+    """A task: the scan parts of some units (idempotent: reads only its inputs)."""
+    from sniff.analyses.breaks import policy_minimum
+    from sniff.analyses.scan_parts import ScanPart, scan_part
+
+    prices = _prices(pricing)
+    minimum = policy_minimum()
+    parts = []
+    for requests in _unit_requests(spec, batches, prices.cost):
+        part = scan_part(requests, prices, zone, filters.keep, minimum)
+        parts.append(ScanPart(part.cells, [_light(found) for found in part.breaks]))
+    return parts
+
+
+def _break_units(
+    spec: list[list[tuple[int, int]]],
+    *batches: list[FileResult],
+    pricing: Path | None,
+    filters: Filters,
+) -> list[BreakPart]:
+    """A task: the break parts of some units (idempotent)."""
+    from sniff.analyses.breaks import break_part, policy_minimum
+
+    prices = _prices(pricing)
+    minimum = policy_minimum()
+    parts = []
+    for requests in _unit_requests(spec, batches, prices.cost):
+        part = break_part(requests, prices, minimum, filters.keep)
+        parts.append(
+            replace(
+                part,
+                breaks=[_light(found) for found in part.breaks],
+                avoided=[_light(found) for found in part.avoided],
+                tolerated=[replace(t, request=_strip(t.request)) for t in part.tolerated],
+                written_5m={k: (n, _strip(r)) for k, (n, r) in part.written_5m.items()},
+            )
+        )
+    return parts
+
+
+def _prices(pricing: Path | None) -> Any:
+    from sniff.pricing import PriceBook, load_overrides
+
+    prices = PriceBook(load_overrides(pricing) if pricing else None)
+    prices.prepare()
+    return prices
+
+
+def _light(found: Break) -> Break:
+    """A break without prompt blocks: what travels back is numbers, not prompts."""
+    previous = _strip(found.previous) if found.previous is not None else None
+    return replace(found, request=_strip(found.request), previous=previous)
+
+
+def _strip(request: Any) -> Any:
+    import msgspec
+
+    return msgspec.structs.replace(request, blocks=()) if request.blocks else request
+
+
+def _account(client: Client, ingested: Ingested, roots: tuple[str, ...], sample: bool) -> Dataset:
+    """The dataset's account of files, formats and issues, from small per-batch summaries."""
+    from sniff.model import Dataset
+
+    summaries = client.gather([client.submit(_summarise, future) for future in ingested.futures])
+    per_file: list[tuple[str | None, int, list[Any]]] = [(None, 0, [])] * len(ingested.files)
+    for batch, answer in zip(ingested.batches, summaries, strict=True):
+        for index, summary in zip(batch, answer, strict=True):
+            per_file[index] = summary
+    formats: dict[str, int] = {}
+    unknown: list[str] = []
+    for file, (log_format, _, _) in zip(ingested.files, per_file, strict=True):
+        if log_format is None:
+            unknown.append(file.path)
+        else:
+            formats[log_format] = formats.get(log_format, 0) + 1
+    return Dataset(
+        requests=(),
+        files=tuple(file.path for file in ingested.files),
+        issues=tuple(issue for _, _, issues in per_file for issue in issues),
+        synthetic=sum(synthetic for _, synthetic, _ in per_file),
+        roots=roots,
+        sample=sample,
+        formats=formats,
+        unknown_files=tuple(unknown),
+    )
+
+
+def _summarise(results: list[FileResult]) -> list[tuple[str | None, int, list[Any]]]:
+    return [(result.log_format, result.synthetic, result.issues) for result in results]
