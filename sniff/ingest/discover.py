@@ -7,10 +7,12 @@ its transcripts, and a user who names a path must hear at once, in one line, if 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from sniff.errors import UserError
+from sniff.ingest import parquet_in
 
 LOG_SUFFIX = ".jsonl"
 
@@ -59,6 +61,9 @@ def bundled_samples() -> Path:
 def expand(paths: list[Path]) -> list[SourceFile]:
     """Every log file under `paths`, each once, in a stable order.
 
+    A `sniff export` folder counts as one file (its path the folder's), never walked for logs;
+    its size and modification time are those of its tables as a whole (`parquet_in.identity`).
+
     Raises:
         UserError: a path does not exist.
     """
@@ -67,10 +72,15 @@ def expand(paths: list[Path]) -> list[SourceFile]:
     for root in paths:
         if not root.exists():
             raise UserError(f"no such file or directory: {root}")
-        files = [root] if root.is_file() else _walk(root)
+        files = [root] if root.is_file() or parquet_in.is_export(root) else _walk(root)
         for file in files:
             try:
                 status = file.stat()
+                size, mtime_ns = (
+                    parquet_in.identity(file)
+                    if stat.S_ISDIR(status.st_mode)
+                    else (status.st_size, status.st_mtime_ns)
+                )
             except OSError:  # vanished since it was listed: reading it reports why
                 found.append(SourceFile(str(file), project_hint(file), 0, -1, -1))
                 continue
@@ -78,11 +88,7 @@ def expand(paths: list[Path]) -> list[SourceFile]:
             if identity in seen:
                 continue
             seen.add(identity)
-            found.append(
-                SourceFile(
-                    str(file), project_hint(file), status.st_size, status.st_mtime_ns, status.st_ino
-                )
-            )
+            found.append(SourceFile(str(file), project_hint(file), size, mtime_ns, status.st_ino))
     return found
 
 
@@ -108,6 +114,11 @@ def project_hint(file: Path) -> str:
 def _walk(root: Path) -> list[Path]:
     found: list[Path] = []
     for directory, subdirs, files in os.walk(root, onerror=None):
+        if parquet_in.MANIFEST in files and parquet_in.is_export(Path(directory)):
+            # a `sniff export`: read whole, never walked for logs
+            found.append(Path(directory))
+            subdirs.clear()
+            continue
         subdirs.sort()
         found.extend(Path(directory, name) for name in sorted(files) if name.endswith(LOG_SUFFIX))
     return found

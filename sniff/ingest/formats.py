@@ -8,11 +8,12 @@ as parsing. A file of no known format yields nothing and is reported once, by na
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
 
-from sniff.ingest import claude_code, claude_trace, codex, request_log
+from sniff.ingest import claude_code, claude_trace, codex, parquet_in, request_log
 from sniff.ingest.lines import BOM, read_bytes
 from sniff.ingest.record import FileResult, Prompts
 
@@ -47,8 +48,11 @@ def parse_any(
 ) -> FileResult:
     """Read a file with the parser of its format (or of `forced`).
 
-    A file of no known format gives an empty result whose `log_format` is None.
+    A file of no known format gives an empty result whose `log_format` is None. A `sniff export`
+    folder is read as one (`parquet_in`), whatever `forced` says.
     """
+    if parquet_in.is_export(Path(path)):
+        return parquet_in.read_export(path)
     data, problem = read_bytes(path)
     if data is None:
         return FileResult([], [problem] if problem else [], 0, forced)

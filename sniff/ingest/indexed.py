@@ -24,7 +24,7 @@ from typing import Protocol
 import msgspec
 
 from sniff import __version__
-from sniff.ingest import claude_code, codex
+from sniff.ingest import claude_code, codex, parquet_in
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.formats import PARSERS, detect
 from sniff.ingest.index_store import Entry, IndexStore
@@ -272,8 +272,15 @@ def links_of(result: FileResult) -> list[str]:
 
 
 def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Parsed:
-    """Parse one file as `task` says (in a worker process)."""
+    """Parse one file as `task` says (in a worker process).
+
+    A `sniff export` folder is read whole; its row matches while the identity `discover`
+    gave it (that of all its tables) is unchanged.
+    """
     file, entry = task.file, task.entry
+    if parquet_in.is_export(Path(file.path)):  # a folder of Parquet tables: nothing to open
+        result = parquet_in.read_export(file.path)
+        return Parsed(result, _entry(file, result, 0, 0, 0, None))
     if entry is not None and entry.state is not None:
         resumed = _resume(file, entry)
         if resumed is not None:

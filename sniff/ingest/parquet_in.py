@@ -1,0 +1,193 @@
+"""Provides `read_export`: the requests a `sniff export` folder holds, as responses to merge.
+
+Why: a pipeline exports on each machine and analyses centrally. So every command that reads
+logs also takes an export folder (or a folder holding several) as a path: each row of its
+`requests` table becomes one `Response` again, with the key, tokens, times and origin (log file
+and line) the export wrote, and the merge keeps one request per key as it does for log files.
+So exports of overlapping logs, or of several machines read together, count nothing twice.
+
+Costs are not read back: the merge prices the tokens again, as it prices any log, so with the
+same price data an export read back costs exactly what the scan that wrote it did (and a
+`--pricing` file applies to it as to logs). Prompt blocks (the `blocks` table) are not restored:
+analyses of prompts see none for these requests. A Parquet file that cannot be read is reported
+as an unreadable file, and a row that is not a request as a skipped line; the rest still count.
+
+pyarrow is imported only when an export is read: discovering paths must stay light.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sniff.ingest.record import TOP_LEVEL, FileResult, Response
+from sniff.model import Agent, LineIssue
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+SOURCE = "sniff-export"
+"""The format an export folder is counted as."""
+MANIFEST = "sniff-export.json"
+"""The file that marks a folder as an export (`sniff.export.writer.MANIFEST`)."""
+REQUESTS = "requests"
+"""The table read back; the others derive from it."""
+TOKENS = (
+    "input_tokens", "cache_read_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens",
+    "output_tokens", "reasoning_tokens",
+)  # fmt: skip
+"""Token columns in the order of `record.Tokens`."""
+TIMES = ("started_at", "first_token_at", "ended_at")
+TEXTS = ("key", "source", "provider", "model", "project", "session_id", "agent", "agent_id", "file")
+"""Columns every row must fill."""
+OPTIONAL_TEXTS = ("error", "version", "previous")
+COLUMNS = (*TEXTS, *OPTIONAL_TEXTS, *TIMES, *TOKENS, "ttl_assumed", "line")
+"""The columns of `sniff.export.tables.REQUESTS` a response is made of."""
+AGENTS = frozenset(agent.value for agent in Agent)
+
+
+def is_export(path: Path) -> bool:
+    """Whether `path` is a `sniff export` folder, or the `requests` folder inside one."""
+    if not path.is_dir():
+        return False
+    if (path / MANIFEST).is_file():
+        return True
+    return path.name == REQUESTS and (path.parent / MANIFEST).is_file()
+
+
+def requests_folder(path: Path) -> Path:
+    """The `requests` table of the export at `path` (see `is_export`)."""
+    return path / REQUESTS if (path / MANIFEST).is_file() else path
+
+
+def table_files(path: Path) -> list[Path]:
+    """The Parquet files of the export's `requests` table, in a stable order."""
+    found: list[Path] = []
+    for directory, subdirs, files in os.walk(requests_folder(path)):
+        subdirs.sort()
+        found.extend(Path(directory, name) for name in sorted(files) if name.endswith(".parquet"))
+    return found
+
+
+def identity(path: Path) -> tuple[int, int]:
+    """(size, modification time in ns) of the export as a whole, for the index and answers.
+
+    The bytes of its manifest and Parquet files, and the latest modification of any of them or
+    of the folders holding them: a file rewritten, added or removed changes one or the other.
+
+    Raises:
+        OSError: the export vanished while being looked at.
+    """
+    root = path if (path / MANIFEST).is_file() else path.parent
+    status = (root / MANIFEST).stat()
+    size, latest = status.st_size, status.st_mtime_ns
+    for directory, _, files in os.walk(requests_folder(path)):
+        latest = max(latest, os.stat(directory).st_mtime_ns)
+        for name in files:
+            status = os.stat(os.path.join(directory, name))
+            size += status.st_size
+            latest = max(latest, status.st_mtime_ns)
+    return size, latest
+
+
+def read_export(path: str) -> FileResult:
+    """One `Response` per row of the export's `requests` table (see the module docstring)."""
+    responses: list[Response] = []
+    issues: list[LineIssue] = []
+    for file in table_files(Path(path)):
+        found, problems = read_table_file(file)
+        responses.extend(found)
+        issues.extend(problems)
+    return FileResult(responses, issues, 0, SOURCE)
+
+
+def read_table_file(file: Path) -> tuple[list[Response], list[LineIssue]]:
+    """The responses of one Parquet file of a `requests` table, and what could not be read.
+
+    A file that is not Parquet, or lacks a column, is one issue at line 0; a row that is not a
+    request (no key, an unknown agent) is an issue at its 1-based row number.
+    """
+    try:
+        table = _load(file)
+    except (OSError, ValueError) as error:  # pyarrow's errors derive from these
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        return [], [LineIssue(str(file), 0, f"cannot read Parquet file: {reason}")]
+    responses: list[Response] = []
+    issues: list[LineIssue] = []
+    for number, row in enumerate(_rows(table), start=1):
+        try:
+            responses.append(to_response(row))
+        except (KeyError, TypeError, ValueError) as error:
+            issues.append(LineIssue(str(file), number, f"not a sniff request row: {error}"))
+    return responses, issues
+
+
+def _load(file: Path) -> pa.Table:
+    """The file's request columns.
+
+    Raises:
+        OSError, ValueError: it cannot be read as Parquet, or a column is missing.
+    """
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(file) as parquet:
+        names = set(parquet.schema_arrow.names)
+        missing = [column for column in COLUMNS if column not in names]
+        if missing:
+            raise ValueError(f"not a sniff requests table (no column {', '.join(missing)})")
+        return parquet.read(columns=list(COLUMNS))
+
+
+def _rows(table: pa.Table) -> list[dict[str, Any]]:
+    """The table's rows as dicts, times as integer microseconds since the epoch (UTC)."""
+    import pyarrow as pa
+
+    for name in TIMES:
+        index = table.schema.get_field_index(name)
+        micros = table.column(index).cast(pa.timestamp("us", tz="UTC")).cast(pa.int64())
+        table = table.set_column(index, name, micros)
+    rows: list[dict[str, Any]] = table.to_pylist()
+    return rows
+
+
+def to_response(row: dict[str, Any]) -> Response:
+    """The response a row of the `requests` table stands for.
+
+    Raises:
+        KeyError, TypeError, ValueError: a required field is empty or of the wrong kind.
+    """
+    for name in TEXTS:
+        if not isinstance(row[name], str):
+            raise TypeError(f"{name} is {row[name]!r}")
+    if row["agent"] not in AGENTS:
+        raise ValueError(f"unknown agent {row['agent']!r}")
+    if row["ended_at"] is None:
+        raise ValueError("ended_at is empty")
+    tokens = tuple(int(row[name] or 0) for name in TOKENS)
+    return Response(
+        source=row["source"],
+        key=row["key"],
+        copy_rank=TOP_LEVEL,
+        usage=(tokens[0], tokens[1], tokens[2], tokens[3], tokens[4], tokens[5]),
+        ttl_assumed=bool(row["ttl_assumed"]),
+        model=row["model"],
+        provider=row["provider"],
+        session_id=row["session_id"],
+        agent=row["agent"],
+        agent_id=row["agent_id"],
+        project=row["project"],
+        first_at=_seconds(row["first_token_at"]),
+        last_at=_seconds(row["ended_at"]),
+        started_at=_seconds(row["started_at"]),
+        version=row["version"],
+        file=row["file"],
+        line=int(row["line"] or 0),
+        error=row["error"],
+        previous=row["previous"],
+    )
+
+
+def _seconds(micros: int | None) -> float | None:
+    """Microseconds since the epoch as seconds (exactly the instant the export wrote)."""
+    return None if micros is None else micros / 1_000_000
