@@ -26,20 +26,17 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 import uuid
 from collections import defaultdict
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-SAMPLE_SECONDS = 0.005
+from measure import Run, compile_sniff, run, summary  # bench/ is on the path when a script runs
+
 REPO = Path(__file__).resolve().parent.parent
 GENERATOR = REPO.parent / "shared" / "bench" / "gen_corpus.py"
 SAMPLES = REPO.parent / "shared" / "samples"
@@ -90,70 +87,6 @@ for name in sorted(os.listdir(root)):
     totals["cost"] += stats["overview"]["total_cost"]
 print(json.dumps(totals))
 """
-
-
-@dataclass
-class Run:
-    seconds: float
-    peak_rss_kib: int
-    stdout: str
-
-
-def tree_rss_kib(pid: int) -> int:
-    """Resident memory of a process and all its descendants, in KiB."""
-    total = 0
-    stack = [pid]
-    while stack:
-        current = stack.pop()
-        try:
-            with open(f"/proc/{current}/status") as status:
-                for line in status:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-                        break
-            for task in os.listdir(f"/proc/{current}/task"):
-                with open(f"/proc/{current}/task/{task}/children") as children:
-                    stack.extend(int(child) for child in children.read().split())
-        except (OSError, ValueError):
-            continue
-    return total
-
-
-def run(command: list[str], env: dict[str, str]) -> Run:
-    """Run once, sampling the process tree's memory until it exits."""
-    peak = 0
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
-    )
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, tree_rss_kib(process.pid))
-            time.sleep(SAMPLE_SECONDS)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    stdout, stderr = process.communicate()
-    seconds = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    if process.returncode != 0:
-        shown = " ".join(command if command[1:2] != ["-c"] else [command[0], "-c", "<snippet>"])
-        sys.exit(f"{shown} failed with exit code {process.returncode}:\n{stderr.strip()[-2000:]}")
-    return Run(seconds, peak, stdout)
-
-
-def compile_sniff() -> None:
-    """Compile sniff's modules as `pip install` does, so a checkout whose environment forbids
-    writing bytecode (PYTHONDONTWRITEBYTECODE) is not timed recompiling them on every run."""
-    import sniff
-
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(Path(sniff.__file__).parent)], check=True
-    )
 
 
 def build_corpus(size_mb: int) -> Path:
@@ -243,17 +176,6 @@ class Appender:
             return None
         usable = message.get("usage") and not str(message.get("model", "")).startswith("<")
         return entry if usable and "uuid" in entry and "timestamp" in entry else None
-
-
-def summary(name: str, runs: list[Run]) -> tuple[float, int]:
-    times = [r.seconds for r in runs]
-    peak = max(r.peak_rss_kib for r in runs)
-    median = statistics.median(times)
-    print(
-        f"{name:13} median {median:6.2f} s   best {min(times):6.2f} s   "
-        f"peak RSS {peak / 1024:7.1f} MiB   runs: {', '.join(f'{t:.2f}' for t in times)}"
-    )
-    return median, peak
 
 
 def verdict(label: str, value: float, target: float) -> None:

@@ -19,78 +19,10 @@ import argparse
 import json
 import os
 import shutil
-import statistics
-import subprocess
 import sys
-import threading
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-SAMPLE_SECONDS = 0.005
-
-
-@dataclass
-class Run:
-    seconds: float
-    peak_rss_kib: int
-    stdout: str
-
-
-def tree_rss_kib(pid: int) -> int:
-    """Resident memory of a process and all its descendants, in KiB."""
-    total = 0
-    stack = [pid]
-    while stack:
-        current = stack.pop()
-        try:
-            with open(f"/proc/{current}/status") as status:
-                for line in status:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-                        break
-            for task in os.listdir(f"/proc/{current}/task"):
-                with open(f"/proc/{current}/task/{task}/children") as children:
-                    stack.extend(int(child) for child in children.read().split())
-        except (OSError, ValueError):
-            continue
-    return total
-
-
-def run(command: list[str], env: dict[str, str]) -> Run:
-    """Run once, sampling the process tree's memory until it exits."""
-    peak = 0
-    start = time.perf_counter()
-    process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True
-    )
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, tree_rss_kib(process.pid))
-            time.sleep(SAMPLE_SECONDS)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    stdout, _ = process.communicate()
-    seconds = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    if process.returncode != 0:
-        sys.exit(f"{' '.join(command)} failed with exit code {process.returncode}")
-    return Run(seconds, peak, stdout)
-
-
-def compile_sniff() -> None:
-    """Compile sniff's modules as `pip install` does, so a checkout whose environment forbids
-    writing bytecode (PYTHONDONTWRITEBYTECODE) is not timed recompiling them on every run."""
-    import sniff
-
-    subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(Path(sniff.__file__).parent)], check=True
-    )
+from measure import Run, compile_sniff, run, summary  # bench/ is on the path when a script runs
 
 
 def sniff_tokens(output: str) -> dict[str, int]:
@@ -111,17 +43,6 @@ def ccusage_tokens(output: str) -> dict[str, int]:
         "cache_write": totals["cacheCreationTokens"],
         "output": totals["outputTokens"],
     }
-
-
-def summary(name: str, runs: list[Run]) -> tuple[float, int]:
-    times = [r.seconds for r in runs]
-    peak = max(r.peak_rss_kib for r in runs)
-    median = statistics.median(times)
-    print(
-        f"{name:8} median {median:6.2f} s   best {min(times):6.2f} s   "
-        f"peak RSS {peak / 1024:7.1f} MiB   runs: {', '.join(f'{t:.2f}' for t in times)}"
-    )
-    return median, peak
 
 
 def main() -> None:
@@ -147,6 +68,7 @@ def main() -> None:
         "sniff",
         "scan",
         "--json",
+        "--no-index",  # every file parsed, as ccusage does (bench_index.py times the index)
         *args.sniff_args.split(),
         str(projects),
     ]
@@ -161,8 +83,8 @@ def main() -> None:
         sniff_runs.append(run(sniff_cmd, env))
         ccusage_runs.append(run(ccusage_cmd, ccusage_env))
 
-    sniff_median, sniff_peak = summary("sniff", sniff_runs)
-    cc_median, cc_peak = summary("ccusage", ccusage_runs)
+    sniff_median, sniff_peak = summary("sniff", sniff_runs, 8)
+    cc_median, cc_peak = summary("ccusage", ccusage_runs, 8)
     print(f"ratio    wall {sniff_median / cc_median:.2f}x   memory {sniff_peak / cc_peak:.2f}x")
     ours, theirs = sniff_tokens(sniff_runs[-1].stdout), ccusage_tokens(ccusage_runs[-1].stdout)
     verdict = "same tokens" if ours == theirs else f"TOKENS DIFFER: sniff {ours} ccusage {theirs}"

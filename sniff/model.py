@@ -171,6 +171,58 @@ class LineIssue(msgspec.Struct, frozen=True, gc=False):
     """True when the line was repaired and still counted, False when it was skipped."""
 
 
+class ToolCall(msgspec.Struct, frozen=True, gc=False):
+    """One tool use the model asked for (a `tool_use` block of a response)."""
+
+    id: str
+    name: str
+    key: str
+    """The API call (response) that asked for it."""
+    session_id: str
+    project: str
+    at: str
+    """When the response holding it was logged: the log's own ISO time ("" when unknown)."""
+
+
+class ToolResult(msgspec.Struct, frozen=True, gc=False):
+    """What came back for a tool use (a `tool_result` block)."""
+
+    tool_use_id: str
+    session_id: str
+    at: str
+    """The log's ISO time ("" when unknown)."""
+    error: str | None = None
+    """The failure's text (an excerpt) when the result is an error; None when it succeeded."""
+
+
+class AgentEvent(msgspec.Struct, frozen=True, gc=False):
+    """Something that happened to a conversation outside tool calls."""
+
+    kind: str
+    """`instruction` (a real user request), `interrupt` (the user stopped the agent) or
+    `api_error` (the harness logged a failed API call)."""
+    session_id: str
+    project: str
+    at: str
+    """The log's ISO time ("" when unknown)."""
+    text: str = ""
+    """An excerpt of what was said (instructions, API errors)."""
+    command: str | None = None
+    """For an instruction given as a slash command: its name, e.g. `/review`."""
+    uuid: str = ""
+
+
+class Activity(msgspec.Struct, frozen=True, gc=False):
+    """What agents did besides calling the model: tool calls, their results, user requests."""
+
+    calls: tuple[ToolCall, ...] = ()
+    results: tuple[ToolResult, ...] = ()
+    events: tuple[AgentEvent, ...] = ()
+
+
+NO_ACTIVITY = Activity()
+
+
 class Dataset(msgspec.Struct, frozen=True):
     """Everything one run read: the requests and an account of what could not be read."""
 
@@ -189,6 +241,8 @@ class Dataset(msgspec.Struct, frozen=True):
     """How many files were read as each log format."""
     unknown_files: tuple[str, ...] = ()
     """Files of no format sniff reads (reported once each, by name)."""
+    activity: Activity = NO_ACTIVITY
+    """Tool calls, tool results and user requests, each once across files."""
 
     @property
     def skipped(self) -> tuple[LineIssue, ...]:

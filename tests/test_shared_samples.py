@@ -172,3 +172,30 @@ def test_claude_trace_latency_equals_its_own_timestamps():
         ordered = sorted(expected)
         median = (ordered[31] + ordered[32]) / 2
         assert report["percentiles"]["p50"] == pytest.approx(median, abs=1e-3)
+
+
+def test_agents_counts_tool_calls_and_failures_as_the_logs_hold_them() -> None:
+    """sniffly sample: calls per tool = distinct `tool_use` blocks; failures = distinct
+    `tool_result` blocks with `is_error`, each in a documented class, none left in `other`."""
+    calls: dict[str, str] = {}
+    failed: set[str] = set()
+    for path in sorted((SHARED / "sniffly").rglob("*.jsonl")):
+        for raw in path.read_text().splitlines():
+            line = json.loads(raw)
+            content = (line.get("message") or {}).get("content")
+            for block in content if isinstance(content, list) else []:
+                if block.get("type") == "tool_use":
+                    calls.setdefault(block["id"], block["name"])
+                elif block.get("type") == "tool_result" and block.get("is_error"):
+                    failed.add(block["tool_use_id"])
+    expected: dict[str, int] = {}
+    for name in calls.values():
+        expected[name] = expected.get(name, 0) + 1
+
+    result = CliRunner().invoke(app, ["agents", "--json", str(SHARED / "sniffly")])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert {row["tool"]: row["calls"] for row in report["tools"]["by_tool"]} == expected
+    classes = {row["class"]: row["count"] for row in report["errors"]["by_class"]}
+    assert sum(classes.values()) == len(failed) == 6
+    assert "other" not in classes

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, tzinfo
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 from sniff.errors import UserError
-from sniff.model import Request
+from sniff.model import Activity, Request
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,3 +60,38 @@ def parse_bound(text: str, zone: tzinfo, *, end: bool) -> datetime:
     except ValueError as error:
         raise UserError(f"not a date or ISO date-time: {text!r} (try 2026-01-31)") from error
     return moment if moment.tzinfo else moment.replace(tzinfo=zone)
+
+
+def keep_activity(activity: Activity, filters: Filters) -> Activity:
+    """The tool calls, results and user requests of the projects and times `filters` keep."""
+    if filters.since is None and filters.until is None and not filters.project:
+        return activity
+    since = filters.since.astimezone(UTC).isoformat() if filters.since else None
+    until = filters.until.astimezone(UTC).isoformat() if filters.until else None
+
+    def kept(at: str, project: str | None) -> bool:
+        moment = _as_utc(at)
+        if since is not None and (moment is None or moment < since):
+            return False
+        if until is not None and (moment is None or moment >= until):
+            return False
+        return not (filters.project and project is not None and
+                    filters.project.lower() not in project.lower())  # fmt: skip
+
+    sessions = {c.session_id: c.project for c in activity.calls}
+    sessions.update({e.session_id: e.project for e in activity.events})
+    return Activity(
+        calls=tuple(c for c in activity.calls if kept(c.at, c.project)),
+        results=tuple(r for r in activity.results if kept(r.at, sessions.get(r.session_id))),
+        events=tuple(e for e in activity.events if kept(e.at, e.project)),
+    )
+
+
+def _as_utc(at: str) -> str | None:
+    """An ISO time as comparable UTC text (the bounds are made the same way)."""
+    from sniff.ingest.record import epoch
+
+    moment = epoch(at)
+    if moment is None:
+        return None
+    return datetime.fromtimestamp(moment, UTC).isoformat()

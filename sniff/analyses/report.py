@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 
 from sniff.analyses.breaks import BreakReport, find_breaks
 from sniff.analyses.summary import Group, LocalDays, Summary, Totals, summarize
-from sniff.model import Dataset, Request
+from sniff.model import Activity, Dataset, Request
 from sniff.pricing import PriceBook, PriceSource
 
 if TYPE_CHECKING:
+    from sniff.analyses.agents import AgentReport
     from sniff.analyses.cache import CacheReport
     from sniff.analyses.latency import LatencyReport
     from sniff.lint.model import Finding
@@ -48,6 +49,8 @@ class Report:
     """TTFT and end to end, where the logs time the requests."""
     cost_by_class: dict[str, dict[str, float]] = field(default_factory=dict)
     """Per day: dollars of uncached input, cache reads, 5m and 1h writes, and output."""
+    agents: AgentReport | None = None
+    """Tool use, failures and user requests, where the logs hold them."""
 
     @property
     def totals(self) -> Totals:
@@ -75,6 +78,7 @@ def build_report(
     what_ifs: bool = True,
     lint: bool = True,
     latency: bool = True,
+    activity: Activity | None = None,
 ) -> Report:
     """The report of `dataset`'s requests that `keep` selects, grouped `by`.
 
@@ -97,7 +101,16 @@ def build_report(
         lint=_lint(dataset, prices) if lint else [],
         latency=_latency(chosen, zone) if latency else [],
         cost_by_class=_cost_by_class(chosen, zone),
+        agents=_agents(chosen, dataset.activity if activity is None else activity, zone),
     )
+
+
+def _agents(requests: list[Request], activity: Activity, zone: tzinfo) -> AgentReport | None:
+    from sniff.analyses.agents import analyze_agents
+
+    if not activity.calls and not activity.events:
+        return None
+    return analyze_agents(requests, activity, zone)
 
 
 def _cost_by_class(requests: list[Request], zone: tzinfo) -> dict[str, dict[str, float]]:

@@ -57,11 +57,12 @@ def _root(
 
 
 def _register() -> None:
-    from sniff.cli import cache, export, index, latency, lint, report, scan, sessions, tui
+    from sniff.cli import agents, cache, export, index, latency, lint, report, scan, sessions, tui
 
     scan.register(app)
     sessions.register(app)
     cache.register(app)
+    agents.register(app)
     lint.register(app)
     latency.register(app)
     export.register(app)

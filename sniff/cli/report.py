@@ -36,6 +36,14 @@ def report(
             "--by", help="Group costs by day, week, month, project, model, session or agent."
         ),
     ] = "day",
+    redact: Annotated[
+        bool,
+        typer.Option(
+            "--redact",
+            help="Keep every number; drop prompt, request and tool-output text; "
+            "replace project names and paths with stable pseudonyms.",
+        ),
+    ] = False,
     since: o.Since = None,
     until: o.Until = None,
     project: o.ProjectFilter = None,
@@ -76,9 +84,20 @@ def report(
         dask=dask,
     )
     o.report_issues(selection.dataset, verbose)
+    from sniff.analyses.filters import keep_activity
+
     built = build_report(
-        selection.dataset, selection.prices, selection.zone, by=by, keep=selection.filters.keep
+        selection.dataset,
+        selection.prices,
+        selection.zone,
+        by=by,
+        keep=selection.filters.keep,
+        activity=keep_activity(selection.dataset.activity, selection.filters),
     )
+    if redact:
+        from sniff.analyses.redact import redact as redacted
+
+        built = redacted(built)
     text = _render(built, output_format)
     if output is None:
         typer.echo(text, nl=not text.endswith("\n"))

@@ -14,6 +14,7 @@ import sys
 from pathlib import PurePath
 from typing import Any
 
+from sniff.ingest.claude_code_activity import ActivityLog
 from sniff.ingest.claude_code_wire import (
     DECODER,
     EmbeddedLine,
@@ -81,6 +82,8 @@ class Reader:
         self.sidechain_roots: dict[str, str] = {}
         self.groups: dict[str, _Group] = {}
         self.last_time = ""
+        self.activity = ActivityLog()
+        self.stem = stem
 
     def read(self, data: bytes) -> FileResult:
         self.feed(data)
@@ -116,21 +119,25 @@ class Reader:
                 self._assistant(number, entry, entry, TOP_LEVEL)
             elif kind == "progress" and entry.data is not None:
                 self._progress(number, entry, entry.data)
+            elif kind == "user":
+                main = not entry.isSidechain and self.file_agent is None
+                self.activity.user(entry, entry.sessionId or self.stem, main)
 
     def result(self) -> FileResult:
-        """What the lines read so far hold: one `Response` per API response."""
+        """What the lines read so far hold: one `Response` per API response, and activity."""
         responses = [group.response(self) for group in self.groups.values()]
-        return FileResult(responses, list(self.issues), self.synthetic, SOURCE)
+        activity = self.activity.freeze(self.project)
+        return FileResult(responses, list(self.issues), self.synthetic, SOURCE, activity)
 
     def _progress(self, number: int, entry: WireLine, data: ProgressData) -> None:
         """A parent's progress line that embeds a subagent's response (2.1.x)."""
         inner = data.message
-        if (
-            data.type in (None, "agent_progress")
-            and inner is not None
-            and inner.type == "assistant"
-        ):
+        if data.type not in (None, "agent_progress") or inner is None:
+            return
+        if inner.type == "assistant":
             self._assistant(number, inner, entry, EMBEDDED, data.agentId)
+        elif inner.type == "user":  # the subagent's tool results
+            self.activity.user(inner, inner.sessionId or entry.sessionId or self.stem, False)
 
     def _assistant(
         self,
@@ -144,16 +151,20 @@ class Reader:
         if message is None:
             return
         model = message.model
+        session = line.sessionId or envelope.sessionId or self.stem
+        timestamp = line.timestamp or envelope.timestamp or self.last_time
         if model == SYNTHETIC_MODEL or line.isApiErrorMessage:
             self.synthetic += 1
+            if copy_rank == TOP_LEVEL:
+                self.activity.api_error(message, session, timestamp)
             return
+        key = message.id or line.requestId or line.uuid or f"{self.path}:{number}"
+        self.activity.assistant(message, key, session, timestamp)
         usage = message.usage
         if usage is None:
             return
-        key = message.id or line.requestId or line.uuid or f"{self.path}:{number}"
         if copy_rank == TOP_LEVEL and line.uuid:
             self.owners[line.uuid] = key
-        timestamp = line.timestamp or envelope.timestamp or self.last_time
         group = self.groups.get(key)
         if group is None:
             self.groups[key] = self._new_group(

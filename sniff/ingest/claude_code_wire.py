@@ -37,12 +37,30 @@ class WireUsage(msgspec.Struct):
     output_tokens_details: OutputDetails | None = None
 
 
+class ContentBlock(msgspec.Struct):
+    """One block of `message.content`: only what agent analytics read.
+
+    Texts stay raw JSON (`msgspec.Raw`): most are never looked at, and decoding the large ones
+    (tool outputs, file contents) would cost more than the rest of the line.
+    """
+
+    type: str | None = None
+    id: str | None = None
+    name: str | None = None
+    tool_use_id: str | None = None
+    is_error: bool | None = None
+    text: msgspec.Raw = msgspec.Raw(b"")
+    content: msgspec.Raw = msgspec.Raw(b"")
+
+
 class WireMessage(msgspec.Struct):
     """`message` of a line: for assistant lines, one content block of an API response."""
 
     id: str | None = None
     model: str | None = None
     usage: WireUsage | None = None
+    content: list[ContentBlock] | str | None = None
+    """Blocks, or a user's plain-text message."""
 
 
 class EmbeddedLine(msgspec.Struct):
@@ -81,6 +99,8 @@ class WireLine(msgspec.Struct):
     cwd: str | None = None
     requestId: str | None = None  # noqa: N815
     isApiErrorMessage: bool | None = None  # noqa: N815
+    isMeta: bool | None = None  # noqa: N815
+    isCompactSummary: bool | None = None  # noqa: N815
     message: WireMessage | None = None
     data: ProgressData | None = None
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from sniff.ingest.record import Response
-from sniff.model import Agent, Cost, Request, Usage
+from sniff.model import Activity, Agent, AgentEvent, Cost, Request, ToolCall, ToolResult, Usage
 
 FREE = Cost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 """The cost of a call that failed: nothing was billed."""
@@ -99,3 +99,50 @@ def _file_time(path: str) -> datetime:
         return datetime.fromtimestamp(os.stat(path).st_mtime, tz=UTC)
     except OSError:
         return datetime.fromtimestamp(0, tz=UTC)
+
+
+def merge_activity(activities: Iterable[Activity | None], requests: list[Request]) -> Activity:
+    """Each tool call, tool result and user request once across files.
+
+    A copy found in several files (a subagent's calls embedded in its parent, a resumed
+    session's replay) is kept where the merge keeps the calls: with the session that ended
+    first, as the original.
+    """
+    ends: dict[str, float] = {}
+    for request in requests:
+        moment = request.ended_at.timestamp()
+        if moment > ends.get(request.session_id, 0.0):
+            ends[request.session_id] = moment
+    first = max(ends.values(), default=0.0) + 1.0
+
+    def rank(session_id: str) -> tuple[float, str]:
+        return (ends.get(session_id, first), session_id)
+
+    calls: dict[str, ToolCall] = {}
+    results: dict[str, ToolResult] = {}
+    events: dict[tuple[str, ...], AgentEvent] = {}
+    for activity in activities:
+        if activity is None:
+            continue
+        for call in activity.calls:
+            kept = calls.get(call.id)
+            if kept is None or rank(call.session_id) < rank(kept.session_id):
+                calls[call.id] = call
+        for result in activity.results:
+            had = results.get(result.tool_use_id)
+            if had is None or rank(result.session_id) < rank(had.session_id):
+                results[result.tool_use_id] = result
+        for event in activity.events:
+            key = (
+                (event.kind, event.uuid)
+                if event.uuid
+                else (event.kind, event.session_id, str(event.at), event.text)
+            )
+            old = events.get(key)
+            if old is None or rank(event.session_id) < rank(old.session_id):
+                events[key] = event
+    return Activity(
+        calls=tuple(sorted(calls.values(), key=lambda c: (c.at, c.id))),
+        results=tuple(sorted(results.values(), key=lambda r: (r.at, r.tool_use_id))),
+        events=tuple(sorted(events.values(), key=lambda e: (e.at, e.kind, e.uuid))),
+    )

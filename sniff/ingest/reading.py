@@ -13,7 +13,7 @@ from functools import partial
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.formats import parse_any
 from sniff.ingest.index_store import IndexStore
-from sniff.ingest.merge import Pricer, merge
+from sniff.ingest.merge import Pricer, merge, merge_activity
 from sniff.ingest.parallel import map_files
 from sniff.ingest.record import FileResult, Prompts
 from sniff.model import Dataset, LineIssue
@@ -97,6 +97,7 @@ def assemble(
         else:
             formats[result.log_format] = formats.get(result.log_format, 0) + 1
     requests = merge((r for result in results for r in result.responses), cost_of)
+    activity = merge_activity((result.activity for result in results), requests)
     return Dataset(
         requests=tuple(requests),
         files=tuple(file.path for file in files),
@@ -106,4 +107,5 @@ def assemble(
         sample=sample,
         formats=formats,
         unknown_files=tuple(unknown),
+        activity=activity,
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Literal, NamedTuple
 
-from sniff.model import Block, LineIssue
+from sniff.model import Activity, Block, LineIssue
 
 Tokens = tuple[int, int, int, int, int, int]
 """input (uncached), cache read, 5m write, 1h write, output, reasoning."""
@@ -74,6 +74,8 @@ class FileResult(NamedTuple):
     """Harness-generated messages seen (API errors): not billable."""
     log_format: str | None = None
     """The format the file was read as; None when it is of no format sniff reads."""
+    activity: Activity | None = None
+    """Tool calls, results and user requests, where the log holds them."""
 
 
 def epoch(timestamp: str | float | int | None) -> float | None:

@@ -12,6 +12,7 @@ import io
 from typing import Any
 
 from sniff.analyses.report import Report, period_text
+from sniff.present.agents_view import agents_json
 from sniff.present.formats import compact, money, percent
 from sniff.present.jsonout import summary_json, totals_json, warnings_json
 
@@ -50,6 +51,7 @@ def report_json(report: Report) -> dict[str, Any]:
     data["what_if"] = _what_if_json(report)
     data["lint"] = [_finding_json(finding) for finding in report.lint]
     data["latency"] = [_latency_json(item) for item in report.latency]
+    data["agents"] = agents_json(report.agents) if report.agents is not None else None
     data["assumptions"] = assumptions(report)
     return data
 
@@ -136,8 +138,24 @@ def report_markdown(report: Report) -> str:
                 f"| {money(row.cost_usd)} |"
             )
     lines += _markdown_extras(report)
+    lines += _markdown_agents(report)
     lines += ["", "## Assumptions", ""] + [f"- {text}" for text in assumptions(report)]
     return "\n".join(lines) + "\n"
+
+
+def _markdown_agents(report: Report) -> list[str]:
+    from sniff.present.report_agents import sections
+
+    if report.agents is None:
+        return []
+    lines: list[str] = []
+    for title, headers, rows, text_columns in sections(report.agents):
+        lines += ["", f"## {title}", "", "| " + " | ".join(headers) + " |"]
+        lines.append(
+            "|" + "|".join("---" if i < text_columns else "---:" for i in range(len(headers))) + "|"
+        )
+        lines += ["| " + " | ".join(_md(text) for text, _ in row) + " |" for row in rows]
+    return lines
 
 
 def _markdown_extras(report: Report) -> list[str]:

@@ -235,4 +235,10 @@ def _extras(report: Report) -> list[str]:
         ]
         parts.append(f"<h2>Latency peaks: {escape(NAMES[item.metric])}</h2>")
         parts.append(_table(["peak", "at", "range", "share", "cache hits"], rows, 0))
+    if report.agents is not None:
+        from sniff.present.report_agents import sections
+
+        for title, headers, agent_rows, text_columns in sections(report.agents):
+            parts.append(f"<h2>{escape(title)}</h2>")
+            parts.append(_table(headers, agent_rows, text_columns))
     return parts

@@ -36,6 +36,12 @@ class SniffApp(App[None]):
         Binding("q", "quit", "Quit", tooltip="Leave sniff"),
         Binding("f", "findings", "Findings", tooltip="Cache breaks and lint findings by dollars"),
         Binding("l", "latency", "Latency", tooltip="The latency distribution and its peaks"),
+        Binding(
+            "b",
+            "behaviour",
+            "Behaviour",
+            tooltip="Tools, failures, and what each user request led to",
+        ),
         Binding("r", "reload", "Reload", tooltip="Read the files that changed since"),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="Keys and how to read"),
     ]
@@ -158,6 +164,13 @@ class SniffApp(App[None]):
 
         if not isinstance(self.screen, LatencyScreen):
             self.push_screen(LatencyScreen())
+
+    def action_behaviour(self) -> None:
+        """Open the agents' behaviour: tools, failures and user requests."""
+        from sniff.tui.screens.behaviour import BehaviourScreen
+
+        if not isinstance(self.screen, BehaviourScreen):
+            self.push_screen(BehaviourScreen())
 
     def action_reload(self) -> None:
         """Read the files that changed since they were read."""

@@ -77,7 +77,7 @@ def test_json_has_the_documented_keys() -> None:
     ]
     # observed and simulated cover the same requests and the same prompt tokens
     observed, simulated = data["observed"], data["simulated"]
-    assert observed["requests"] == simulated["requests"] == 97
+    assert observed["requests"] == simulated["requests"] == 129
     assert observed["prompt_tokens"] == simulated["prompt_tokens"]
 
 

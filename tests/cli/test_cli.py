@@ -164,14 +164,14 @@ def test_bad_pricing_file_exits_2(tmp_path):
 @pytest.mark.parametrize(
     ("args", "requests"),
     [
-        (["--since", "2026-01-01"], 16 + 9 + 4 + 29),  # tilesrv, notes-cli and breaks-demo
+        (["--since", "2026-01-01"], 16 + 9 + 4 + 29 + 32),  # the four projects of 2026
         (["--until", "2025-09-09"], 5 + 11 + 3),  # --until includes the day: 3 before midnight
         (["--since", "2025-09-10T00:00:00+00:00", "--until", "2025-09-11"], 4),
         (["--since", "2025-11-26", "--until", "2025-11-26"], 3),  # the resume replays not twice
         (["--project", "ledger"], 9 + 3 + 4),
         (["--project", "TILESRV"], 16 + 9),
         (["--project", "tilesrv", "--agent", "subagent"], 3 + 2),
-        (["--model", "haiku"], 8 + 4),  # 4 in breaks-demo's subagent
+        (["--model", "haiku"], 8 + 4 + 2),  # 4 in breaks-demo's subagent, 2 in agent-habits
         (["--model", "nothing-like-this"], 0),
     ],
 )
@@ -222,7 +222,7 @@ def test_sessions_sort_by_start_is_oldest_first():
     starts = [row["start"] for row in rows]
     assert starts == sorted(starts)
     assert rows[0]["session"].startswith("515c8333")
-    assert rows[-1]["session"].startswith("103c3028")
+    assert rows[-1]["session"].startswith("894af375")
 
 
 def test_sessions_sort_by_cost_is_dearest_first_and_limit_cuts():

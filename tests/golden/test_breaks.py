@@ -155,7 +155,7 @@ def test_each_break_costs_its_rebuilt_tokens_at_write_or_input_price_minus_read_
         ) / 1e6
         assert found["cost_usd"] == pytest.approx(cost, abs=1e-6), found["request"]
         checked += 1
-    assert checked == 32  # the 12 faults of claude-code/ and its 20 cold starts
+    assert checked == 34  # the 12 faults of claude-code/ and its 22 cold starts
 
 
 def test_repricing_rebuilt_tokens_as_reads_lowers_the_cost_by_the_breaks_cost() -> None:

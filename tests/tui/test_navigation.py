@@ -220,7 +220,8 @@ async def test_help_lists_every_key_binding(new_app: Callable[[], SniffApp]) -> 
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         source = app.screen.query_one(Markdown).source
-        for description in ("Quit", "Findings", "Reload", "Help", "Back", "Filter", "Sort"):
+        described = ("Quit", "Findings", "Latency", "Behaviour", "Reload", "Help", "Back")
+        for description in (*described, "Filter", "Sort"):
             assert f"| {description}" in source
         await pilot.press("escape")
         assert isinstance(app.screen, OverviewScreen)
@@ -292,3 +293,83 @@ async def test_latency_shows_the_peaks_of_each_metric(
                 assert f"◀ peak {index + 1}" in histogram
             await pilot.press("m")
             await settle(pilot)
+
+
+def cells(app: SniffApp, selector: str, index: int) -> list[str]:
+    """The cells of one column of one of the screen's tables, top to bottom, as text."""
+    table = app.screen.query_one(selector, BrowseTable).table
+    found = []
+    for row in range(table.row_count):
+        cell = table.get_cell_at((row, index))
+        found.append((cell.plain if isinstance(cell, Text) else str(cell)).strip())
+    return found
+
+
+async def test_behaviour_shows_tools_failures_and_user_requests_and_drills_down(
+    new_app: Callable[[], SniffApp], archive_dataset: Dataset
+) -> None:
+    from sniff.analyses.agents import analyze_agents, command_requests
+    from sniff.present.formats import compact
+    from sniff.tui.screens.behaviour import BehaviourScreen, CommandScreen
+
+    report = analyze_agents(archive_dataset.requests, archive_dataset.activity, UTC)
+    assert report.tools and report.commands  # the Claude Code samples record both
+    app = new_app()
+    async with app.run_test(size=(160, 60)) as pilot:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        assert isinstance(app.screen, BehaviourScreen)
+        title = shown(app, "#title")
+        calls = sum(row.calls for row in report.tools)
+        commands = len(report.commands)
+        assert f"{calls:,} tool calls" in title
+        assert f"of {report.results:,} tool results" in title
+        assert f"{commands:,} user requests, {report.interruptions:,} interrupted" in title
+        assert app.screen.query_one("#tools", BrowseTable).shown == len(report.tools)
+        tools = [cells(app, "#tools", index) for index in (0, 2, 3)]
+        assert {tool: (n, failed) for tool, n, failed in zip(*tools, strict=True)} == {
+            row.tool: (compact(row.calls), compact(row.errors)) for row in report.tools
+        }
+        failures = zip(cells(app, "#failures", 0), cells(app, "#failures", 1), strict=True)
+        assert dict(failures) == {row.error_class: compact(row.count) for row in report.errors}
+
+        # The user requests, newest first: each with its model calls, tool calls and cost.
+        shown_rows = list(
+            zip(
+                cells(app, "#commands", 2),
+                cells(app, "#commands", 3),
+                cells(app, "#commands", 4),
+                strict=True,
+            )
+        )
+        newest_first = sorted(report.commands, key=lambda row: row.at, reverse=True)
+        assert shown_rows == [
+            (compact(row.model_calls), compact(row.tool_calls), money(row.cost_usd))
+            for row in newest_first
+        ]
+        interrupted = cells(app, "#commands", 5)
+        assert interrupted.count("yes") == report.interruptions
+
+        # Enter on a user request lists the model calls it led to; Enter opens one.
+        index, command = next((i, c) for i, c in enumerate(newest_first) if c.model_calls)
+        table = app.screen.query_one("#commands", BrowseTable).table
+        assert app.focused is table
+        table.move_cursor(row=index, animate=False)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, CommandScreen) and app.screen.command == command
+        led_to = command_requests(archive_dataset.requests, report.commands, command)
+        assert len(led_to) == command.model_calls
+        timeline = app.screen.query_one(BrowseTable)
+        keys = [str(key.value) for key in timeline.table.rows]
+        keys = [key for key in keys if not key.startswith("gap:")]  # idle gaps are marks
+        assert keys == [request.key for request in led_to]
+        assert cursor_key(app) == led_to[0].key
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, RequestScreen) and app.screen.key == led_to[0].key
+        for back in (CommandScreen, BehaviourScreen, OverviewScreen):
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(app.screen, back), (app.screen, back)

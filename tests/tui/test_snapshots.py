@@ -96,3 +96,12 @@ def test_latency(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
         await settle(pilot)
 
     assert snap_compare(new_app(), terminal_size=(100, 40), run_before=open_latency)
+
+
+def test_behaviour(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
+    async def open_behaviour(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+
+    assert snap_compare(new_app(), terminal_size=(100, 40), run_before=open_behaviour)

@@ -802,6 +802,6 @@ def test_policy_file_minimum_means_nothing_below_it_is_cached(tmp_path: Path) ->
     sims = simulate(prompts, policy)
     small = [sim for prompt, sim in zip(prompts, sims, strict=True) if prompt.prompt_tokens < 1e5]
     big = [sim for prompt, sim in zip(prompts, sims, strict=True) if prompt.prompt_tokens >= 1e5]
-    assert len(small) == 91 and len(big) == 6
+    assert len(small) == 123 and len(big) == 6
     assert all(sim.written == sim.read == 0 for sim in small)
     assert all(sim.written or sim.read for sim in big)

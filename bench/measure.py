@@ -1,0 +1,94 @@
+"""Shared by the benchmarks: run a command, timing it and sampling its process tree's memory.
+
+Why the whole tree: sniff parses in worker processes, and a fair comparison counts the memory
+of every process a tool starts.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+SAMPLE_SECONDS = 0.005
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_rss_kib: int
+    stdout: str
+
+
+def tree_rss_kib(pid: int) -> int:
+    """Resident memory of a process and all its descendants, in KiB."""
+    total = 0
+    stack = [pid]
+    while stack:
+        current = stack.pop()
+        try:
+            with open(f"/proc/{current}/status") as status:
+                for line in status:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+                        break
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as children:
+                    stack.extend(int(child) for child in children.read().split())
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def run(command: list[str], env: dict[str, str]) -> Run:
+    """Run once, sampling the process tree's memory until it exits."""
+    peak = 0
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+    )
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, tree_rss_kib(process.pid))
+            time.sleep(SAMPLE_SECONDS)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    stdout, stderr = process.communicate()
+    seconds = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    if process.returncode != 0:
+        shown = " ".join(command if command[1:2] != ["-c"] else [command[0], "-c", "<snippet>"])
+        sys.exit(f"{shown} failed with exit code {process.returncode}:\n{stderr.strip()[-2000:]}")
+    return Run(seconds, peak, stdout)
+
+
+def compile_sniff() -> None:
+    """Compile sniff's modules as `pip install` does, so a checkout whose environment forbids
+    writing bytecode (PYTHONDONTWRITEBYTECODE) is not timed recompiling them on every run."""
+    import sniff
+
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(Path(sniff.__file__).parent)], check=True
+    )
+
+
+def summary(name: str, runs: list[Run], width: int = 13) -> tuple[float, int]:
+    """Print one tool's median, best and peak memory; return the median and the peak."""
+    times = [r.seconds for r in runs]
+    peak = max(r.peak_rss_kib for r in runs)
+    median = statistics.median(times)
+    print(
+        f"{name:{width}} median {median:6.2f} s   best {min(times):6.2f} s   "
+        f"peak RSS {peak / 1024:7.1f} MiB   runs: {', '.join(f'{t:.2f}' for t in times)}"
+    )
+    return median, peak

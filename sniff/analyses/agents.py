@@ -1,0 +1,319 @@
+"""Provides `analyze_agents`: which tools agents used, which failed and why, and what each
+user request led to.
+
+Counts are exact: each tool call is one `tool_use` block of a deduplicated response, each
+failure one `tool_result` marked `is_error` (or an API error entry, or an interruption), each
+user request one message the user typed (see `ingest.claude_code_activity`). What a tool's
+results added to the context comes from usage: the prompt of the request that carried the
+results, less the prompt and output of the request that asked for the tools. It is exact when
+that request asked for one tool; shared equally among its tools (and labelled so) otherwise.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, tzinfo
+
+from sniff.analyses.summary import LocalDays
+from sniff.analyses.tool_errors import ERROR_CLASSES, classify
+from sniff.ingest.record import epoch
+from sniff.model import Activity, AgentEvent, Request, ToolCall
+
+BUILT_IN = "built-in"
+SUBAGENTS = "subagents"
+SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
+EXAMPLES = 3
+
+
+@dataclass(slots=True)
+class ToolRow:
+    """One tool: how often it ran, failed, and what its results added to the context."""
+
+    tool: str
+    server: str
+    """`built-in`, `subagents` (Task launches) or the MCP server (`mcp__<server>__<tool>`)."""
+    calls: int = 0
+    errors: int = 0
+    result_tokens: int = 0
+    """Prompt tokens its results added to the next request (see the module docstring)."""
+    exact_calls: int = 0
+    """Calls whose `result_tokens` share is exact (the request asked for no other tool)."""
+
+
+@dataclass(slots=True)
+class ErrorRow:
+    """One class of failure."""
+
+    error_class: str
+    description: str
+    count: int = 0
+    examples: list[tuple[str, str, str]] = field(default_factory=list)
+    """Up to three (tool, text excerpt, ISO time)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandRow:
+    """One user request and what it led to, until the next request of its session."""
+
+    at: str
+    session_id: str
+    project: str
+    text: str
+    command: str | None
+    model_calls: int
+    tool_calls: int
+    cost_usd: float
+    unpriced_calls: int
+    interrupted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """A distribution's middle, tail and top."""
+
+    median: float
+    p90: float
+    maximum: float
+
+
+@dataclass(frozen=True, slots=True)
+class AgentReport:
+    """`sniff agents`."""
+
+    tools: list[ToolRow]
+    servers: list[tuple[str, int, int]]
+    """(server, calls, errors), most calls first."""
+    tools_by_project: dict[str, dict[str, int]]
+    tools_by_day: dict[str, dict[str, int]]
+    results: int
+    """Tool results seen (successes and failures)."""
+    errors: list[ErrorRow]
+    errors_by_day: list[tuple[str, int, int]]
+    """(day, tool results, failures)."""
+    interruptions: int
+    """User requests the user interrupted."""
+    commands: list[CommandRow]
+    steps: Spread | None
+    """Model calls per user request that reached the model."""
+    cost: Spread | None
+    """Dollars per user request that reached the model."""
+
+    @property
+    def failures(self) -> int:
+        """Failed tool results and API errors."""
+        return sum(row.count for row in self.errors)
+
+    @property
+    def interruption_rate(self) -> float | None:
+        """Interruptions per user request."""
+        return self.interruptions / len(self.commands) if self.commands else None
+
+
+def tool_server(name: str) -> str:
+    """Where a tool comes from: an MCP server, a subagent launch, or Claude Code itself."""
+    if name.startswith("mcp__"):
+        server, _, _ = name[len("mcp__") :].partition("__")
+        return server or name
+    return SUBAGENTS if name in SUBAGENT_TOOLS else BUILT_IN
+
+
+def analyze_agents(requests: Sequence[Request], activity: Activity, zone: tzinfo) -> AgentReport:
+    """The agent analytics of `requests` and the activity read with them."""
+    by_key = {request.key: request for request in requests}
+    names = {call.id: call.name for call in activity.calls}
+    day = LocalDays(zone)
+    tools = _tools(activity.calls, by_key, requests)
+    errors, per_day = _failures(activity, names, day)
+    for result in activity.results:
+        if result.error is not None and result.tool_use_id in names:
+            tools[names[result.tool_use_id]].errors += 1
+    by_project: dict[str, Counter[str]] = {}
+    by_day: dict[str, Counter[str]] = {}
+    for call in activity.calls:
+        by_project.setdefault(call.project, Counter())[call.name] += 1
+        when = _moment(call.at)
+        if when is not None:
+            by_day.setdefault(day(when), Counter())[call.name] += 1
+    servers: dict[str, list[int]] = {}
+    for row in tools.values():
+        totals = servers.setdefault(row.server, [0, 0])
+        totals[0] += row.calls
+        totals[1] += row.errors
+    commands = _commands(requests, activity)
+    return AgentReport(
+        tools=sorted(tools.values(), key=lambda row: (-row.calls, row.tool)),
+        servers=sorted(((s, c, e) for s, (c, e) in servers.items()), key=lambda r: (-r[1], r[0])),
+        tools_by_project={p: dict(c.most_common()) for p, c in sorted(by_project.items())},
+        tools_by_day={d: dict(c.most_common()) for d, c in sorted(by_day.items())},
+        results=len(activity.results),
+        errors=[row for row in errors.values() if row.count],
+        errors_by_day=per_day,
+        interruptions=sum(command.interrupted for command in commands),
+        commands=commands,
+        # requests that reached the model: a local command (/cost, /model) calls none
+        steps=_spread([float(c.model_calls) for c in commands if c.model_calls]),
+        cost=_spread([c.cost_usd for c in commands if c.model_calls]),
+    )
+
+
+def _tools(
+    calls: Sequence[ToolCall], by_key: dict[str, Request], requests: Sequence[Request]
+) -> dict[str, ToolRow]:
+    """Calls per tool, and the context their results added (from the next request's usage)."""
+    tools: dict[str, ToolRow] = {}
+    asked: dict[str, list[ToolCall]] = {}
+    for call in calls:
+        row = tools.get(call.name)
+        if row is None:
+            row = tools[call.name] = ToolRow(call.name, tool_server(call.name))
+        row.calls += 1
+        asked.setdefault(call.key, []).append(call)
+    carried_by: dict[str, Request] = {}
+    for request in sorted(requests, key=lambda r: r.when):
+        if request.previous and request.previous not in carried_by:
+            carried_by[request.previous] = request
+    for key, its_calls in asked.items():
+        asking, carrying = by_key.get(key), carried_by.get(key)
+        if asking is None or carrying is None:
+            continue
+        added = (
+            carrying.usage.prompt_tokens - asking.usage.prompt_tokens - asking.usage.output_tokens
+        )
+        if added <= 0:  # the context was compacted or cleared in between
+            continue
+        share, rest = divmod(added, len(its_calls))
+        for index, call in enumerate(its_calls):
+            row = tools[call.name]
+            row.result_tokens += share + (1 if index < rest else 0)
+            row.exact_calls += len(its_calls) == 1
+    return tools
+
+
+def _failures(
+    activity: Activity, names: dict[str, str], day: LocalDays
+) -> tuple[dict[str, ErrorRow], list[tuple[str, int, int]]]:
+    """Failures by class (with examples), and tool results and failures per day."""
+    rows = {name: ErrorRow(name, description) for name, description in ERROR_CLASSES.items()}
+    per_day: dict[str, list[int]] = {}
+    for result in activity.results:
+        when = _moment(result.at)
+        counts = per_day.setdefault(day(when), [0, 0]) if when is not None else [0, 0]
+        counts[0] += 1
+        if result.error is None:
+            continue
+        counts[1] += 1
+        tool = names.get(result.tool_use_id, "")
+        _count(rows[classify(result.error, tool or None)], tool, result.error, result.at)
+    for event in activity.events:
+        if event.kind == "api_error":
+            _count(rows["api_error"], "", event.text, event.at)
+    return rows, [(key, counts[0], counts[1]) for key, counts in sorted(per_day.items())]
+
+
+def _count(row: ErrorRow, tool: str, text: str, at: str) -> None:
+    row.count += 1
+    if len(row.examples) < EXAMPLES:
+        row.examples.append((tool, text, at))
+
+
+def _commands(requests: Sequence[Request], activity: Activity) -> list[CommandRow]:
+    """Each user request with the model calls, tool calls and cost until the next one."""
+    asked_by_key = Counter(call.key for call in activity.calls)
+    by_session: dict[str, list[tuple[float, int, object]]] = {}
+    for event in activity.events:
+        moment = epoch(event.at)
+        if moment is not None and event.kind in ("instruction", "interrupt"):
+            by_session.setdefault(event.session_id, []).append((moment, 0, event))
+    for request in requests:
+        if request.session_id in by_session:
+            by_session[request.session_id].append((request.when.timestamp(), 1, request))
+    for result in activity.results:
+        moment = epoch(result.at)
+        interrupted = result.error and result.error.startswith("[Request interrupted")
+        if interrupted and moment is not None and result.session_id in by_session:
+            by_session[result.session_id].append((moment, 2, None))
+    rows: list[CommandRow] = []
+    for timeline in by_session.values():
+        timeline.sort(key=lambda item: (item[0], item[1]))
+        current: _Open | None = None
+        for _, _, item in timeline:
+            if isinstance(item, AgentEvent) and item.kind == "instruction":
+                if current is not None:
+                    rows.append(current.row())
+                current = _Open(item)
+            elif current is None:
+                continue
+            elif isinstance(item, Request):
+                current.add(item, asked_by_key.get(item.key, 0))
+            else:  # an interruption, as an event or as a tool result
+                current.interrupted = True
+        if current is not None:
+            rows.append(current.row())
+    rows.sort(key=lambda row: (row.at, row.session_id))
+    return rows
+
+
+class _Open:
+    """A user request still collecting what it led to."""
+
+    def __init__(self, event: AgentEvent) -> None:
+        self.event = event
+        self.model_calls = self.tool_calls = self.unpriced = 0
+        self.cost = 0.0
+        self.interrupted = False
+
+    def add(self, request: Request, tool_calls: int) -> None:
+        self.model_calls += 1
+        self.tool_calls += tool_calls
+        if request.cost is None:
+            self.unpriced += 1
+        else:
+            self.cost += request.cost.total_usd
+
+    def row(self) -> CommandRow:
+        event = self.event
+        return CommandRow(
+            event.at, event.session_id, event.project, event.text, event.command,
+            self.model_calls, self.tool_calls, self.cost, self.unpriced, self.interrupted,
+        )  # fmt: skip
+
+
+def _spread(values: list[float]) -> Spread | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+    return Spread(statistics.median(ordered), p90, ordered[-1])
+
+
+def _moment(at: str) -> datetime | None:
+    moment = epoch(at)
+    return None if moment is None else datetime.fromtimestamp(moment, UTC)
+
+
+def command_requests(
+    requests: Sequence[Request], commands: Sequence[CommandRow], command: CommandRow
+) -> list[Request]:
+    """The model calls `command` led to: its session's, from it until the session's next one."""
+    start = epoch(command.at)
+    if start is None:
+        return []
+    later = [
+        moment
+        for other in commands
+        if other.session_id == command.session_id
+        and (moment := epoch(other.at)) is not None
+        and moment > start
+    ]
+    end = min(later, default=float("inf"))
+    return sorted(
+        (
+            request
+            for request in requests
+            if request.session_id == command.session_id and start <= request.when.timestamp() < end
+        ),
+        key=lambda request: request.when,
+    )

@@ -1,0 +1,65 @@
+"""Provides `sniff agents`: tool use, failures by class, and what each user request led to."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from sniff.cli import options as o
+from sniff.cli.errors import one_line_errors
+
+
+def register(app: typer.Typer) -> None:
+    """Add the command to the app."""
+    app.command("agents")(agents)
+
+
+@one_line_errors
+def agents(
+    paths: o.Paths = None,
+    since: o.Since = None,
+    until: o.Until = None,
+    project: o.ProjectFilter = None,
+    tz: o.Zone = None,
+    json: o.Json = False,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", "-n", help="List only the first N user requests.", min=1),
+    ] = None,
+    pricing: o.Pricing = None,
+    log_format: o.Format = None,
+    no_index: o.NoIndex = False,
+    verbose: o.Verbose = False,
+) -> None:
+    """Tools used and failed (by class); each user request's model calls, tool calls and cost."""
+    from sniff.analyses.agents import analyze_agents
+    from sniff.analyses.filters import keep_activity
+
+    selection = o.select(
+        paths,
+        since=since,
+        until=until,
+        project=project,
+        model=None,
+        agent=None,
+        tz=tz,
+        pricing=pricing,
+        log_format=log_format,
+        no_index=no_index,
+    )
+    dataset = selection.dataset
+    activity = keep_activity(dataset.activity, selection.filters)
+    report = analyze_agents(selection.filters.apply(dataset.requests), activity, selection.zone)
+    o.report_issues(dataset, verbose)
+    if json:
+        from sniff.present.agents_view import agents_json
+        from sniff.present.jsonout import dumps
+
+        typer.echo(dumps(agents_json(report, limit)))
+        return
+    from rich.console import Console
+
+    from sniff.present.agents_view import print_agents
+
+    print_agents(Console(), report, limit or 15)

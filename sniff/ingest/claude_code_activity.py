@@ -1,0 +1,151 @@
+"""Provides `ActivityLog`: tool calls, tool results and user requests, read with the usage.
+
+Why in the same pass: agent analytics (which tools ran, which failed and why, what each user
+request led to) need the same lines a scan already decodes; reading them again would double
+the cost. Only small facts are kept: ids, names, times, and short excerpts of user requests
+and failures (full tool outputs are never decoded).
+
+What counts as a user request: a `user` line of the main conversation whose text is not a
+tool result, not injected by the harness (`isMeta`, a compaction summary, local command
+output, the caveat before it) and not an interruption marker. A slash command counts as one
+request, named (`/review`); the prompt it expands to is injected (`isMeta`) and does not.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import orjson
+from msgspec import Raw
+
+from sniff.ingest.claude_code_wire import ContentBlock, EmbeddedLine, WireLine, WireMessage
+from sniff.model import Activity, AgentEvent, ToolCall, ToolResult
+
+EXCERPT = 240
+"""Characters kept of a user request or a failure's text."""
+INTERRUPTED = "[Request interrupted by user"
+COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
+ARGUMENTS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+ERROR_TAG = re.compile(r"</?tool_use_error>")
+INJECTED = ("<local-command-stdout>", "<local-command-stderr>", "Caveat: The messages below")
+
+
+class ActivityLog:
+    """The activity of one file so far."""
+
+    def __init__(self) -> None:
+        self.calls: dict[str, tuple[str, str, str, str | None]] = {}
+        """tool_use id → (name, response key, session, timestamp)."""
+        self.results: dict[str, tuple[str, str | None, str | None]] = {}
+        """tool_use id → (session, timestamp, failure excerpt)."""
+        self.events: list[tuple[str, str, str | None, str, str | None, str]] = []
+        """(kind, session, timestamp, text, command, uuid)."""
+
+    def assistant(self, message: WireMessage, key: str, session: str, timestamp: str) -> None:
+        """The tool uses of one line of a response."""
+        content = message.content
+        if not isinstance(content, list):
+            return
+        for block in content:
+            if block.type == "tool_use" and block.id and block.id not in self.calls:
+                name = sys.intern(block.name) if block.name else "(unnamed)"
+                self.calls[block.id] = (name, key, session, timestamp or None)
+
+    def api_error(self, message: WireMessage | None, session: str, timestamp: str) -> None:
+        """A harness line standing for a failed API call (`isApiErrorMessage`)."""
+        text = _texts(message.content) if message is not None else ""
+        self.events.append(("api_error", session, timestamp or None, text[:EXCERPT], None, ""))
+
+    def user(self, line: WireLine | EmbeddedLine, session: str, main: bool) -> None:
+        """Tool results, and on the main conversation a user's request or interruption."""
+        message = line.message
+        if message is None:
+            return
+        content = message.content
+        timestamp = line.timestamp or None
+        said: list[str] = []
+        if isinstance(content, str):
+            said.append(content)
+        elif isinstance(content, list):
+            for block in content:
+                if block.type == "tool_result" and block.tool_use_id:
+                    self._result(block, session, timestamp)
+                elif block.type == "text":
+                    said.append(_raw_text(block.text))
+                elif block.type == "image":
+                    said.append("[image]")
+        if not said or not main or not isinstance(line, WireLine):
+            return
+        if line.isMeta or line.isCompactSummary:
+            return
+        text = "\n".join(said).strip()
+        if text.startswith(INTERRUPTED):
+            self.events.append(("interrupt", session, timestamp, text[:EXCERPT], None, ""))
+            return
+        if not text or text.startswith(INJECTED):
+            return
+        found = COMMAND.search(text)
+        command = None
+        if found is not None:
+            command = found.group(1) if found.group(1).startswith("/") else "/" + found.group(1)
+            arguments = ARGUMENTS.search(text)
+            text = f"{command} {arguments.group(1).strip() if arguments else ''}".strip()
+        elif text.startswith("<command-message>"):
+            return  # the second half of a command's own lines
+        uuid = line.uuid or ""
+        self.events.append(("instruction", session, timestamp, text[:EXCERPT], command, uuid))
+
+    def _result(self, block: ContentBlock, session: str, timestamp: str | None) -> None:
+        tool_use_id = block.tool_use_id or ""
+        if tool_use_id in self.results:
+            return
+        error = None
+        if block.is_error:
+            error = ERROR_TAG.sub("", _raw_text(block.content)).strip()[:EXCERPT] or "(no text)"
+        elif bytes(block.content).lstrip(b'"[{ ').startswith(b"[Request interrupted by user"):
+            error = INTERRUPTED + " for tool use]"
+        self.results[tool_use_id] = (session, timestamp, error)
+
+    def freeze(self, project: str) -> Activity:
+        """The activity as records (`project`: the file's, known once its lines are read)."""
+        return Activity(
+            calls=tuple(
+                ToolCall(tool_id, name, key, session, project, at or "")
+                for tool_id, (name, key, session, at) in self.calls.items()
+            ),
+            results=tuple(
+                ToolResult(tool_id, session, at or "", error)
+                for tool_id, (session, at, error) in self.results.items()
+            ),
+            events=tuple(
+                AgentEvent(kind, session, project, at or "", text, command, uuid)
+                for kind, session, at, text, command, uuid in self.events
+            ),
+        )
+
+
+def _raw_text(raw: Raw) -> str:
+    """A block's text or content, decoded only now: a string, or a list of text blocks."""
+    data = bytes(raw)
+    if not data:
+        return ""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(
+            str(item.get("text", "")) for item in value if isinstance(item, dict)
+        ).strip()
+    return ""
+
+
+def _texts(content: list[ContentBlock] | str | None) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_raw_text(block.text) for block in content if block.type == "text")
+    return ""

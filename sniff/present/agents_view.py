@@ -1,0 +1,145 @@
+"""Provides the presentation of agent analytics: terminal tables and the JSON object."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sniff.analyses.agents import AgentReport, CommandRow, Spread
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+LISTED = 15
+
+
+def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[str, Any]:
+    """`sniff agents --json`: keys `tools`, `errors`, `commands`."""
+    rows = report.commands if commands_limit is None else report.commands[:commands_limit]
+    return {
+        "tools": {
+            "calls": sum(row.calls for row in report.tools),
+            "by_tool": [
+                {
+                    "tool": row.tool,
+                    "server": row.server,
+                    "calls": row.calls,
+                    "errors": row.errors,
+                    "result_tokens": row.result_tokens,
+                    "result_tokens_exact_calls": row.exact_calls,
+                }
+                for row in report.tools
+            ],
+            "by_server": [
+                {"server": server, "calls": calls, "errors": errors}
+                for server, calls, errors in report.servers
+            ],
+            "by_project": report.tools_by_project,
+            "by_day": report.tools_by_day,
+        },
+        "errors": {
+            "tool_results": report.results,
+            "failures": report.failures,
+            "by_class": [
+                {
+                    "class": row.error_class,
+                    "description": row.description,
+                    "count": row.count,
+                    "examples": [
+                        {"tool": tool, "text": text, "at": at} for tool, text, at in row.examples
+                    ],
+                }
+                for row in report.errors
+            ],
+            "by_day": [
+                {"day": day, "tool_results": results, "failures": failures}
+                for day, results, failures in report.errors_by_day
+            ],
+            "interruptions": report.interruptions,
+            "interruption_rate": _round(report.interruption_rate),
+        },
+        "commands": {
+            "count": len(report.commands),
+            "steps": _spread(report.steps),
+            "cost_usd": _spread(report.cost),
+            "rows": [command_json(row) for row in rows],
+        },
+    }
+
+
+def command_json(row: CommandRow) -> dict[str, Any]:
+    """One user request."""
+    return {
+        "at": row.at,
+        "session": row.session_id,
+        "project": row.project,
+        "command": row.command,
+        "text": row.text,
+        "model_calls": row.model_calls,
+        "tool_calls": row.tool_calls,
+        "cost_usd": round(row.cost_usd, 6),
+        "unpriced_calls": row.unpriced_calls,
+        "interrupted": row.interrupted,
+    }
+
+
+def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> None:
+    """Tools, failures by class, and the dearest user requests."""
+    from sniff.present.console import measures_table
+    from sniff.present.formats import compact, money, percent
+
+    calls = sum(row.calls for row in report.tools)
+    console.print(f"[bold]Tool use[/] · {calls:,} calls of {len(report.tools):,} tools")
+    rows = [
+        [row.tool, row.server, f"{row.calls:,}", f"{row.errors:,}", compact(row.result_tokens)]
+        for row in report.tools[:limit]
+    ]
+    headers = ["tool", "from", "calls", "failed", "result tokens"]
+    console.print(measures_table("Tools", headers, rows, text_columns=2))
+    api_errors = sum(row.count for row in report.errors if row.error_class == "api_error")
+    failed = report.failures - api_errors
+    rate = failed / report.results if report.results else None
+    console.print(
+        f"[bold]Failures[/] · {failed:,} of {report.results:,} tool results ({percent(rate)}),"
+        f" {api_errors:,} API error(s)"
+    )
+    rows = [
+        [row.error_class, _first_line(row.examples[0][1]) if row.examples else "", f"{row.count:,}"]
+        for row in report.errors
+    ]
+    console.print(
+        measures_table(
+            "By class", ["class", "example", "count"], rows, text_columns=2, shrinkable=1
+        )
+    )
+    dearest = sorted(report.commands, key=lambda row: -row.cost_usd)[:limit]
+    console.print(
+        f"[bold]User requests[/] · {len(report.commands):,}, "
+        f"{report.interruptions:,} interrupted ({percent(report.interruption_rate)})"
+    )
+    rows = [
+        [
+            row.command or _first_line(row.text),
+            row.at[:16].replace("T", " "),
+            f"{row.model_calls:,}",
+            f"{row.tool_calls:,}",
+            money(row.cost_usd),
+            "yes" if row.interrupted else "",
+        ]
+        for row in dearest
+    ]
+    headers = ["request", "time (UTC)", "calls", "tools", "cost", "interrupted"]
+    console.print(measures_table("Dearest requests", headers, rows, text_columns=2, shrinkable=0))
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def _spread(spread: Spread | None) -> dict[str, float] | None:
+    if spread is None:
+        return None
+    return {"median": spread.median, "p90": spread.p90, "max": spread.maximum}
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)

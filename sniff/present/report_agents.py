@@ -1,0 +1,80 @@
+"""Provides the report's agent sections (tools, failures, user requests) as rows.
+
+Shared by the HTML and Markdown writers so both show the same figures; the JSON writer uses
+`agents_view.agents_json`.
+"""
+
+from __future__ import annotations
+
+from sniff.analyses.agents import AgentReport
+from sniff.present.formats import compact, money, percent
+
+LISTED = 15
+
+Row = list[tuple[str, float | int | None]]
+"""Cells as (text shown, value sorted by; None sorts as text)."""
+
+
+def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]:
+    """(title, headers, rows, how many leading columns are text) for each section."""
+    tools: list[Row] = [
+        [
+            (row.tool, None),
+            (row.server, None),
+            (f"{row.calls:,}", row.calls),
+            (f"{row.errors:,}", row.errors),
+            (compact(row.result_tokens), row.result_tokens),
+        ]
+        for row in report.tools
+    ]
+    failures: list[Row] = [
+        [
+            (row.error_class, None),
+            (row.description, None),
+            (f"{row.count:,}", row.count),
+            (_example(row.examples), None),
+        ]
+        for row in report.errors
+    ]
+    dearest = sorted(report.commands, key=lambda row: -row.cost_usd)[:LISTED]
+    commands: list[Row] = [
+        [
+            (row.command or _first_line(row.text), None),
+            (row.at[:16].replace("T", " "), None),
+            (f"{row.model_calls:,}", row.model_calls),
+            (f"{row.tool_calls:,}", row.tool_calls),
+            (money(row.cost_usd), row.cost_usd),
+            ("yes" if row.interrupted else "", int(row.interrupted)),
+        ]
+        for row in dearest
+    ]
+    failed = sum(row.count for row in report.errors if row.error_class != "api_error")
+    rate = percent(failed / report.results) if report.results else "–"
+    return [
+        ("Tool use", ["tool", "from", "calls", "failed", "result tokens"], tools, 2),
+        (
+            f"Failures: {failed:,} of {report.results:,} tool results ({rate})",
+            ["class", "meaning", "count", "example"],
+            failures,
+            2,
+        ),
+        (
+            f"User requests: {len(report.commands):,}, {report.interruptions:,} interrupted "
+            f"({percent(report.interruption_rate)}); the dearest",
+            ["request", "time (UTC)", "model calls", "tool calls", "cost", "interrupted"],
+            commands,
+            2,
+        ),
+    ]
+
+
+def _example(examples: list[tuple[str, str, str]]) -> str:
+    if not examples:
+        return ""
+    tool, text, _ = examples[0]
+    line = _first_line(text)[:80]
+    return f"{tool}: {line}" if tool else line
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")

@@ -1,0 +1,286 @@
+"""Provides the behaviour screen: what the agents did with the tools, what failed and why, and
+what each user request led to; and the command screen, the model calls of one user request.
+
+It presents `analyze_agents` (the figures of `sniff agents`) and computes none of its own: the
+tools the agents called (how often, how often they failed, what their results added to the
+context), the failures by class with an example, and the user requests typed into the agents,
+each with the model calls, tool calls and dollars it led to. Enter on a user request lists its
+model calls (`command_requests`), shown as a session's timeline is; Enter there opens a request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime, tzinfo
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.widgets import Footer, Header, Static
+
+from sniff.analyses.agents import (
+    AgentReport,
+    CommandRow,
+    ErrorRow,
+    ToolRow,
+    analyze_agents,
+    command_requests,
+)
+from sniff.analyses.browse import Archive, TimelineEntry
+from sniff.analyses.tool_errors import API_ERROR
+from sniff.ingest.record import epoch
+from sniff.present.console import short_project
+from sniff.present.formats import compact, money, percent
+from sniff.tui.screens.base import ArchiveScreen
+from sniff.tui.screens.session import SessionScreen
+from sniff.tui.widgets.cells import count, figure, usd
+from sniff.tui.widgets.table import BrowseTable, Column, Row
+
+TOOL_COLUMNS = [
+    Column("tool", numeric=False),
+    Column("from", numeric=False),
+    Column("calls"),
+    Column("failed"),
+    Column("result tokens"),
+]
+
+FAILURE_COLUMNS = [
+    Column("class", numeric=False),
+    Column("count"),
+    Column("example", numeric=False),
+]
+
+COMMAND_COLUMNS = [
+    Column("time", numeric=False),
+    Column("user request", numeric=False, width=36),
+    Column("calls"),
+    Column("tools"),
+    Column("cost"),
+    Column("interrupted", numeric=False, largest_first=True),
+    Column("project", numeric=False),
+]
+"""Calls and tools are the model calls and tool calls a user request led to, as in `sniff agents`;
+the project last, to filter by (a 100-column terminal shows the rest without scrolling)."""
+
+EXAMPLE_WIDTH = 56
+"""Characters of a failure's example shown, its tool's name included (its first line only)."""
+TAG = re.compile(r"</?tool_use_error>")
+
+
+class BehaviourScreen(ArchiveScreen):
+    """How the agents behaved: their tools, their failures, and the user requests they served."""
+
+    AUTO_FOCUS = "#commands DataTable"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.report: AgentReport | None = None
+        self.commands: dict[str, CommandRow] = {}
+        """The user requests shown, by their row's key."""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Counting…", id="title")
+        yield BrowseTable(TOOL_COLUMNS, sort_column=2, id="tools")
+        yield BrowseTable(FAILURE_COLUMNS, sort_column=1, id="failures")
+        yield BrowseTable(COMMAND_COLUMNS, sort_column=0, sort_descending=True, id="commands")
+        yield Footer()
+
+    def show(self, archive: Archive) -> None:
+        self.sub_title = "behaviour"
+        self._analyse(archive)
+
+    @work(thread=True, exclusive=True, group="behaviour", exit_on_error=False)
+    def _analyse(self, archive: Archive) -> None:
+        """Analyse off the UI thread: a large archive holds many thousands of tool calls."""
+        dataset = archive.dataset
+        try:
+            report = analyze_agents(dataset.requests, dataset.activity, archive.zone)
+        except Exception as error:  # a failed analysis must not end the app
+            self.app.call_from_thread(self.notify, f"behaviour: {error}", severity="error")
+            return
+        self.app.call_from_thread(self._present, report, archive.zone)
+
+    def _present(self, report: AgentReport, zone: tzinfo) -> None:
+        self.report = report
+        self.query_one("#title", Static).update(self._title(report))
+        self.query_one("#tools", BrowseTable).set_rows([self._tool(row) for row in report.tools])
+        self.query_one("#failures", BrowseTable).set_rows(
+            [self._failure(row) for row in report.errors]
+        )
+        self.commands = {}
+        rows = []
+        for command in report.commands:
+            key = f"{command.session_id}|{command.at}"
+            while key in self.commands:  # two requests logged at the same instant
+                key += "'"
+            self.commands[key] = command
+            rows.append(self._command(key, command, zone))
+        self.query_one("#commands", BrowseTable).set_rows(rows)
+
+    def _title(self, report: AgentReport) -> Text:
+        calls = sum(row.calls for row in report.tools)
+        api_errors = sum(row.count for row in report.errors if row.error_class == API_ERROR)
+        failed = report.failures - api_errors
+        text = Text()
+        text.append(f"{calls:,} tool calls", style="bold")
+        text.append("  ·  ")
+        text.append(f"{failed:,} failed", style=self.colours.uncached if failed else "")
+        rate = failed / report.results if report.results else None
+        text.append(f" of {report.results:,} tool results ({percent(rate)})")
+        if api_errors:
+            text.append(f"  ·  {api_errors:,} API errors", style=self.colours.uncached)
+        text.append("\n")
+        text.append(f"{len(report.commands):,} user requests", style="bold")
+        text.append(f", {report.interruptions:,} interrupted ")
+        text.append(f"({percent(report.interruption_rate)})")
+        if report.steps is not None and report.cost is not None:
+            steps, cost = report.steps, report.cost
+            text.append(
+                f"\neach: median {steps.median:g} model calls (p90 {steps.p90:g},"
+                f" max {steps.maximum:g}), {money(cost.median)} (p90 {money(cost.p90)},"
+                f" max {money(cost.maximum)})"
+            )
+        if not report.tools and not report.commands:
+            text.append(
+                "\nNo tool calls or user requests here: only Claude Code transcripts record them.",
+                style="italic",
+            )
+        else:
+            text.append(
+                "\nEnter lists a user request's model calls  ·  ≈ shared by tools called at once",
+                style="italic",
+            )
+        return text
+
+    def _tool(self, row: ToolRow) -> Row:
+        shared = "≈" if row.exact_calls < row.calls and row.result_tokens else ""
+        failed = figure(compact(row.errors), self.colours.uncached if row.errors else "")
+        return Row(
+            key=row.tool,
+            cells=[
+                row.tool,
+                row.server,
+                count(row.calls),
+                failed,
+                figure(shared + compact(row.result_tokens)),
+            ],
+            sort_values=[row.tool.lower(), row.server, row.calls, row.errors, row.result_tokens],
+            selectable=False,
+        )
+
+    def _failure(self, row: ErrorRow) -> Row:
+        example = ""
+        if row.examples:
+            tool, excerpt, _ = row.examples[0]
+            prefix = f"{tool}: " if tool else ""
+            room = max(EXAMPLE_WIDTH - len(prefix), EXAMPLE_WIDTH // 2)
+            example = prefix + _first_line(_untagged(excerpt), room)
+        return Row(
+            key=row.error_class,
+            cells=[row.error_class, count(row.count), Text(example, style="italic")],
+            sort_values=[row.error_class, row.count, example],
+            selectable=False,
+        )
+
+    def _command(self, key: str, command: CommandRow, zone: tzinfo) -> Row:
+        moment = epoch(command.at)
+        when = "" if moment is None else _local(moment, zone).strftime("%Y-%m-%d %H:%M")
+        if command.command:
+            what = Text(command.command, style="bold")
+        else:
+            what = Text(_first_line(command.text, 200))
+        if command.unpriced_calls and command.unpriced_calls == command.model_calls:
+            cost = usd(None, self.colours)
+        else:
+            cost = usd(command.cost_usd)
+            if command.unpriced_calls:  # some of its calls have no known price
+                cost.append("+", style=f"italic {self.colours.muted}")
+        interrupted = Text("yes", style=self.colours.uncached) if command.interrupted else ""
+        return Row(
+            key=key,
+            cells=[
+                when,
+                what,
+                count(command.model_calls),
+                count(command.tool_calls),
+                cost,
+                interrupted,
+                short_project(command.project),
+            ],
+            sort_values=[
+                moment or 0.0,
+                what.plain.lower(),
+                command.model_calls,
+                command.tool_calls,
+                command.cost_usd,
+                int(command.interrupted),
+                short_project(command.project).lower(),
+            ],
+        )
+
+    @on(BrowseTable.Chosen, "#commands")
+    def _open_command(self, event: BrowseTable.Chosen) -> None:
+        command = self.commands.get(event.key)
+        if command is not None and self.report is not None:
+            self.app.push_screen(CommandScreen(command, self.report.commands))
+
+
+class CommandScreen(SessionScreen):
+    """One user request's model calls, shown as a session's timeline (breaks, gaps and all)."""
+
+    def __init__(self, command: CommandRow, commands: Sequence[CommandRow]) -> None:
+        super().__init__(command.session_id)
+        self.command = command
+        self.session_commands = [row for row in commands if row.session_id == command.session_id]
+        """The user requests of its session: the next one ends what this one led to."""
+
+    def show(self, archive: Archive) -> None:
+        led_to = command_requests(archive.dataset.requests, self.session_commands, self.command)
+        keys = {request.key for request in led_to}
+        timeline = [e for e in archive.timeline(self.session_id) if e.request.key in keys]
+        self.sub_title = f"user request in session {self.session_id}"
+        self.query_one("#title", Static).update(self._title(timeline, archive.zone))
+        rows: list[Row] = []
+        for entry in timeline:
+            if entry.idle:
+                rows.append(self._gap(entry))
+            rows.append(self._row(entry, archive.zone))
+        self.query_one(BrowseTable).set_rows(rows)
+
+    def _title(self, timeline: list[TimelineEntry], zone: tzinfo) -> Text:
+        command = self.command
+        moment = epoch(command.at)
+        when = "" if moment is None else _local(moment, zone).strftime("%Y-%m-%d %H:%M:%S")
+        text = Text()
+        text.append(f"{when}  ", style="bold")
+        if command.command:
+            text.append(command.command, style="bold")
+        else:
+            text.append(_first_line(command.text, 300))
+        if command.interrupted:
+            text.append("  (interrupted)", style=self.colours.uncached)
+        text.append(f"\nmodel calls {command.model_calls:,}  ·  tool calls {command.tool_calls:,}")
+        if not timeline:
+            text.append(f"\n{command.project}  ·  session {self.session_id[:8]}")
+            text.append("\nThis user request led to no model call.", style="italic")
+            return text
+        text.append("\n")
+        text.append(super()._title(timeline, zone))
+        return text
+
+
+def _first_line(text: str, width: int) -> str:
+    """The first non-blank line of `text`, cut to `width` characters."""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def _untagged(text: str) -> str:
+    """A failure's text without the `<tool_use_error>` tags Claude Code wraps its own in."""
+    return TAG.sub("", text)
+
+
+def _local(moment: float, zone: tzinfo) -> datetime:
+    return datetime.fromtimestamp(moment, zone)
