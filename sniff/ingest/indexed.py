@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import pickle
 import time
 import zlib
@@ -173,14 +174,17 @@ class IndexedFiles:
         work = partial(parse_task, log_format=log_format, with_prompts=with_prompts)
         weights = [task.file.size - (task.entry.offset if task.entry else 0) for _, task in tasks]
         parsed = map_balanced(
-            work, [task for _, task in tasks], weights, while_waiting=while_waiting
+            work,
+            [task for _, task in tasks],
+            weights,
+            while_waiting=while_waiting,
+            finish=partial(keep_rows, keep_in=(store.path, store.fingerprint, self.mode)),
         )
         for (index, _), answer in zip(tasks, parsed, strict=True):
             self.fresh[index] = answer.result
             self.entries[index] = answer.entry
-        store.write(
-            self.mode, [answer.entry for answer in parsed], _gone(store, self.mode, roots, files)
-        )
+        unkept = [answer.entry for answer in parsed if answer.entry.result]
+        store.write(self.mode, unkept, _gone(store, self.mode, roots, files))
 
     def unchanged(self, index: int) -> bool:
         """Whether file `index` was known to the index as it is (not parsed in this run)."""
@@ -269,6 +273,38 @@ def links_of(result: FileResult) -> list[str]:
         if response.previous:
             found.add("k:" + response.previous)
     return sorted(found)
+
+
+def keep_rows(parsed: list[Parsed], keep_in: tuple[Path, str, str]) -> list[Parsed]:
+    """Store a batch's rows from the process that parsed them, in one transaction.
+
+    Why there: a file's stored records and parser state are as large as what it yields;
+    sending them to the main process only to be written would double the memory and the
+    copying. The answers come back without them; rows that could not be stored here come
+    back whole, for the main process to write.
+    """
+    path, fingerprint, mode = keep_in
+    store = _worker_store(path, fingerprint)
+    if store is None:
+        return parsed
+    store.write(mode, [answer.entry for answer in parsed])
+    if store.broken:
+        return parsed
+    return [
+        Parsed(answer.result, dataclasses.replace(answer.entry, result=b"", state=None))
+        for answer in parsed
+    ]
+
+
+_STORES: dict[tuple[int, Path], IndexStore | None] = {}
+
+
+def _worker_store(path: Path, fingerprint: str) -> IndexStore | None:
+    """This process's own connection to the index (never one inherited across a fork)."""
+    key = (os.getpid(), path)
+    if key not in _STORES:
+        _STORES[key] = IndexStore.open(path.parent, fingerprint)
+    return _STORES[key]
 
 
 def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Parsed:

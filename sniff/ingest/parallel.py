@@ -47,16 +47,20 @@ def map_balanced(
     weights: list[int],
     workers: int | None = None,
     while_waiting: Callable[[], object] | None = None,
+    finish: Callable[[list[Result]], list[Result]] | None = None,
 ) -> list[Result]:
     """`work(item)` for every item, on all cores when the total weight (bytes) is worth it.
 
-    Results come in the order of `items`; `while_waiting` as in `map_files`.
+    Results come in the order of `items`; `while_waiting` as in `map_files`. `finish`, when
+    given, runs once on each batch's results in the process that made them (to store them
+    there, say) and returns what travels back instead.
     """
     workers = workers if workers is not None else _usable_cores()
     if workers < 2 or len(items) < 2 or sum(weights) < PARALLEL_MIN_BYTES:
         if while_waiting is not None:
             while_waiting()
-        return [work(item) for item in items]
+        results = [work(item) for item in items]
+        return finish(results) if finish is not None and results else results
     # This process does a share too: it would idle otherwise, and its results need no
     # pickling. It takes the lightest share, since it also runs `while_waiting`.
     batches = balanced_batches(weights, workers)
@@ -66,11 +70,12 @@ def map_balanced(
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
     with context.Pool(len(theirs)) as pool:
         pending = pool.starmap_async(
-            _work_batch, [(work, [(index, items[index]) for index in batch]) for batch in theirs]
+            _work_batch,
+            [(work, [(index, items[index]) for index in batch], finish) for batch in theirs],
         )
         if while_waiting is not None:
             while_waiting()
-        by_index: dict[int, Result] = dict(_work_batch(work, [(i, items[i]) for i in mine]))
+        by_index: dict[int, Result] = dict(_work_batch(work, [(i, items[i]) for i in mine], finish))
         for batch_results in pending.get():
             by_index.update(batch_results)
     return [by_index[index] for index in range(len(items))]
@@ -81,9 +86,14 @@ def _parse_file(parse: Callable[..., Result], file: SourceFile) -> Result:
 
 
 def _work_batch(
-    work: Callable[[Item], Result], batch: list[tuple[int, Item]]
+    work: Callable[[Item], Result],
+    batch: list[tuple[int, Item]],
+    finish: Callable[[list[Result]], list[Result]] | None = None,
 ) -> list[tuple[int, Result]]:
-    return [(index, work(item)) for index, item in batch]
+    results = [work(item) for _, item in batch]
+    if finish is not None and results:
+        results = finish(results)
+    return [(index, result) for (index, _), result in zip(batch, results, strict=True)]
 
 
 def balanced_batches(weights: list[int], count: int) -> list[list[int]]:
