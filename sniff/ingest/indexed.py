@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import os
 import pickle
 import time
 import zlib
@@ -284,27 +283,20 @@ def keep_rows(parsed: list[Parsed], keep_in: tuple[Path, str, str]) -> list[Pars
     back whole, for the main process to write.
     """
     path, fingerprint, mode = keep_in
-    store = _worker_store(path, fingerprint)
+    store = IndexStore.open(path.parent, fingerprint)  # this process's own connection
     if store is None:
         return parsed
-    store.write(mode, [answer.entry for answer in parsed])
-    if store.broken:
+    try:
+        store.write(mode, [answer.entry for answer in parsed])
+        kept = not store.broken
+    finally:
+        store.close()
+    if not kept:
         return parsed
     return [
         Parsed(answer.result, dataclasses.replace(answer.entry, result=b"", state=None))
         for answer in parsed
     ]
-
-
-_STORES: dict[tuple[int, Path], IndexStore | None] = {}
-
-
-def _worker_store(path: Path, fingerprint: str) -> IndexStore | None:
-    """This process's own connection to the index (never one inherited across a fork)."""
-    key = (os.getpid(), path)
-    if key not in _STORES:
-        _STORES[key] = IndexStore.open(path.parent, fingerprint)
-    return _STORES[key]
 
 
 def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Parsed:
