@@ -11,15 +11,40 @@ first, then what let it expire.
 
 from __future__ import annotations
 
-import bisect
-import heapq
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import date, datetime, tzinfo
+from datetime import date, tzinfo
 from typing import Any
 
+from sniff.analyses.break_report import (
+    CAUSES,
+    GAP_BUCKETS,
+    Break,
+    BreakPart,
+    BreakReport,
+    CauseTotals,
+    Tolerated,
+    break_report,
+    dearest_first,
+    gap_bucket,
+    start_of,
+)
 from sniff.model import Agent, Request
 from sniff.pricing import PriceBook
+
+__all__ = [
+    "CAUSES",
+    "Break",
+    "BreakPart",
+    "BreakReport",
+    "CauseTotals",
+    "Tolerated",
+    "break_part",
+    "break_report",
+    "chain_links",
+    "dearest_first",
+    "find_breaks",
+    "policy_minimum",
+]
 
 TOLERANCE_TOKENS = 256
 TOLERANCE_SHARE = 0.02
@@ -31,116 +56,6 @@ SHRINK_SHARE = 0.5
 TTL_5M, TTL_1H = 300.0, 3600.0
 IDLE_TTL = 600.0
 """OpenAI's automatic cache lives 5 to 10 minutes idle (the bundled `openai` policy)."""
-
-CAUSES = (
-    "cold_start",
-    "model_switch",
-    "compaction",
-    "version_change",
-    "below_minimum",
-    "prefix_changed",
-    "ttl_expired",
-    "resume",
-    "unexplained",
-)
-"""Every cause, in precedence order."""
-GAP_BUCKETS = (60.0, 300.0, 600.0, 1800.0, 3600.0, 7200.0, float("inf"))
-GAP_LABELS = ("≤ 1m", "1–5m", "5–10m", "10–30m", "30–60m", "1–2h", "> 2h")
-
-
-@dataclass(frozen=True, slots=True)
-class Break:
-    """A request that rebuilt cached prefix it should have read."""
-
-    request: Request
-    previous: Request | None
-    """The request of its chain before it (None for a cold start)."""
-    cause: str
-    gap_seconds: float | None
-    """From the previous request's start to this one's."""
-    expected_read: int
-    """The prefix it shared with its predecessor: what it should have read."""
-    rebuilt_tokens: int
-    rebuilt_1h_tokens: int
-    """The part of the rebuild written with the 1-hour TTL."""
-    cost_usd: float | None
-    """rebuilt × (write price − read price), None for an unpriced model."""
-    detail: str = ""
-    """What changed, where the log tells (the first block that differs)."""
-
-    @property
-    def fault(self) -> bool:
-        """A cold start is expected; every other cause cost money that could have been saved."""
-        return self.cause != "cold_start"
-
-
-@dataclass(frozen=True, slots=True)
-class Tolerated:
-    """A request whose reads dropped, but within the tolerance for the uncached tail."""
-
-    request: Request
-    drop: int
-    tolerance: int
-
-
-@dataclass(slots=True)
-class CauseTotals:
-    """Breaks of one cause (or project, or week)."""
-
-    key: str
-    breaks: int = 0
-    rebuilt_tokens: int = 0
-    cost_usd: float = 0.0
-
-    def add(self, found: Break) -> None:
-        """Count a break in."""
-        self.breaks += 1
-        self.rebuilt_tokens += found.rebuilt_tokens
-        self.cost_usd += found.cost_usd or 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class GapBucket:
-    """Idle gaps before requests, of one range of lengths."""
-
-    label: str
-    upper_seconds: float
-    requests: int
-    breaks: int
-    cost_usd: float
-
-
-@dataclass(frozen=True, slots=True)
-class TtlAdvice:
-    """What a 1-hour TTL would have changed, from the observed gaps."""
-
-    extra_write_cost_usd: float
-    """5-minute writes paid again at the 1-hour price."""
-    avoided_rebuild_cost_usd: float
-    """Breaks of expired 5-minute entries with a gap under an hour, no longer paid."""
-    avoided_breaks: int
-    net_saving_usd: float
-    recommend_1h: bool
-
-
-@dataclass(frozen=True, slots=True)
-class BreakReport:
-    """`sniff cache --breaks`."""
-
-    breaks: list[Break]
-    """Every break, cold starts included, dearest first."""
-    tolerated: list[Tolerated]
-    by_cause: list[CauseTotals]
-    by_project: list[CauseTotals]
-    by_week: list[CauseTotals]
-    gaps: list[GapBucket]
-    ttl_advice: TtlAdvice
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def faults(self) -> list[Break]:
-        """The breaks that were not cold starts."""
-        return [found for found in self.breaks if found.fault]
 
 
 def find_breaks(
@@ -160,25 +75,6 @@ def find_breaks(
     return break_report([break_part(requests, prices, minimum, keep)], prices, zone)
 
 
-@dataclass(frozen=True, slots=True)
-class BreakPart:
-    """The breaks of one set of requests closed under chains (a unit of logs), joinable.
-
-    Parts of sets that share no chain join (`break_report`) into exactly the report of all
-    their requests together.
-    """
-
-    breaks: list[Break]
-    """Dearest first."""
-    tolerated: list[Tolerated]
-    gap_requests: list[int]
-    """Requests whose gap since their predecessor falls in each of GAP_BUCKETS."""
-    written_5m: dict[tuple[str, date], tuple[int, Request]]
-    """5-minute write tokens per model and day, with the day's first such request."""
-    avoided: list[Break]
-    """Breaks a 1-hour TTL would have spared (expired 5-minute entries, gaps under an hour)."""
-
-
 def break_part(
     requests: Sequence[Request],
     prices: PriceBook,
@@ -188,7 +84,7 @@ def break_part(
     """The breaks among `requests` (see `find_breaks`), as a part to join."""
     minimum = minimum or policy_minimum()
     timed = sorted(
-        ((_start(request), request) for request in requests if request.error is None),
+        ((start_of(request), request) for request in requests if request.error is None),
         key=lambda pair: pair[0],
     )
     everything = [request for _, request in timed]
@@ -205,7 +101,7 @@ def break_part(
                 breaks.append(_cold_start(request, prices))
             continue
         gap = starts[request.key] - starts[previous.key]
-        gap_requests[_bucket(gap)] += 1
+        gap_requests[gap_bucket(gap)] += 1
         if request.usage.cache_read_tokens > previous.usage.cache_read_tokens:
             continue  # reads grew: never a break
         verdict = _judge(request, previous, chains, prices, minimum, gap)
@@ -225,43 +121,6 @@ def break_part(
     return BreakPart(breaks, tolerated, gap_requests, _written_5m(ordered), avoided)
 
 
-def break_report(
-    parts: Sequence[BreakPart], prices: PriceBook, zone: tzinfo | None = None
-) -> BreakReport:
-    """The report of all parts' requests together (their sets must share no chain)."""
-    breaks = list(heapq.merge(*(part.breaks for part in parts), key=dearest_first))
-    tolerated = sorted(
-        (found for part in parts for found in part.tolerated),
-        key=lambda found: (_start(found.request), found.request.key),
-    )
-    written: dict[tuple[str, date], tuple[int, Request]] = {}
-    for part in parts:
-        for key, (tokens, first) in part.written_5m.items():
-            total, earliest = written.get(key, (0, first))
-            written[key] = (total + tokens, min(earliest, first, key=_order))
-    avoided = list(heapq.merge(*(part.avoided for part in parts), key=dearest_first))
-    gap_requests = [sum(part.gap_requests[i] for part in parts) for i in range(len(GAP_BUCKETS))]
-    faults = [found for found in breaks if found.fault]
-    return BreakReport(
-        breaks=breaks,
-        tolerated=tolerated,
-        by_cause=_group(breaks, lambda found: found.cause, CAUSES),
-        by_project=_group(faults, lambda found: found.request.project),
-        by_week=sorted(
-            _group(faults, lambda found: _week(found.request, zone)),
-            key=lambda row: row.key,
-            reverse=True,
-        ),
-        gaps=_gap_buckets(gap_requests, faults),
-        ttl_advice=_ttl_advice(written, avoided, prices),
-    )
-
-
-def dearest_first(found: Break) -> tuple[float, float, str]:
-    """Sort key of breaks: dearest first, then earliest; the same however they were found."""
-    return (-(found.cost_usd or 0.0), _start(found.request), found.request.key)
-
-
 def chain_links(requests: Sequence[Request]) -> dict[str, tuple[Request, float]]:
     """Each request's predecessor in its chain, and how long the cache it left was kept (TTL).
 
@@ -269,7 +128,7 @@ def chain_links(requests: Sequence[Request]) -> dict[str, tuple[Request, float]]
     previous request and which idle gaps outlived the cache.
     """
     timed = sorted(
-        ((_start(request), request) for request in requests if request.error is None),
+        ((start_of(request), request) for request in requests if request.error is None),
         key=lambda pair: pair[0],
     )
     chains = _Chains([request for _, request in timed], {r.key: start for start, r in timed})
@@ -508,47 +367,6 @@ def _price(
     )
 
 
-def _start(request: Request) -> float:
-    return (request.started_at or request.first_token_at or request.ended_at).timestamp()
-
-
-def _group(breaks: list[Break], key: object, order: Sequence[str] = ()) -> list[CauseTotals]:
-    assert callable(key)
-    groups: dict[str, CauseTotals] = {name: CauseTotals(name) for name in order}
-    for found in breaks:
-        name = str(key(found))
-        groups.setdefault(name, CauseTotals(name)).add(found)
-    rows = [row for row in groups.values() if row.breaks]
-    return sorted(rows, key=lambda row: -row.cost_usd) if not order else rows
-
-
-def _week(request: Request, zone: tzinfo | None) -> str:
-    moment: datetime = request.when.astimezone(zone) if zone else request.when
-    year, week, _ = moment.isocalendar()
-    return f"{year}-W{week:02d}"
-
-
-def _bucket(gap: float) -> int:
-    # a bucket includes its upper bound: 300 s is not past a 5-minute TTL
-    return min(bisect.bisect_left(GAP_BUCKETS, gap), len(GAP_BUCKETS) - 1)
-
-
-def _gap_buckets(requests: list[int], faults: list[Break]) -> list[GapBucket]:
-    broken = [0] * len(GAP_BUCKETS)
-    cost = [0.0] * len(GAP_BUCKETS)
-    for found in faults:  # dearest first: sums come out the same however parts were joined
-        if found.gap_seconds is not None and found.previous is not None:
-            index = _bucket(found.gap_seconds)
-            broken[index] += 1
-            cost[index] += found.cost_usd or 0.0
-    return [
-        GapBucket(label, upper, count, broken[index], cost[index])
-        for index, (label, upper, count) in enumerate(
-            zip(GAP_LABELS, GAP_BUCKETS, requests, strict=True)
-        )
-    ]
-
-
 def _written_5m(ordered: list[Request]) -> dict[tuple[str, date], tuple[int, Request]]:
     written: dict[tuple[str, date], tuple[int, Request]] = {}
     for request in ordered:  # 5-minute writes per model and day: one price lookup each
@@ -558,27 +376,3 @@ def _written_5m(ordered: list[Request]) -> dict[tuple[str, date], tuple[int, Req
             total, first = written.get(key, (0, request))
             written[key] = (total + tokens, first)
     return written
-
-
-def _order(request: Request) -> tuple[float, str]:
-    return (_start(request), request.key)
-
-
-def _ttl_advice(
-    written: dict[tuple[str, date], tuple[int, Request]], avoided: list[Break], prices: PriceBook
-) -> TtlAdvice:
-    """A 1-hour TTL: every 5-minute write costs the 1-hour price, and every break of an entry
-    that expired after 5 minutes but less than an hour becomes a read."""
-    extra = 0.0
-    for key in sorted(written):
-        tokens, request = written[key]
-        rates = prices.rates(request.model, request.when)
-        if rates is not None:
-            extra += tokens * (rates.cache_write_1h - rates.cache_write_5m)
-    saved = sum(found.cost_usd or 0.0 for found in avoided)
-    for found in avoided:  # their rewrites would not happen, at either price
-        rewritten = found.rebuilt_tokens - found.rebuilt_1h_tokens
-        rates = prices.rates(found.request.model, found.request.when)
-        if rates is not None:
-            extra -= rewritten * (rates.cache_write_1h - rates.cache_write_5m)
-    return TtlAdvice(extra, saved, len(avoided), saved - extra, saved > extra)

@@ -1,0 +1,254 @@
+"""Provides what the cache-break analysis reports, and joining the reports of separate logs.
+
+Why apart from the detection (`analyses.breaks`): a report is built from parts, one per set of
+requests that share no chain (`BreakPart`), so that a run over units of logs (kept parts, a
+cluster's workers) gives exactly the report of all requests at once. The sums here run in a
+fixed order (dearest first, keys sorted) for the same reason.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, tzinfo
+
+from sniff.model import Request
+from sniff.pricing import PriceBook
+
+CAUSES = (
+    "cold_start",
+    "model_switch",
+    "compaction",
+    "version_change",
+    "below_minimum",
+    "prefix_changed",
+    "ttl_expired",
+    "resume",
+    "unexplained",
+)
+"""Every cause, in precedence order."""
+
+
+GAP_BUCKETS = (60.0, 300.0, 600.0, 1800.0, 3600.0, 7200.0, float("inf"))
+
+
+GAP_LABELS = ("≤ 1m", "1–5m", "5–10m", "10–30m", "30–60m", "1–2h", "> 2h")
+
+
+@dataclass(frozen=True, slots=True)
+class Break:
+    """A request that rebuilt cached prefix it should have read."""
+
+    request: Request
+    previous: Request | None
+    """The request of its chain before it (None for a cold start)."""
+    cause: str
+    gap_seconds: float | None
+    """From the previous request's start to this one's."""
+    expected_read: int
+    """The prefix it shared with its predecessor: what it should have read."""
+    rebuilt_tokens: int
+    rebuilt_1h_tokens: int
+    """The part of the rebuild written with the 1-hour TTL."""
+    cost_usd: float | None
+    """rebuilt × (write price − read price), None for an unpriced model."""
+    detail: str = ""
+    """What changed, where the log tells (the first block that differs)."""
+
+    @property
+    def fault(self) -> bool:
+        """A cold start is expected; every other cause cost money that could have been saved."""
+        return self.cause != "cold_start"
+
+
+@dataclass(frozen=True, slots=True)
+class Tolerated:
+    """A request whose reads dropped, but within the tolerance for the uncached tail."""
+
+    request: Request
+    drop: int
+    tolerance: int
+
+
+@dataclass(slots=True)
+class CauseTotals:
+    """Breaks of one cause (or project, or week)."""
+
+    key: str
+    breaks: int = 0
+    rebuilt_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, found: Break) -> None:
+        """Count a break in."""
+        self.breaks += 1
+        self.rebuilt_tokens += found.rebuilt_tokens
+        self.cost_usd += found.cost_usd or 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class GapBucket:
+    """Idle gaps before requests, of one range of lengths."""
+
+    label: str
+    upper_seconds: float
+    requests: int
+    breaks: int
+    cost_usd: float
+
+
+@dataclass(frozen=True, slots=True)
+class TtlAdvice:
+    """What a 1-hour TTL would have changed, from the observed gaps."""
+
+    extra_write_cost_usd: float
+    """5-minute writes paid again at the 1-hour price."""
+    avoided_rebuild_cost_usd: float
+    """Breaks of expired 5-minute entries with a gap under an hour, no longer paid."""
+    avoided_breaks: int
+    net_saving_usd: float
+    recommend_1h: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BreakReport:
+    """`sniff cache --breaks`."""
+
+    breaks: list[Break]
+    """Every break, cold starts included, dearest first."""
+    tolerated: list[Tolerated]
+    by_cause: list[CauseTotals]
+    by_project: list[CauseTotals]
+    by_week: list[CauseTotals]
+    gaps: list[GapBucket]
+    ttl_advice: TtlAdvice
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def faults(self) -> list[Break]:
+        """The breaks that were not cold starts."""
+        return [found for found in self.breaks if found.fault]
+
+
+@dataclass(frozen=True, slots=True)
+class BreakPart:
+    """The breaks of one set of requests closed under chains (a unit of logs), joinable.
+
+    Parts of sets that share no chain join (`break_report`) into exactly the report of all
+    their requests together.
+    """
+
+    breaks: list[Break]
+    """Dearest first."""
+    tolerated: list[Tolerated]
+    gap_requests: list[int]
+    """Requests whose gap since their predecessor falls in each of GAP_BUCKETS."""
+    written_5m: dict[tuple[str, date], tuple[int, Request]]
+    """5-minute write tokens per model and day, with the day's first such request."""
+    avoided: list[Break]
+    """Breaks a 1-hour TTL would have spared (expired 5-minute entries, gaps under an hour)."""
+
+
+def break_report(
+    parts: Sequence[BreakPart], prices: PriceBook, zone: tzinfo | None = None
+) -> BreakReport:
+    """The report of all parts' requests together (their sets must share no chain)."""
+    breaks = list(heapq.merge(*(part.breaks for part in parts), key=dearest_first))
+    tolerated = sorted(
+        (found for part in parts for found in part.tolerated),
+        key=lambda found: (start_of(found.request), found.request.key),
+    )
+    written: dict[tuple[str, date], tuple[int, Request]] = {}
+    for part in parts:
+        for key, (tokens, first) in part.written_5m.items():
+            total, earliest = written.get(key, (0, first))
+            written[key] = (total + tokens, min(earliest, first, key=_order))
+    avoided = list(heapq.merge(*(part.avoided for part in parts), key=dearest_first))
+    gap_requests = [sum(part.gap_requests[i] for part in parts) for i in range(len(GAP_BUCKETS))]
+    faults = [found for found in breaks if found.fault]
+    return BreakReport(
+        breaks=breaks,
+        tolerated=tolerated,
+        by_cause=_group(breaks, lambda found: found.cause, CAUSES),
+        by_project=_group(faults, lambda found: found.request.project),
+        by_week=sorted(
+            _group(faults, lambda found: _week(found.request, zone)),
+            key=lambda row: row.key,
+            reverse=True,
+        ),
+        gaps=_gap_buckets(gap_requests, faults),
+        ttl_advice=_ttl_advice(written, avoided, prices),
+    )
+
+
+def dearest_first(found: Break) -> tuple[float, float, str]:
+    """Sort key of breaks: dearest first, then earliest; the same however they were found."""
+    return (-(found.cost_usd or 0.0), start_of(found.request), found.request.key)
+
+
+def start_of(request: Request) -> float:
+    """When a request started, as well as its log says (epoch seconds)."""
+    return (request.started_at or request.first_token_at or request.ended_at).timestamp()
+
+
+def _group(breaks: list[Break], key: object, order: Sequence[str] = ()) -> list[CauseTotals]:
+    assert callable(key)
+    groups: dict[str, CauseTotals] = {name: CauseTotals(name) for name in order}
+    for found in breaks:
+        name = str(key(found))
+        groups.setdefault(name, CauseTotals(name)).add(found)
+    rows = [row for row in groups.values() if row.breaks]
+    return sorted(rows, key=lambda row: -row.cost_usd) if not order else rows
+
+
+def _week(request: Request, zone: tzinfo | None) -> str:
+    moment: datetime = request.when.astimezone(zone) if zone else request.when
+    year, week, _ = moment.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def gap_bucket(gap: float) -> int:
+    # a bucket includes its upper bound: 300 s is not past a 5-minute TTL
+    return min(bisect.bisect_left(GAP_BUCKETS, gap), len(GAP_BUCKETS) - 1)
+
+
+def _gap_buckets(requests: list[int], faults: list[Break]) -> list[GapBucket]:
+    broken = [0] * len(GAP_BUCKETS)
+    cost = [0.0] * len(GAP_BUCKETS)
+    for found in faults:  # dearest first: sums come out the same however parts were joined
+        if found.gap_seconds is not None and found.previous is not None:
+            index = gap_bucket(found.gap_seconds)
+            broken[index] += 1
+            cost[index] += found.cost_usd or 0.0
+    return [
+        GapBucket(label, upper, count, broken[index], cost[index])
+        for index, (label, upper, count) in enumerate(
+            zip(GAP_LABELS, GAP_BUCKETS, requests, strict=True)
+        )
+    ]
+
+
+def _order(request: Request) -> tuple[float, str]:
+    return (start_of(request), request.key)
+
+
+def _ttl_advice(
+    written: dict[tuple[str, date], tuple[int, Request]], avoided: list[Break], prices: PriceBook
+) -> TtlAdvice:
+    """A 1-hour TTL: every 5-minute write costs the 1-hour price, and every break of an entry
+    that expired after 5 minutes but less than an hour becomes a read."""
+    extra = 0.0
+    for key in sorted(written):
+        tokens, request = written[key]
+        rates = prices.rates(request.model, request.when)
+        if rates is not None:
+            extra += tokens * (rates.cache_write_1h - rates.cache_write_5m)
+    saved = sum(found.cost_usd or 0.0 for found in avoided)
+    for found in avoided:  # their rewrites would not happen, at either price
+        rewritten = found.rebuilt_tokens - found.rebuilt_1h_tokens
+        rates = prices.rates(found.request.model, found.request.when)
+        if rates is not None:
+            extra -= rewritten * (rates.cache_write_1h - rates.cache_write_5m)
+    return TtlAdvice(extra, saved, len(avoided), saved - extra, saved > extra)
