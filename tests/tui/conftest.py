@@ -70,9 +70,18 @@ def new_app(archive_dataset: Dataset, lint_findings: list[Finding]) -> Callable[
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    """Wait until every worker has finished and the screen has caught up."""
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Wait until every worker has finished and the screen has caught up.
+
+    A worker's result can start another worker (a screen refreshing after the data came in),
+    and on a busy machine repaints lag: wait until two rounds in a row find nothing running.
+    """
+    quiet = 0
+    for _ in range(20):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        quiet = quiet + 1 if not any(w.is_running for w in pilot.app.workers) else 0
+        if quiet >= 2:
+            break
     await pilot.pause()
 
 
