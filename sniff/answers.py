@@ -55,6 +55,9 @@ def remembered(
     places). `run` is called as usual when output goes to a terminal, when `--no-index` or
     `--verbose` asks for a fresh read, or when anything fails on the way to a key.
     """
+    from sniff.ingest.discover import forget_listings
+
+    forget_listings()
     folder = answers_folder()
     if folder is None or sys.stdout.isatty() or options.get("no_index") or options.get("verbose"):
         run()
@@ -86,7 +89,7 @@ def answer_key(command: str, options: dict[str, Any], paths: list[Path] | None) 
     """The digest of everything `command`'s output depends on (see the module docstring), and
     whether every log file has settled (none was modified in the last `RACY_SECONDS`)."""
     from sniff import __version__
-    from sniff.ingest.discover import expand, roots_for
+    from sniff.ingest.discover import expand, hand_over, roots_for
 
     digest = hashlib.sha256()
 
@@ -101,7 +104,9 @@ def answer_key(command: str, options: dict[str, Any], paths: list[Path] | None) 
     add([str(root) for root in roots], sample)
     recent = time.time_ns() - int(RACY_SECONDS * 1e9)
     settled = True
-    for file in expand(roots):
+    files = expand(roots)
+    hand_over(roots, files)  # the scan reads exactly the files the key describes
+    for file in files:
         add(file.path, file.size, file.mtime_ns, file.inode)
         settled = settled and file.mtime_ns < recent
     pricing = options.get("pricing")

@@ -24,7 +24,7 @@ from sniff.analyses.filters import Filters
 from sniff.analyses.scan_parts import ScanPart, join, scan_part
 from sniff.analyses.summary import Summary
 from sniff.analyses.units import units
-from sniff.ingest.discover import expand, roots_for
+from sniff.ingest.discover import expand, roots_for, take
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import IndexedFiles
 from sniff.ingest.merge import merge
@@ -63,7 +63,7 @@ def scan_units(
             data, sniff's code); parts of another scope are never used.
     """
     roots, sample = roots_for(paths)
-    files = expand(roots)
+    files = take(roots) or expand(roots)  # the listing a kept answer's key was made from
     indexed = IndexedFiles(
         files,
         store,
@@ -89,6 +89,7 @@ def scan_units(
                 new[key] = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
         parts.append(part)
     store.keep_parts(scope, new, {key for key in keys if key is not None})
+    prices.save()  # the price tables resolved for this run, for the next one
     summary, breaks = join(parts)
     dataset = _account(indexed, tuple(str(root) for root in roots), sample)
     return ScanNumbers(summary, breaks, dataset)

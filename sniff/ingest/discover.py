@@ -58,6 +58,30 @@ def bundled_samples() -> Path:
     return installed if installed.is_dir() else package.parent / "sample_logs"
 
 
+_HANDED: dict[tuple[str, ...], list[SourceFile]] = {}
+"""Listings handed from one step of a command to the next (see `hand_over`)."""
+
+
+def hand_over(paths: list[Path], files: list[SourceFile]) -> None:
+    """Keep a listing for the next step of the same command to `take` instead of listing again.
+
+    Why: a command that lists twice (to key a kept answer, then to read) must see one
+    consistent set of files, and listing a large archive twice costs time.
+    """
+    _HANDED.clear()
+    _HANDED[tuple(str(path) for path in paths)] = files
+
+
+def take(paths: list[Path]) -> list[SourceFile] | None:
+    """The listing handed over for `paths`, once; None when there is none."""
+    return _HANDED.pop(tuple(str(path) for path in paths), None)
+
+
+def forget_listings() -> None:
+    """Drop listings handed over and not taken (a new command starts)."""
+    _HANDED.clear()
+
+
 def expand(paths: list[Path]) -> list[SourceFile]:
     """Every log file under `paths`, each once, in a stable order.
 
@@ -72,23 +96,26 @@ def expand(paths: list[Path]) -> list[SourceFile]:
     for root in paths:
         if not root.exists():
             raise UserError(f"no such file or directory: {root}")
-        files = [root] if root.is_file() or parquet_in.is_export(root) else _walk(root)
-        for file in files:
+        if root.is_file() or parquet_in.is_export(root):
+            files = [(str(root), project_hint(root))]
+        else:
+            files = _walk(root)
+        for path, hint in files:
             try:
-                status = file.stat()
+                status = os.stat(path)
                 size, mtime_ns = (
-                    parquet_in.identity(file)
+                    parquet_in.identity(Path(path))
                     if stat.S_ISDIR(status.st_mode)
                     else (status.st_size, status.st_mtime_ns)
                 )
             except OSError:  # vanished since it was listed: reading it reports why
-                found.append(SourceFile(str(file), project_hint(file), 0, -1, -1))
+                found.append(SourceFile(path, hint, 0, -1, -1))
                 continue
             identity = (status.st_dev, status.st_ino)  # the same file reached twice (links)
             if identity in seen:
                 continue
             seen.add(identity)
-            found.append(SourceFile(str(file), project_hint(file), size, mtime_ns, status.st_ino))
+            found.append(SourceFile(path, hint, size, mtime_ns, status.st_ino))
     return found
 
 
@@ -111,16 +138,20 @@ def project_hint(file: Path) -> str:
     return parent.name or str(parent)
 
 
-def _walk(root: Path) -> list[Path]:
-    found: list[Path] = []
+def _walk(root: Path) -> list[tuple[str, str]]:
+    """(path, project hint) of every log under `root`; the hint is worked out per folder."""
+    found: list[tuple[str, str]] = []
     for directory, subdirs, files in os.walk(root, onerror=None):
         if parquet_in.MANIFEST in files and parquet_in.is_export(Path(directory)):
             # a `sniff export`: read whole, never walked for logs
-            found.append(Path(directory))
+            found.append((directory, project_hint(Path(directory))))
             subdirs.clear()
             continue
         subdirs.sort()
-        found.extend(Path(directory, name) for name in sorted(files) if name.endswith(LOG_SUFFIX))
+        logs = sorted(name for name in files if name.endswith(LOG_SUFFIX))
+        if logs:
+            hint = project_hint(Path(directory, logs[0]))
+            found.extend((os.path.join(directory, name), hint) for name in logs)
     return found
 
 

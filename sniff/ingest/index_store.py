@@ -50,6 +50,8 @@ CREATE TABLE IF NOT EXISTS parts (
     PRIMARY KEY (scope, unit)
 );
 """
+CHUNK = 500
+"""Paths per query (SQLite limits the parameters of one statement)."""
 BUSY_TIMEOUT_MS = 30_000
 """How long a run waits for another run's write to finish before giving up on the index."""
 
@@ -152,6 +154,24 @@ class IndexStore:
             self.broken = True
         return found
 
+    def entries(self, paths: list[str], mode: str) -> dict[str, Entry]:
+        """The rows of `paths` in `mode` (without records or states), by path."""
+        found: dict[str, Entry] = {}
+        try:
+            for start in range(0, len(paths), CHUNK):
+                chunk = paths[start : start + CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                rows = self._db.execute(
+                    "SELECT path, size, mtime_ns, inode, offset, lines, tail_crc, first_at,"
+                    " last_at, x'', NULL, log_format, links, issues, synthetic FROM files"
+                    f" WHERE mode = ? AND path IN ({marks})",
+                    (mode, *chunk),
+                ).fetchall()
+                found.update((row[0], Entry(*row)) for row in rows)
+        except sqlite3.Error:
+            self.broken = True
+        return found
+
     def state(self, path: str, mode: str) -> bytes | None:
         """The parser state kept for `path`, if any."""
         return self._column("state", path, mode)
@@ -172,17 +192,15 @@ class IndexStore:
 
     def parts(self, scope: str, units: list[str]) -> dict[str, bytes]:
         """The analysis parts kept for `units` in `scope` (see `sniff.scan_run`)."""
-        found: dict[str, bytes] = {}
+        wanted = set(units)
         try:
-            for unit in units:
-                row = self._db.execute(
-                    "SELECT data FROM parts WHERE scope = ? AND unit = ?", (scope, unit)
-                ).fetchone()
-                if row is not None:
-                    found[unit] = row[0]
+            rows = self._db.execute(
+                "SELECT unit, data FROM parts WHERE scope = ?", (scope,)
+            ).fetchall()
         except sqlite3.Error:
             self.broken = True
-        return found
+            return {}
+        return {unit: data for unit, data in rows if unit in wanted}
 
     def keep_parts(self, scope: str, new: dict[str, bytes], used: set[str]) -> None:
         """Store `new` parts in `scope` and forget those of its units not in `used`."""

@@ -152,8 +152,9 @@ class IndexedFiles:
         self.fresh: dict[int, FileResult] = {}
         self._skippable: dict[tuple[float | None, float | None], frozenset[int]] = {}
         tasks: list[tuple[int, Task]] = []
+        known = store.entries([file.path for file in files], self.mode)
         for index, file in enumerate(files):
-            entry = store.entry(file.path, self.mode, with_result=False)
+            entry = known.get(file.path)
             self.entries.append(entry)
             if entry is None:
                 tasks.append((index, Task(file)))
