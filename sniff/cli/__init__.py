@@ -27,15 +27,33 @@ class _ScanByDefault(TyperGroup):
         return super().parse_args(ctx, args)
 
 
-app = typer.Typer(
-    name="sniff",
-    cls=_ScanByDefault,
-    help="What your AI coding agents cost, whether prompt caching works, and what breaks it.",
-    no_args_is_help=False,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["--help", "-h"]},
-)
+COMMANDS = (
+    "scan", "sessions", "cache", "agents", "lint", "latency", "export", "report", "index", "tui",
+)  # fmt: skip
+"""Every command, in the order `--help` lists them; each is the module of its name."""
+
+
+def build_app(commands: tuple[str, ...] = COMMANDS) -> typer.Typer:
+    """The typer app with `commands` (all of them by default).
+
+    Why a builder: a run needs only its own command, and building all ten costs a good part of
+    a status line's budget; `--help` and tests get them all.
+    """
+    built = typer.Typer(
+        name="sniff",
+        cls=_ScanByDefault,
+        help="What your AI coding agents cost, whether prompt caching works, and what breaks it.",
+        no_args_is_help=False,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        context_settings={"help_option_names": ["--help", "-h"]},
+    )
+    built.callback()(_root)
+    from importlib import import_module
+
+    for name in commands:
+        import_module(f"sniff.cli.{name}").register(built)
+    return built
 
 
 def _version(value: bool) -> None:
@@ -44,7 +62,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
@@ -56,22 +73,21 @@ def _root(
     """
 
 
-def _register() -> None:
-    from sniff.cli import agents, cache, export, index, latency, lint, report, scan, sessions, tui
-
-    scan.register(app)
-    sessions.register(app)
-    cache.register(app)
-    agents.register(app)
-    lint.register(app)
-    latency.register(app)
-    export.register(app)
-    report.register(app)
-    index.register(app)
-    tui.register(app)
+def __getattr__(name: str) -> typer.Typer:
+    """`sniff.cli.app`: the app with every command, built when first asked for."""
+    if name == "app":
+        built = globals()["app"] = build_app()
+        return built
+    raise AttributeError(name)
 
 
-_register()
+def _needed(argv: list[str]) -> tuple[str, ...]:
+    """The one command `argv` runs, or all of them (help, an unknown word)."""
+    if not argv or argv[0] not in COMMANDS and not argv[0].startswith("-"):
+        return ("scan",)  # `sniff` and `sniff PATH...` mean `sniff scan`
+    if argv[0] in COMMANDS and not {"--help", "-h"} & set(argv[1:]):
+        return (argv[0],)
+    return COMMANDS
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -82,9 +98,10 @@ def fail(message: str, code: int = 2) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """The console script: run the app; user errors are one line and exit 2, never a traceback."""
-    command = typer.main.get_command(app)
+    arguments = sys.argv[1:] if argv is None else argv
+    command = typer.main.get_command(build_app(_needed(arguments)))
     try:
-        result: Any = command.main(args=argv, prog_name="sniff", standalone_mode=False)
+        result: Any = command.main(args=arguments, prog_name="sniff", standalone_mode=False)
     except typer.TyperException as error:  # usage errors: bad option, missing value
         context = getattr(error, "ctx", None)
         hint = f" (see '{context.command_path} --help')" if context is not None else ""
