@@ -236,18 +236,13 @@ class CommandScreen(SessionScreen):
         self.session_commands = [row for row in commands if row.session_id == command.session_id]
         """The user requests of its session: the next one ends what this one led to."""
 
-    def show(self, archive: Archive) -> None:
+    def _timeline(self, archive: Archive) -> list[TimelineEntry]:
         led_to = command_requests(archive.dataset.requests, self.session_commands, self.command)
         keys = {request.key for request in led_to}
-        timeline = [e for e in archive.timeline(self.session_id) if e.request.key in keys]
-        self.sub_title = f"user request in session {self.session_id}"
-        self.query_one("#title", Static).update(self._title(timeline, archive.zone))
-        rows: list[Row] = []
-        for entry in timeline:
-            if entry.idle:
-                rows.append(self._gap(entry))
-            rows.append(self._row(entry, archive.zone))
-        self.query_one(BrowseTable).set_rows(rows)
+        return [e for e in archive.timeline(self.session_id) if e.request.key in keys]
+
+    def _what(self) -> str:
+        return f"user request in session {self.session_id}"
 
     def _title(self, timeline: list[TimelineEntry], zone: tzinfo) -> Text:
         command = self.command

@@ -54,8 +54,8 @@ class SessionScreen(ArchiveScreen):
         yield Footer()
 
     def show(self, archive: Archive) -> None:
-        timeline = archive.timeline(self.session_id)
-        self.sub_title = f"session {self.session_id}"
+        timeline = self._timeline(archive)
+        self.sub_title = self._what()
         self.query_one("#title", Static).update(self._title(timeline, archive.zone))
         rows: list[Row] = []
         for entry in timeline:
@@ -63,6 +63,13 @@ class SessionScreen(ArchiveScreen):
                 rows.append(self._gap(entry))
             rows.append(self._row(entry, archive.zone))
         self.query_one(BrowseTable).set_rows(rows)
+
+    def _timeline(self, archive: Archive) -> list[TimelineEntry]:
+        """The requests this screen lists."""
+        return archive.timeline(self.session_id)
+
+    def _what(self) -> str:
+        return f"session {self.session_id}"
 
     def _title(self, timeline: list[TimelineEntry], zone: tzinfo) -> Text:
         from sniff.tui.widgets.totals import totals_text
