@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sniff.errors import UserError
-from sniff.ingest import parquet_in
+from sniff.ingest import export_folders
 
 LOG_SUFFIX = ".jsonl"
 
@@ -86,7 +86,7 @@ def expand(paths: list[Path]) -> list[SourceFile]:
     """Every log file under `paths`, each once, in a stable order.
 
     A `sniff export` folder counts as one file (its path the folder's), never walked for logs;
-    its size and modification time are those of its tables as a whole (`parquet_in.identity`).
+    its size and modification time are those of its tables as a whole (`export_folders.identity`).
 
     Raises:
         UserError: a path does not exist.
@@ -96,7 +96,7 @@ def expand(paths: list[Path]) -> list[SourceFile]:
     for root in paths:
         if not root.exists():
             raise UserError(f"no such file or directory: {root}")
-        if root.is_file() or parquet_in.is_export(root):
+        if root.is_file() or export_folders.is_export(root):
             files = [(str(root), project_hint(root))]
         else:
             files = _walk(root)
@@ -104,7 +104,7 @@ def expand(paths: list[Path]) -> list[SourceFile]:
             try:
                 status = os.stat(path)
                 size, mtime_ns = (
-                    parquet_in.identity(Path(path))
+                    export_folders.identity(Path(path))
                     if stat.S_ISDIR(status.st_mode)
                     else (status.st_size, status.st_mtime_ns)
                 )
@@ -142,7 +142,7 @@ def _walk(root: Path) -> list[tuple[str, str]]:
     """(path, project hint) of every log under `root`; the hint is worked out per folder."""
     found: list[tuple[str, str]] = []
     for directory, subdirs, files in os.walk(root, onerror=None):
-        if parquet_in.MANIFEST in files and parquet_in.is_export(Path(directory)):
+        if export_folders.MANIFEST in files and export_folders.is_export(Path(directory)):
             # a `sniff export`: read whole, never walked for logs
             found.append((directory, project_hint(Path(directory))))
             subdirs.clear()

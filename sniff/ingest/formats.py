@@ -51,10 +51,10 @@ def parse_any(
     A file of no known format gives an empty result whose `log_format` is None. A `sniff export`
     folder is read as one (`parquet_in`), whatever `forced` says.
     """
-    if parquet_in.is_export(Path(path)):
-        return parquet_in.read_export(path)
     data, problem = read_bytes(path)
     if data is None:
+        if parquet_in.is_export(Path(path)):  # a folder, which `open` refused
+            return parquet_in.read_export(path)
         return FileResult([], [problem] if problem else [], 0, forced)
     log_format = forced or detect(data)
     if log_format is None:

@@ -12,15 +12,16 @@ same price data an export read back costs exactly what the scan that wrote it di
 analyses of prompts see none for these requests. A Parquet file that cannot be read is reported
 as an unreadable file, and a row that is not a request as a skipped line; the rest still count.
 
-pyarrow is imported only when an export is read: discovering paths must stay light.
+pyarrow is imported only when an export is read; finding exports (`export_folders`) imports
+neither this module nor pyarrow, so discovering paths stays light.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sniff.ingest.export_folders import MANIFEST, REQUESTS, is_export, table_files
 from sniff.ingest.record import TOP_LEVEL, FileResult, Response
 from sniff.model import Agent, LineIssue
 
@@ -29,10 +30,6 @@ if TYPE_CHECKING:
 
 SOURCE = "sniff-export"
 """The format an export folder is counted as."""
-MANIFEST = "sniff-export.json"
-"""The file that marks a folder as an export (`sniff.export.writer.MANIFEST`)."""
-REQUESTS = "requests"
-"""The table read back; the others derive from it."""
 TOKENS = (
     "input_tokens", "cache_read_tokens", "cache_write_5m_tokens", "cache_write_1h_tokens",
     "output_tokens", "reasoning_tokens",
@@ -45,50 +42,6 @@ OPTIONAL_TEXTS = ("error", "version", "previous")
 COLUMNS = (*TEXTS, *OPTIONAL_TEXTS, *TIMES, *TOKENS, "ttl_assumed", "line")
 """The columns of `sniff.export.tables.REQUESTS` a response is made of."""
 AGENTS = frozenset(agent.value for agent in Agent)
-
-
-def is_export(path: Path) -> bool:
-    """Whether `path` is a `sniff export` folder, or the `requests` folder inside one."""
-    if not path.is_dir():
-        return False
-    if (path / MANIFEST).is_file():
-        return True
-    return path.name == REQUESTS and (path.parent / MANIFEST).is_file()
-
-
-def requests_folder(path: Path) -> Path:
-    """The `requests` table of the export at `path` (see `is_export`)."""
-    return path / REQUESTS if (path / MANIFEST).is_file() else path
-
-
-def table_files(path: Path) -> list[Path]:
-    """The Parquet files of the export's `requests` table, in a stable order."""
-    found: list[Path] = []
-    for directory, subdirs, files in os.walk(requests_folder(path)):
-        subdirs.sort()
-        found.extend(Path(directory, name) for name in sorted(files) if name.endswith(".parquet"))
-    return found
-
-
-def identity(path: Path) -> tuple[int, int]:
-    """(size, modification time in ns) of the export as a whole, for the index and answers.
-
-    The bytes of its manifest and Parquet files, and the latest modification of any of them or
-    of the folders holding them: a file rewritten, added or removed changes one or the other.
-
-    Raises:
-        OSError: the export vanished while being looked at.
-    """
-    root = path if (path / MANIFEST).is_file() else path.parent
-    status = (root / MANIFEST).stat()
-    size, latest = status.st_size, status.st_mtime_ns
-    for directory, _, files in os.walk(requests_folder(path)):
-        latest = max(latest, os.stat(directory).st_mtime_ns)
-        for name in files:
-            status = os.stat(os.path.join(directory, name))
-            size += status.st_size
-            latest = max(latest, status.st_mtime_ns)
-    return size, latest
 
 
 def read_export(path: str) -> FileResult:
@@ -191,3 +144,6 @@ def to_response(row: dict[str, Any]) -> Response:
 def _seconds(micros: int | None) -> float | None:
     """Microseconds since the epoch as seconds (exactly the instant the export wrote)."""
     return None if micros is None else micros / 1_000_000
+
+
+__all__ = ["MANIFEST", "REQUESTS", "SOURCE", "is_export", "read_export", "table_files"]
