@@ -179,8 +179,8 @@ def scan(
     from sniff.scan_run import ScanNumbers
 
     ingested, roots, sample = ingest(client, paths, log_format=log_format, with_prompts="sized")
-    analyse = partial(_scan_units, pricing=pricing, filters=filters, zone=zone)
-    parts = _per_unit(client, ingested, analyse)
+    analyse = partial(_scan_part, filters=filters, zone=zone)
+    parts = _on_units(client, ingested, partial(_per_unit, pricing=pricing, analyse=analyse))
     summary, breaks = join(parts)
     return ScanNumbers(summary, breaks, _account(client, ingested, roots, sample))
 
@@ -199,13 +199,13 @@ def breaks(
     from sniff.pricing import PriceBook, load_overrides
 
     ingested, roots, sample = ingest(client, paths, log_format=log_format, with_prompts="sized")
-    analyse = partial(_break_units, pricing=pricing, filters=filters)
-    parts = _per_unit(client, ingested, analyse)
+    analyse = partial(_break_part, filters=filters)
+    parts = _on_units(client, ingested, partial(_per_unit, pricing=pricing, analyse=analyse))
     prices = PriceBook(load_overrides(pricing) if pricing else None)
     return break_report(parts, prices, zone), _account(client, ingested, roots, sample)
 
 
-def _per_unit(client: Client, ingested: Ingested, analyse: Callable[..., list[Any]]) -> list[Any]:
+def _on_units(client: Client, ingested: Ingested, analyse: Callable[..., list[Any]]) -> list[Any]:
     """Group files into units by their links, then analyse units on the cluster."""
     from sniff.analyses.units import units
 
@@ -243,50 +243,48 @@ def _unit_requests(
         yield merge(responses, cost)
 
 
-def _scan_units(
+def _per_unit(
     spec: list[list[tuple[int, int]]],
     *batches: list[FileResult],
     pricing: Path | None,
-    filters: Filters,
-    zone: tzinfo,
-) -> list[ScanPart]:
-    """A task: the scan parts of some units (idempotent: reads only its inputs)."""
+    analyse: Callable[[list[Any], Any, Callable[[Any], int]], Any],
+) -> list[Any]:
+    """A task: `analyse(requests, prices, minimum)` for some units (idempotent: it reads only
+    its inputs), each unit's requests merged and priced here, where its records are."""
     from sniff.analyses.breaks import policy_minimum
+
+    prices = _prices(pricing)
+    minimum = policy_minimum()
+    return [
+        analyse(requests, prices, minimum)
+        for requests in _unit_requests(spec, batches, prices.cost)
+    ]
+
+
+def _scan_part(
+    requests: list[Any], prices: Any, minimum: Callable[[Any], int], filters: Filters, zone: tzinfo
+) -> ScanPart:
+    """A unit's scan part, its breaks without prompt blocks."""
     from sniff.analyses.scan_parts import ScanPart, scan_part
 
-    prices = _prices(pricing)
-    minimum = policy_minimum()
-    parts = []
-    for requests in _unit_requests(spec, batches, prices.cost):
-        part = scan_part(requests, prices, zone, filters.keep, minimum)
-        parts.append(ScanPart(part.cells, [_light(found) for found in part.breaks]))
-    return parts
+    part = scan_part(requests, prices, zone, filters.keep, minimum)
+    return ScanPart(part.cells, [_light(found) for found in part.breaks])
 
 
-def _break_units(
-    spec: list[list[tuple[int, int]]],
-    *batches: list[FileResult],
-    pricing: Path | None,
-    filters: Filters,
-) -> list[BreakPart]:
-    """A task: the break parts of some units (idempotent)."""
-    from sniff.analyses.breaks import break_part, policy_minimum
+def _break_part(
+    requests: list[Any], prices: Any, minimum: Callable[[Any], int], filters: Filters
+) -> BreakPart:
+    """A unit's break part, without prompt blocks."""
+    from sniff.analyses.breaks import break_part
 
-    prices = _prices(pricing)
-    minimum = policy_minimum()
-    parts = []
-    for requests in _unit_requests(spec, batches, prices.cost):
-        part = break_part(requests, prices, minimum, filters.keep)
-        parts.append(
-            replace(
-                part,
-                breaks=[_light(found) for found in part.breaks],
-                avoided=[_light(found) for found in part.avoided],
-                tolerated=[replace(t, request=_strip(t.request)) for t in part.tolerated],
-                written_5m={k: (n, _strip(r)) for k, (n, r) in part.written_5m.items()},
-            )
-        )
-    return parts
+    part = break_part(requests, prices, minimum, filters.keep)
+    return replace(
+        part,
+        breaks=[_light(found) for found in part.breaks],
+        avoided=[_light(found) for found in part.avoided],
+        tolerated=[replace(t, request=_strip(t.request)) for t in part.tolerated],
+        written_5m={k: (n, _strip(r)) for k, (n, r) in part.written_5m.items()},
+    )
 
 
 def _prices(pricing: Path | None) -> Any:
@@ -311,30 +309,14 @@ def _strip(request: Any) -> Any:
 
 def _account(client: Client, ingested: Ingested, roots: tuple[str, ...], sample: bool) -> Dataset:
     """The dataset's account of files, formats and issues, from small per-batch summaries."""
-    from sniff.model import Dataset
+    from sniff.ingest.reading import account
 
     summaries = client.gather([client.submit(_summarise, future) for future in ingested.futures])
-    per_file: list[tuple[str | None, int, list[Any]]] = [(None, 0, [])] * len(ingested.files)
+    per_file: dict[int, tuple[str | None, int, list[Any]]] = {}
     for batch, answer in zip(ingested.batches, summaries, strict=True):
-        for index, summary in zip(batch, answer, strict=True):
-            per_file[index] = summary
-    formats: dict[str, int] = {}
-    unknown: list[str] = []
-    for file, (log_format, _, _) in zip(ingested.files, per_file, strict=True):
-        if log_format is None:
-            unknown.append(file.path)
-        else:
-            formats[log_format] = formats.get(log_format, 0) + 1
-    return Dataset(
-        requests=(),
-        files=tuple(file.path for file in ingested.files),
-        issues=tuple(issue for _, _, issues in per_file for issue in issues),
-        synthetic=sum(synthetic for _, synthetic, _ in per_file),
-        roots=roots,
-        sample=sample,
-        formats=formats,
-        unknown_files=tuple(unknown),
-    )
+        per_file.update(zip(batch, answer, strict=True))
+    ordered = (per_file[index] for index in range(len(ingested.files)))
+    return account(ingested.files, ordered, roots=roots, sample=sample)
 
 
 def _summarise(results: list[FileResult]) -> list[tuple[str | None, int, list[Any]]]:

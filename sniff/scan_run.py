@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 
-import msgspec
-
 from sniff.analyses.breaks import Break, policy_minimum
 from sniff.analyses.filters import Filters
 from sniff.analyses.scan_parts import ScanPart, join, scan_part
@@ -28,11 +26,10 @@ from sniff.ingest.discover import expand, roots_for, take
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import IndexedFiles
 from sniff.ingest.merge import merge
+from sniff.ingest.reading import account
 from sniff.ingest.record import Prompts
-from sniff.model import Dataset, LineIssue
+from sniff.model import Dataset
 from sniff.pricing import PriceBook
-
-_ISSUES = msgspec.msgpack.Decoder(list[LineIssue])
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,31 +126,9 @@ def _load(stored: bytes) -> ScanPart | None:
 
 def _account(indexed: IndexedFiles, roots: tuple[str, ...], sample: bool) -> Dataset:
     """The dataset's account of files, formats and issues, in file order."""
-    issues: list[LineIssue] = []
-    synthetic = 0
-    formats: dict[str, int] = {}
-    unknown: list[str] = []
-    for index, file in enumerate(indexed.files):
-        if indexed.unchanged(index):
-            entry = indexed.entry(index)
-            log_format, synthetic_here = entry.log_format, entry.synthetic
-            issues.extend(_ISSUES.decode(entry.issues) if entry.issues else [])
-        else:
-            found = indexed.result(index)
-            log_format, synthetic_here = found.log_format, found.synthetic
-            issues.extend(found.issues)
-        synthetic += synthetic_here
-        if log_format is None:
-            unknown.append(file.path)
-        else:
-            formats[log_format] = formats.get(log_format, 0) + 1
-    return Dataset(
-        requests=(),
-        files=tuple(file.path for file in indexed.files),
-        issues=tuple(issues),
-        synthetic=synthetic,
+    return account(
+        indexed.files,
+        (indexed.account(index) for index in range(len(indexed.files))),
         roots=roots,
         sample=sample,
-        formats=formats,
-        unknown_files=tuple(unknown),
     )

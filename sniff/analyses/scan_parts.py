@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
 
-from sniff.analyses.breaks import Break, dearest_first, find_breaks
+from sniff.analyses.breaks import Break, break_part, dearest_first
 from sniff.analyses.summary import Cell, Summary, Totals, summary_cells, summary_of_cells
 from sniff.model import Request
 from sniff.pricing import PriceBook
@@ -36,8 +36,7 @@ def scan_part(
 ) -> ScanPart:
     """The part of one unit's requests (all of them: chains are followed through every one)."""
     cells = summary_cells((request for request in requests if keep(request)), zone)
-    report = find_breaks(requests, prices, minimum=minimum, zone=zone, keep=keep)
-    return ScanPart(cells, report.breaks)
+    return ScanPart(cells, break_part(requests, prices, minimum, keep).breaks)
 
 
 def join(parts: Iterable[ScanPart]) -> tuple[Summary, list[Break]]:

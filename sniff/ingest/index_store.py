@@ -172,10 +172,6 @@ class IndexStore:
             self.broken = True
         return found
 
-    def state(self, path: str, mode: str) -> bytes | None:
-        """The parser state kept for `path`, if any."""
-        return self._column("state", path, mode)
-
     def result(self, path: str, mode: str) -> bytes | None:
         """What `path` yielded, as stored."""
         return self._column("result", path, mode)

@@ -205,8 +205,8 @@ class IndexedFiles:
             return fresh
         entry = self.entry(index)
         if index in self.skippable(window):
-            issues = list(_ISSUES.decode(entry.issues)) if entry.issues else []
-            return FileResult([], issues, entry.synthetic, entry.log_format)
+            log_format, synthetic, issues = self.account(index)
+            return FileResult([], issues, synthetic, log_format)
         stored = self.store.result(entry.path, self.mode)
         if stored is not None:
             try:
@@ -240,11 +240,18 @@ class IndexedFiles:
         return cached
 
     def links(self, index: int) -> list[str]:
-        """What ties file `index`'s calls to other files' (see `links_of`)."""
+        """What ties file `index`'s calls to other files' (see `links_of`), as its row keeps it."""
+        links = self.entry(index).links
+        return list(_LINKS.decode(links)) if links else []
+
+    def account(self, index: int) -> tuple[str | None, int, list[LineIssue]]:
+        """File `index`'s format, harness messages and issues, without decoding its records."""
         fresh = self.fresh.get(index)
         if fresh is not None:
-            return links_of(fresh)
-        return list(_LINKS.decode(self.entry(index).links)) if self.entry(index).links else []
+            return fresh.log_format, fresh.synthetic, fresh.issues
+        entry = self.entry(index)
+        issues = list(_ISSUES.decode(entry.issues)) if entry.issues else []
+        return entry.log_format, entry.synthetic, issues
 
     def _how(self) -> tuple[str | None, Prompts]:
         log_format, _, prompts = self.mode.partition(":")
@@ -307,9 +314,6 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
     gave it (that of all its tables) is unchanged.
     """
     file, entry = task.file, task.entry
-    if parquet_in.is_export(Path(file.path)):  # a folder of Parquet tables: nothing to open
-        result = parquet_in.read_export(file.path)
-        return Parsed(result, _entry(file, result, 0, 0, 0, None))
     if entry is not None and entry.state is not None:
         resumed = _resume(file, entry)
         if resumed is not None:
@@ -318,6 +322,9 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
         with open(file.path, "rb") as handle:
             data = handle.read()
     except OSError as error:
+        if isinstance(error, IsADirectoryError) and parquet_in.is_export(Path(file.path)):
+            result = parquet_in.read_export(file.path)  # a folder of Parquet tables
+            return Parsed(result, _entry(file, result, 0, 0, 0, None))
         problem = f"cannot read file: {error.strerror or error}"
         result = FileResult([], [LineIssue(file.path, 0, problem)], 0, log_format)
         unreadable = dataclasses.replace(file, mtime_ns=-1)  # try again next run

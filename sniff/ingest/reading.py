@@ -7,7 +7,7 @@ merged so that each API call counts once across all files.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 
 from sniff.ingest.discover import SourceFile
@@ -16,7 +16,7 @@ from sniff.ingest.index_store import IndexStore
 from sniff.ingest.merge import Pricer, merge, merge_activity
 from sniff.ingest.parallel import map_files
 from sniff.ingest.record import FileResult, Prompts
-from sniff.model import Dataset, LineIssue
+from sniff.model import NO_ACTIVITY, Activity, Dataset, LineIssue, Request
 
 
 def read(
@@ -85,21 +85,47 @@ def assemble(
     Why apart from `read`: a reader that keeps per-file results (the TUI, which shows a large
     archive while it loads and re-reads only changed files) assembles them again cheaply.
     """
+    requests = merge((r for result in results for r in result.responses), cost_of)
+    return account(
+        files,
+        ((result.log_format, result.synthetic, result.issues) for result in results),
+        roots=roots,
+        sample=sample,
+        requests=tuple(requests),
+        activity=merge_activity((result.activity for result in results), requests),
+    )
+
+
+FileAccount = tuple[str | None, int, Sequence[LineIssue]]
+"""What a file adds to a dataset's account: its format (None: unknown), harness-generated
+messages, and its skipped or repaired lines."""
+
+
+def account(
+    files: Sequence[SourceFile],
+    accounts: Iterable[FileAccount],
+    *,
+    roots: tuple[str, ...] = (),
+    sample: bool = False,
+    requests: tuple[Request, ...] = (),
+    activity: Activity = NO_ACTIVITY,
+) -> Dataset:
+    """A dataset of `requests` with the account of `files` (one `FileAccount` each, in order):
+    files read, formats, unknown files, issues. Analyses run unit by unit (the index, a
+    cluster) leave `requests` empty: their numbers come from joined parts."""
     issues: list[LineIssue] = []
     synthetic = 0
     formats: dict[str, int] = {}
     unknown: list[str] = []
-    for file, result in zip(files, results, strict=True):
-        issues.extend(result.issues)
-        synthetic += result.synthetic
-        if result.log_format is None:
+    for file, (log_format, synthetic_here, issues_here) in zip(files, accounts, strict=True):
+        issues.extend(issues_here)
+        synthetic += synthetic_here
+        if log_format is None:
             unknown.append(file.path)
         else:
-            formats[result.log_format] = formats.get(result.log_format, 0) + 1
-    requests = merge((r for result in results for r in result.responses), cost_of)
-    activity = merge_activity((result.activity for result in results), requests)
+            formats[log_format] = formats.get(log_format, 0) + 1
     return Dataset(
-        requests=tuple(requests),
+        requests=requests,
         files=tuple(file.path for file in files),
         issues=tuple(issues),
         synthetic=synthetic,
