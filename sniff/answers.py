@@ -15,6 +15,7 @@ colours, and is for a person, who can wait a second.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import json
@@ -191,13 +192,14 @@ def _zone_identity() -> str:
         return ""
 
 
-def code_identity() -> list[tuple[str, int, int]]:
+@functools.cache
+def code_identity() -> tuple[tuple[str, int, int], ...]:
     """sniff's own sources: an upgraded or edited sniff must not replay an old answer."""
-    package = Path(__file__).parent
+    package = Path(__file__).parent  # read once per process: a scan keys its answer and parts
     found: list[tuple[str, int, int]] = []
     for directory, _, files in os.walk(package):
         for name in sorted(files):
             if name.endswith((".py", ".toml", ".json")):
                 status = os.stat(os.path.join(directory, name))
                 found.append((name, status.st_size, status.st_mtime_ns))
-    return found
+    return tuple(found)
