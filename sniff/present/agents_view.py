@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.agents import AgentReport, CommandRow, Spread
+from sniff.present.formats import first_line
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -103,7 +104,7 @@ def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> 
         f" {api_errors:,} API error(s)"
     )
     rows = [
-        [row.error_class, _first_line(row.examples[0][1]) if row.examples else "", f"{row.count:,}"]
+        [row.error_class, first_line(row.examples[0][1]) if row.examples else "", f"{row.count:,}"]
         for row in report.errors
     ]
     console.print(
@@ -118,7 +119,7 @@ def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> 
     )
     rows = [
         [
-            row.command or _first_line(row.text),
+            row.command or first_line(row.text),
             row.at[:16].replace("T", " "),
             f"{row.model_calls:,}",
             f"{row.tool_calls:,}",
@@ -129,10 +130,6 @@ def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> 
     ]
     headers = ["request", "time (UTC)", "calls", "tools", "cost", "interrupted"]
     console.print(measures_table("Dearest requests", headers, rows, text_columns=2, shrinkable=0))
-
-
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
 
 
 def _spread(spread: Spread | None) -> dict[str, float] | None:

@@ -51,3 +51,8 @@ def duration(seconds: float) -> str:
     if minutes:
         return f"{minutes}m {secs:02d}s"
     return f"{secs}s"
+
+
+def first_line(text: str) -> str:
+    """The first line of `text` that is not blank, stripped ("" for none)."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")

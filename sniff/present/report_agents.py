@@ -7,7 +7,7 @@ Shared by the HTML and Markdown writers so both show the same figures; the JSON 
 from __future__ import annotations
 
 from sniff.analyses.agents import AgentReport
-from sniff.present.formats import compact, money, percent
+from sniff.present.formats import compact, first_line, money, percent
 
 LISTED = 15
 
@@ -39,7 +39,7 @@ def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]
     dearest = sorted(report.commands, key=lambda row: -row.cost_usd)[:LISTED]
     commands: list[Row] = [
         [
-            (row.command or _first_line(row.text), None),
+            (row.command or first_line(row.text), None),
             (row.at[:16].replace("T", " "), None),
             (f"{row.model_calls:,}", row.model_calls),
             (f"{row.tool_calls:,}", row.tool_calls),
@@ -72,9 +72,5 @@ def _example(examples: list[tuple[str, str, str]]) -> str:
     if not examples:
         return ""
     tool, text, _ = examples[0]
-    line = _first_line(text)[:80]
+    line = first_line(text)[:80]
     return f"{tool}: {line}" if tool else line
-
-
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")

@@ -10,7 +10,6 @@ model calls (`command_requests`), shown as a session's timeline is; Enter there 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
@@ -31,7 +30,7 @@ from sniff.analyses.browse import Archive, TimelineEntry
 from sniff.analyses.tool_errors import API_ERROR
 from sniff.ingest.record import epoch
 from sniff.present.console import short_project
-from sniff.present.formats import compact, money, percent
+from sniff.present.formats import compact, first_line, money, percent
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.session import SessionScreen
 from sniff.tui.widgets.cells import count, figure, usd
@@ -65,7 +64,6 @@ the project last, to filter by (a 100-column terminal shows the rest without scr
 
 EXAMPLE_WIDTH = 56
 """Characters of a failure's example shown, its tool's name included (its first line only)."""
-TAG = re.compile(r"</?tool_use_error>")
 
 
 class BehaviourScreen(ArchiveScreen):
@@ -176,7 +174,7 @@ class BehaviourScreen(ArchiveScreen):
             tool, excerpt, _ = row.examples[0]
             prefix = f"{tool}: " if tool else ""
             room = max(EXAMPLE_WIDTH - len(prefix), EXAMPLE_WIDTH // 2)
-            example = prefix + _first_line(_untagged(excerpt), room)
+            example = prefix + _cut(first_line(excerpt), room)
         return Row(
             key=row.error_class,
             cells=[row.error_class, count(row.count), Text(example, style="italic")],
@@ -190,7 +188,7 @@ class BehaviourScreen(ArchiveScreen):
         if command.command:
             what = Text(command.command, style="bold")
         else:
-            what = Text(_first_line(command.text, 200))
+            what = Text(_cut(first_line(command.text), 200))
         if command.unpriced_calls and command.unpriced_calls == command.model_calls:
             cost = usd(None, self.colours)
         else:
@@ -253,7 +251,7 @@ class CommandScreen(SessionScreen):
         if command.command:
             text.append(command.command, style="bold")
         else:
-            text.append(_first_line(command.text, 300))
+            text.append(_cut(first_line(command.text), 300))
         if command.interrupted:
             text.append("  (interrupted)", style=self.colours.uncached)
         text.append(f"\nmodel calls {command.model_calls:,}  ·  tool calls {command.tool_calls:,}")
@@ -266,15 +264,9 @@ class CommandScreen(SessionScreen):
         return text
 
 
-def _first_line(text: str, width: int) -> str:
-    """The first non-blank line of `text`, cut to `width` characters."""
-    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+def _cut(line: str, width: int) -> str:
+    """`line` cut to `width` characters."""
     return line if len(line) <= width else line[: width - 1] + "…"
-
-
-def _untagged(text: str) -> str:
-    """A failure's text without the `<tool_use_error>` tags Claude Code wraps its own in."""
-    return TAG.sub("", text)
 
 
 def _local(moment: float, zone: tzinfo) -> datetime:
