@@ -16,27 +16,17 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import time
+
+from measure import run  # bench/ is on the path when a script runs
 
 COMMANDS = {"scan": ["scan", "--json"], "breaks": ["cache", "--breaks", "--json"]}
 
 
 def timed(arguments: list[str]) -> tuple[float, str]:
     env = {**os.environ, "SNIFF_CACHE_DIR": ""}  # no index, no kept answers
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "sniff", *arguments],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    seconds = time.perf_counter() - start
-    if done.returncode != 0:
-        sys.exit(f"sniff {' '.join(arguments)} failed:\n{done.stderr}")
-    return seconds, done.stdout
+    done = run([sys.executable, "-m", "sniff", *arguments], env)
+    return done.seconds, done.stdout
 
 
 def main() -> None:

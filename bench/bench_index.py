@@ -35,7 +35,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from measure import Run, compile_sniff, run, summary  # bench/ is on the path when a script runs
+from measure import (  # bench/ is on the path when a script runs
+    Run,
+    compile_sniff,
+    run,
+    sniff_totals,
+    summary,
+)
 
 REPO = Path(__file__).resolve().parent.parent
 GENERATOR = REPO.parent / "shared" / "bench" / "gen_corpus.py"
@@ -124,17 +130,6 @@ def find_peers(args: argparse.Namespace) -> tuple[str | None, str | None]:
         return ccusage, None
     print(f"peer sniffly: {found.stdout.strip()} under {sniffly}")
     return ccusage, sniffly
-
-
-def sniff_totals(output: str) -> dict[str, float]:
-    totals = json.loads(output)["totals"]
-    return {
-        "input": totals["input_tokens"],
-        "cache_read": totals["cache_read_tokens"],
-        "cache_write": totals["cache_write_5m_tokens"] + totals["cache_write_1h_tokens"],
-        "output": totals["output_tokens"],
-        "cost": totals["cost_usd"],
-    }
 
 
 class Appender:

@@ -6,6 +6,7 @@ of every process a tool starts.
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import subprocess
@@ -92,3 +93,15 @@ def summary(name: str, runs: list[Run], width: int = 13) -> tuple[float, int]:
         f"peak RSS {peak / 1024:7.1f} MiB   runs: {', '.join(f'{t:.2f}' for t in times)}"
     )
     return median, peak
+
+
+def sniff_totals(output: str) -> dict[str, float]:
+    """Token classes and cost from `sniff scan --json` output."""
+    totals = json.loads(output)["totals"]
+    return {
+        "input": totals["input_tokens"],
+        "cache_read": totals["cache_read_tokens"],
+        "cache_write": totals["cache_write_5m_tokens"] + totals["cache_write_1h_tokens"],
+        "output": totals["output_tokens"],
+        "cost": totals["cost_usd"],
+    }
