@@ -73,7 +73,8 @@ async def settle(pilot: Pilot[None]) -> None:
     """Wait until every worker has finished and the screen has caught up.
 
     A worker's result can start another worker (a screen refreshing after the data came in),
-    and on a busy machine repaints lag: wait until two rounds in a row find nothing running.
+    and on a busy machine repaints lag: wait until two rounds in a row find nothing running,
+    then a tenth of a second more.
     """
     quiet = 0
     for _ in range(20):
@@ -82,7 +83,8 @@ async def settle(pilot: Pilot[None]) -> None:
         quiet = quiet + 1 if not any(w.is_running for w in pilot.app.workers) else 0
         if quiet >= 2:
             break
-    await pilot.pause()
+    # a starved compositor can still be between a layout and its repaint: give it a moment
+    await pilot.pause(0.1)
 
 
 def sample(path: str) -> Path:

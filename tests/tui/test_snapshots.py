@@ -6,7 +6,7 @@ the report before committing the new SVGs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC
 from typing import Any
 
@@ -19,6 +19,17 @@ from sniff.tui.screens.session import SessionScreen
 from tests.tui.conftest import settle
 
 Snap = Callable[..., bool]
+
+
+def pressing(keys: list[str]) -> Callable[[Any], Awaitable[None]]:
+    """Settle, press `keys`, settle again: a key's screen may load in a worker too."""
+
+    async def run(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press(*keys)
+        await settle(pilot)
+
+    return run
 
 
 def test_overview(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
@@ -40,7 +51,7 @@ def test_overview_in_a_light_theme(snap_compare: Snap, new_app: Callable[[], Sni
 
 
 def test_project(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
-    assert snap_compare(new_app(), terminal_size=(100, 30), press=["enter"], run_before=settle)
+    assert snap_compare(new_app(), terminal_size=(100, 30), run_before=pressing(["enter"]))
 
 
 def test_session_with_breaks_and_an_idle_gap(
@@ -74,18 +85,16 @@ def test_request_with_its_prompt_blocks(
 
 
 def test_findings(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
-    assert snap_compare(new_app(), terminal_size=(120, 30), press=["f"], run_before=settle)
+    assert snap_compare(new_app(), terminal_size=(120, 30), run_before=pressing(["f"]))
 
 
 def test_help(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
-    assert snap_compare(
-        new_app(), terminal_size=(100, 40), press=["question_mark"], run_before=settle
-    )
+    assert snap_compare(new_app(), terminal_size=(100, 40), run_before=pressing(["question_mark"]))
 
 
 def test_filtered_table(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
     assert snap_compare(
-        new_app(), terminal_size=(100, 30), press=["slash", *"src/", "enter"], run_before=settle
+        new_app(), terminal_size=(100, 30), run_before=pressing(["slash", *"src/", "enter"])
     )
 
 
