@@ -268,7 +268,7 @@ def _scan_part(
     from sniff.analyses.scan_parts import ScanPart, scan_part
 
     part = scan_part(requests, prices, zone, filters.keep, minimum)
-    return ScanPart(part.cells, [_light(found) for found in part.breaks])
+    return ScanPart(part.cells, replace(part.breaks, top=tuple(map(_light, part.breaks.top))))
 
 
 def _break_part(

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 
-from sniff.analyses.breaks import Break, policy_minimum
+from sniff.analyses.breaks import policy_minimum
 from sniff.analyses.filters import Filters
-from sniff.analyses.scan_parts import ScanPart, join, scan_part
+from sniff.analyses.scan_parts import BreakDigest, ScanPart, join, scan_part
 from sniff.analyses.summary import Summary
 from sniff.analyses.units import units
 from sniff.ingest.discover import expand, roots_for, take
@@ -34,10 +34,10 @@ from sniff.pricing import PriceBook
 
 @dataclass(frozen=True, slots=True)
 class ScanNumbers:
-    """What `sniff scan` prints: the summary, the breaks, and an account of the files."""
+    """What `sniff scan` prints: the summary, the breaks' digest, and an account of the files."""
 
     summary: Summary
-    breaks: list[Break]
+    breaks: BreakDigest
     dataset: Dataset
     """Files, formats and issues; its `requests` are left empty (the parts hold the numbers)."""
 

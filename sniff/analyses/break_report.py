@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
 
 from sniff.model import Request
+from sniff.pickling import by_fields
 from sniff.pricing import PriceBook
 
 CAUSES = (
@@ -37,6 +38,7 @@ GAP_BUCKETS = (60.0, 300.0, 600.0, 1800.0, 3600.0, 7200.0, float("inf"))
 GAP_LABELS = ("≤ 1m", "1–5m", "5–10m", "10–30m", "30–60m", "1–2h", "> 2h")
 
 
+@by_fields
 @dataclass(frozen=True, slots=True)
 class Break:
     """A request that rebuilt cached prefix it should have read."""

@@ -9,6 +9,7 @@ analyse units where they are stored and send back only parts.
 from __future__ import annotations
 
 import heapq
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
@@ -16,15 +17,66 @@ from datetime import tzinfo
 from sniff.analyses.breaks import Break, break_part, dearest_first
 from sniff.analyses.summary import Cell, Summary, Totals, summary_cells, summary_of_cells
 from sniff.model import Request
+from sniff.pickling import by_fields
 from sniff.pricing import PriceBook
 
+TOP_BREAKS = 5
+"""The dearest breaks `sniff scan` shows."""
 
+
+@by_fields
+@dataclass(frozen=True, slots=True)
+class BreakDigest:
+    """What `sniff scan` tells of cache breaks: how many faults and what they cost, how many
+    cold starts, and the dearest faults.
+
+    Why not every break: a scan shows only the dearest few, and each unit's digest is kept in
+    the index and loaded on every run; the dearest of all units are among each unit's dearest.
+    """
+
+    faults: int
+    cold_starts: int
+    fault_costs: tuple[float, ...]
+    """Every fault's cost (unpriced ones count 0), ascending; summed exactly in `cost_usd`."""
+    top: tuple[Break, ...]
+    """The dearest faults, dearest first, at most `TOP_BREAKS`."""
+
+    @property
+    def cost_usd(self) -> float:
+        """What the faults cost more than reads would have (an exact sum: the same however
+        the breaks were grouped)."""
+        return math.fsum(self.fault_costs)
+
+
+def digest(breaks: Sequence[Break]) -> BreakDigest:
+    """The digest of `breaks`, dearest first."""
+    faults = [found for found in breaks if found.fault]
+    return BreakDigest(
+        faults=len(faults),
+        cold_starts=len(breaks) - len(faults),
+        fault_costs=tuple(sorted(found.cost_usd or 0.0 for found in faults)),
+        top=tuple(faults[:TOP_BREAKS]),
+    )
+
+
+def join_digests(digests: Sequence[BreakDigest]) -> BreakDigest:
+    """The digest of all the digests' breaks together."""
+    top = heapq.merge(*(found.top for found in digests), key=dearest_first)
+    return BreakDigest(
+        faults=sum(found.faults for found in digests),
+        cold_starts=sum(found.cold_starts for found in digests),
+        fault_costs=tuple(sorted(cost for found in digests for cost in found.fault_costs)),
+        top=tuple(found for _, found in zip(range(TOP_BREAKS), top, strict=False)),
+    )
+
+
+@by_fields
 @dataclass(frozen=True, slots=True)
 class ScanPart:
-    """One unit's share of a scan: its summary cells and its breaks, dearest first."""
+    """One unit's share of a scan: its summary cells and the digest of its breaks."""
 
     cells: dict[Cell, Totals]
-    breaks: list[Break]
+    breaks: BreakDigest
 
 
 def scan_part(
@@ -36,14 +88,14 @@ def scan_part(
 ) -> ScanPart:
     """The part of one unit's requests (all of them: chains are followed through every one)."""
     cells = summary_cells((request for request in requests if keep(request)), zone)
-    return ScanPart(cells, break_part(requests, prices, minimum, keep).breaks)
+    return ScanPart(cells, digest(break_part(requests, prices, minimum, keep).breaks))
 
 
-def join(parts: Iterable[ScanPart]) -> tuple[Summary, list[Break]]:
-    """The summary and the breaks (dearest first) of all parts together."""
+def join(parts: Iterable[ScanPart]) -> tuple[Summary, BreakDigest]:
+    """The summary and the breaks' digest of all parts together."""
     cells: dict[Cell, Totals] = {}
-    breaks: list[list[Break]] = []
+    digests: list[BreakDigest] = []
     for part in parts:
         cells.update(part.cells)  # units share no session, so no cell
-        breaks.append(part.breaks)
-    return summary_of_cells(cells), list(heapq.merge(*breaks, key=dearest_first))
+        digests.append(part.breaks)
+    return summary_of_cells(cells), join_digests(digests)

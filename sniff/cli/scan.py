@@ -129,5 +129,7 @@ def _numbers(
     from sniff.api import load
 
     dataset = load(paths, prices, log_format=log_format, with_prompts=with_prompts, use_index=False)
+    from sniff.analyses.scan_parts import digest
+
     breaks = find_breaks(dataset.requests, prices, zone=zone, keep=filters.keep).breaks
-    return ScanNumbers(summarize(filters.apply(dataset.requests), zone), breaks, dataset)
+    return ScanNumbers(summarize(filters.apply(dataset.requests), zone), digest(breaks), dataset)

@@ -35,12 +35,12 @@ CREATE TABLE IF NOT EXISTS files (
     tail_crc INTEGER NOT NULL,
     first_at REAL,
     last_at REAL,
-    result BLOB NOT NULL,
-    state BLOB,
     log_format TEXT,
     links BLOB NOT NULL,
     issues BLOB NOT NULL,
     synthetic INTEGER NOT NULL,
+    result BLOB NOT NULL,
+    state BLOB,
     PRIMARY KEY (path, mode)
 );
 CREATE TABLE IF NOT EXISTS parts (
@@ -129,14 +129,14 @@ class IndexStore:
         try:
             row = self._db.execute(
                 "SELECT size, mtime_ns, inode, offset, lines, tail_crc, first_at, last_at,"
-                f" {result}, {state}, log_format, links, issues, synthetic"
+                f" log_format, links, issues, synthetic, {result}, {state}"
                 " FROM files WHERE path = ? AND mode = ?",
                 (path, mode),
             ).fetchone()
         except sqlite3.Error:
             self.broken = True
             return None
-        return None if row is None else Entry(path, *row)
+        return None if row is None else _entry(path, *row)
 
     def paths_under(self, roots: Iterable[str], mode: str) -> list[str]:
         """The indexed files in `mode` that lie under one of `roots` (folders or files)."""
@@ -163,11 +163,11 @@ class IndexStore:
                 marks = ", ".join("?" * len(chunk))
                 rows = self._db.execute(
                     "SELECT path, size, mtime_ns, inode, offset, lines, tail_crc, first_at,"
-                    " last_at, x'', NULL, log_format, links, issues, synthetic FROM files"
+                    " last_at, log_format, links, issues, synthetic, x'', NULL FROM files"
                     f" WHERE mode = ? AND path IN ({marks})",
                     (mode, *chunk),
                 ).fetchall()
-                found.update((row[0], Entry(*row)) for row in rows)
+                found.update((row[0], _entry(*row)) for row in rows)
         except sqlite3.Error:
             self.broken = True
         return found
@@ -222,8 +222,8 @@ class IndexStore:
         rows = [
             (
                 e.path, mode, e.size, e.mtime_ns, e.inode, e.offset, e.lines, e.tail_crc,
-                e.first_at, e.last_at, e.result, e.state, e.log_format, e.links, e.issues,
-                e.synthetic,
+                e.first_at, e.last_at, e.log_format, e.links, e.issues, e.synthetic,
+                e.result, e.state,
             )
             for e in entries
         ]  # fmt: skip
@@ -281,6 +281,31 @@ def clear(folder: Path) -> bool:
     existed = path.exists()
     _remove(path)
     return existed
+
+
+def _entry(
+    path: str,
+    size: int,
+    mtime_ns: int,
+    inode: int,
+    offset: int,
+    lines: int,
+    tail_crc: int,
+    first_at: float | None,
+    last_at: float | None,
+    log_format: str | None,
+    links: bytes,
+    issues: bytes,
+    synthetic: int,
+    result: bytes,
+    state: bytes | None,
+) -> Entry:
+    """An `Entry` from a row in the table's column order (the large blobs last: SQLite walks
+    a row's overflow pages to reach any column stored after them)."""
+    return Entry(
+        path, size, mtime_ns, inode, offset, lines, tail_crc, first_at, last_at, result, state,
+        log_format, links, issues, synthetic,
+    )  # fmt: skip
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -32,13 +32,17 @@ from sniff.ingest.parallel import map_balanced
 from sniff.ingest.record import FileResult, Prompts
 from sniff.model import LineIssue
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 """Bump when what the index stores changes meaning."""
 CHECK_BYTES = 4096
 """How many bytes before a file's old end must be unchanged for it to count as grown."""
 RACY_NS = 2_000_000_000
 """A file modified this recently (ns) may change again within its timestamp's resolution, size
 unchanged: its row is stored as never matching, so the next run checks it (from its offset)."""
+STATE_RECENT_NS = 86_400 * 10**9
+"""A reader's state is kept for files modified this recently (ns), and for files seen to grow:
+the files a status line sees grow. Keeping it for every old file would double what a first
+run writes, for files that are almost never appended to; one that is gets read whole once."""
 WINDOW_MARGIN_SECONDS = 86_400.0
 """A file is skipped for --since/--until only when all its requests lie this far outside: the
 requests just outside still give those inside their cache context (a break's previous call)."""
@@ -70,6 +74,8 @@ class Task:
 
     file: SourceFile
     entry: Entry | None = None
+    grows: bool = False
+    """The file grew since the index last saw it: keep its reader's state whatever its age."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +174,7 @@ class IndexedFiles:
                 # offset and state from one read of the row: another run may rewrite it
                 grown = store.entry(file.path, self.mode, with_result=False, with_state=True)
                 usable = grown is not None and grown.state is not None and _grown(grown, file)
-                tasks.append((index, Task(file, grown if usable else None)))
+                tasks.append((index, Task(file, grown if usable else None, grows=True)))
             else:
                 tasks.append((index, Task(file)))
         work = partial(parse_task, log_format=log_format, with_prompts=with_prompts)
@@ -341,7 +347,8 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
         return Parsed(result, _entry(file, result, 0, 0, 0, None))
     reader = make_reader(file.path, file.project_hint)
     reader.feed(data[:cut], 1, lines)
-    return _finish(file, reader, data, cut, lines, 0)
+    keep_state = task.grows or file.mtime_ns > time.time_ns() - STATE_RECENT_NS
+    return _finish(file, reader, data, cut, lines, 0, keep_state=keep_state)
 
 
 def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
@@ -367,13 +374,21 @@ def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
 
 
 def _finish(
-    file: SourceFile, reader: Resumable, data: bytes, cut: int, lines: int, base: int
+    file: SourceFile,
+    reader: Resumable,
+    data: bytes,
+    cut: int,
+    lines: int,
+    base: int,
+    *,
+    keep_state: bool = True,
 ) -> Parsed:
-    """Keep the reader's state at the last whole line, then read a cut last line too.
+    """Keep the reader's state at the last whole line (see `STATE_RECENT_NS`), then read a
+    cut last line too.
 
     `data` is the file from byte `base` on, of which `cut` bytes are whole lines.
     """
-    state = pickle.dumps(reader, protocol=pickle.HIGHEST_PROTOCOL)
+    state = pickle.dumps(reader, protocol=pickle.HIGHEST_PROTOCOL) if keep_state else None
     crc = zlib.crc32(data[max(0, cut - CHECK_BYTES) : cut])
     if cut < len(data):
         reader.feed(data[cut:], lines + 1)

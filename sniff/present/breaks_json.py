@@ -5,20 +5,21 @@ Apart from the terminal tables so that JSON output never imports the terminal re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.breaks import Break, BreakReport, CauseTotals
 
+if TYPE_CHECKING:
+    from sniff.analyses.scan_parts import BreakDigest
 
-def top_breaks_json(breaks: Sequence[Break], top: int = 5) -> dict[str, Any]:
-    """The breaks part of `sniff scan --json`, from every break found, dearest first."""
-    faults = [found for found in breaks if found.fault]
+
+def top_breaks_json(breaks: BreakDigest) -> dict[str, Any]:
+    """The breaks part of `sniff scan --json`."""
     return {
-        "count": len(faults),
-        "cost_usd": round(sum(found.cost_usd or 0.0 for found in faults), 6),
-        "cold_starts": len(breaks) - len(faults),
-        "top": [break_json(found) for found in faults[:top]],
+        "count": breaks.faults,
+        "cost_usd": round(breaks.cost_usd, 6),
+        "cold_starts": breaks.cold_starts,
+        "top": [break_json(found) for found in breaks.top],
     }
 
 

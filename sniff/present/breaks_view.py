@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import tzinfo
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
 from sniff.analyses.breaks import Break, BreakReport, CauseTotals
+
+if TYPE_CHECKING:
+    from sniff.analyses.scan_parts import BreakDigest
 from sniff.present.console import measures_table, short_project
 from sniff.present.formats import compact, duration, money
 
@@ -73,16 +75,15 @@ def breaks_table(breaks: list[Break], title: str, zone: tzinfo) -> Any:
     return measures_table(title, headers, rows, text_columns=5, shrinkable=1)
 
 
-def print_top_breaks(console: Console, breaks: Sequence[Break], zone: tzinfo, top: int = 5) -> None:
-    """The `sniff scan` section: the dearest breaks (of all `breaks`) and their total."""
-    faults = [found for found in breaks if found.fault]
-    if not faults:
+def print_top_breaks(console: Console, breaks: BreakDigest, zone: tzinfo) -> None:
+    """The `sniff scan` section: the dearest breaks and what all of them cost."""
+    if not breaks.faults:
         console.print("No cache breaks: every request read the prefix it shared with the last.")
         return
-    total = sum(found.cost_usd or 0.0 for found in faults)
-    console.print(breaks_table(faults[:top], f"Top cache breaks (of {len(faults):,})", zone))
+    title = f"Top cache breaks (of {breaks.faults:,})"
+    console.print(breaks_table(list(breaks.top), title, zone))
     console.print(
-        f"Cache breaks cost {money(total)} more than reads would have; "
+        f"Cache breaks cost {money(breaks.cost_usd)} more than reads would have; "
         "`sniff cache --breaks` explains them all."
     )
 

@@ -309,6 +309,31 @@ def test_an_appended_transcript_is_read_on_from_its_old_end(tmp_path: Path, spy:
     assert requests_of(again)["msg_more"]["line"] == 10
 
 
+def test_an_old_file_keeps_no_state_until_it_grows(tmp_path: Path, spy: Spy) -> None:
+    path = transcript(tmp_path, "old", 2)
+    two_days_ago = time.time_ns() - 2 * 86_400 * 1_000_000_000
+    os.utime(path, ns=(two_days_ago, two_days_ago))
+    same_as_without_index([tmp_path])
+    entry = index_entry(path)
+    assert entry is not None and entry.state is None  # a first run writes no state for it
+    spy.clear()
+
+    append(path, turn("late", 600, "old1-a2"))
+    settle(path)
+    os.utime(path, ns=(two_days_ago + 10**9, two_days_ago + 10**9))  # still old, but grown
+    grown = same_as_without_index([tmp_path])
+    assert spy.tasks == [(str(path), False)] and spy.resumed == []  # read whole, once
+    assert requests_of(grown)["msg_late"]["previous"] == "msg_old1"
+    entry = index_entry(path)
+    assert entry is not None and entry.state is not None  # seen to grow: now it is kept
+    spy.clear()
+
+    append(path, turn("later", 900, "late-a2"))
+    again = same_as_without_index([tmp_path])
+    assert spy.resumed == [str(path)]
+    assert requests_of(again)["msg_later"]["previous"] == "msg_late"
+
+
 def test_a_cut_last_line_is_reported_then_counted_once_finished(tmp_path: Path, spy: Spy) -> None:
     path = transcript(tmp_path, "live", 2)
     whole = json.dumps(

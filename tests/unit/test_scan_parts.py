@@ -1,0 +1,73 @@
+"""`sniff scan` unit by unit (`analyses.scan_parts`): parts analysed apart and joined give
+exactly the scan of everything at once, and survive being kept (pickled) in the index."""
+
+from __future__ import annotations
+
+import pickle
+import random
+from datetime import UTC
+
+from sniff.analyses.breaks import find_breaks, policy_minimum
+from sniff.analyses.scan_parts import TOP_BREAKS, digest, join, join_digests, scan_part
+from sniff.analyses.summary import Totals, summarize
+from sniff.analyses.units import units
+from sniff.api import load
+from sniff.model import Request
+from sniff.pricing import PriceBook
+from tests.conftest import SAMPLE_LOGS
+
+
+def everything() -> tuple[list[Request], PriceBook]:
+    prices = PriceBook()
+    dataset = load([SAMPLE_LOGS], prices, use_index=False)
+    return dataset.requests, prices
+
+
+def independent(requests: list[Request]) -> list[list[Request]]:
+    """Requests grouped as the index groups files (`analyses.units`): by session and by the
+    call each continues (a resumed session continues another's)."""
+    tokens = [
+        [f"s:{r.session_id}", f"k:{r.key}", *([f"k:{r.previous}"] if r.previous else [])]
+        for r in requests
+    ]
+    return [[requests[index] for index in group] for group in units(tokens)]
+
+
+def test_parts_joined_equal_the_scan_of_everything_even_after_pickling() -> None:
+    requests, prices = everything()
+    groups = independent(requests)
+    assert len(groups) > 5
+    minimum = policy_minimum()
+    parts = [scan_part(unit, prices, UTC, lambda _: True, minimum) for unit in groups]
+    kept = [pickle.loads(pickle.dumps(part, pickle.HIGHEST_PROTOCOL)) for part in parts]
+    random.Random(7).shuffle(kept)  # parts come back in any order
+
+    summary, breaks = join(kept)
+
+    assert summary == summarize(requests, UTC)
+    whole = digest(find_breaks(requests, prices, zone=UTC).breaks)
+    assert breaks == whole
+    assert breaks.faults >= TOP_BREAKS  # the planted project has one break of each cause
+    assert len(breaks.top) == TOP_BREAKS
+
+
+def test_a_digest_of_digests_keeps_the_dearest_and_sums_every_cost_exactly() -> None:
+    requests, prices = everything()
+    found = find_breaks(requests, prices, zone=UTC).breaks
+    pieces: list[list[int]] = [[], [], []]
+    for index in range(len(found)):
+        pieces[index % 3].append(index)
+    joined = join_digests([digest([found[i] for i in piece]) for piece in pieces])
+    faults = [item for item in found if item.fault]
+    assert joined.faults == len(faults)
+    assert joined.cold_starts == len(found) - len(faults)
+    assert joined.top == tuple(faults[:TOP_BREAKS])
+    assert joined.cost_usd == digest(found).cost_usd
+    assert joined.cost_usd > 0
+
+
+def test_totals_pickle_by_their_fields() -> None:
+    totals = Totals(requests=3, input_tokens=10, cost_usd=0.25, ttl_assumed=1)
+    blob = pickle.dumps(totals, pickle.HIGHEST_PROTOCOL)
+    assert b"_dataclass_setstate" not in blob
+    assert pickle.loads(blob) == totals
