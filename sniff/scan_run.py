@@ -26,10 +26,14 @@ from sniff.ingest.discover import expand, roots_for, take
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import IndexedFiles
 from sniff.ingest.merge import merge
+from sniff.ingest.parallel import map_forked
 from sniff.ingest.reading import account
 from sniff.ingest.record import Prompts
 from sniff.model import Dataset
 from sniff.pricing import PriceBook
+
+PARALLEL_ANALYSIS_BYTES = 32 * 1024 * 1024
+"""Below this much log to analyse again, forking workers would cost more than it saves."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,18 +77,22 @@ def scan_units(
     keys = [_unit_key(indexed, group) for group in groups]
     kept = store.parts(scope, [key for key in keys if key is not None])
     minimum = policy_minimum()
-    parts: list[ScanPart] = []
+    found = [_load(kept[key]) if key in kept else None for key in keys]
+    todo = [index for index, part in enumerate(found) if part is None]
+
+    def analyse(position: int) -> ScanPart:
+        group = groups[todo[position]]
+        responses = [r for index in group for r in indexed.result(index).responses]
+        return scan_part(merge(responses, prices.cost), prices, zone, filters.keep, minimum)
+
+    sizes = [sum(indexed.entry(index).size for index in groups[unit]) for unit in todo]
     new: dict[str, bytes] = {}
-    for group, key in zip(groups, keys, strict=True):
-        stored = kept.get(key) if key is not None else None
-        part = _load(stored) if stored is not None else None
-        if part is None:
-            responses = [r for index in group for r in indexed.result(index).responses]
-            requests = merge(responses, prices.cost)
-            part = scan_part(requests, prices, zone, filters.keep, minimum)
-            if key is not None:
-                new[key] = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
-        parts.append(part)
+    for unit, part in zip(todo, map_forked(analyse, sizes, PARALLEL_ANALYSIS_BYTES), strict=True):
+        found[unit] = part
+        key = keys[unit]
+        if key is not None:
+            new[key] = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+    parts = [part for part in found if part is not None]
     store.keep_parts(scope, new, {key for key in keys if key is not None})
     prices.save()  # the price tables resolved for this run, for the next one
     summary, breaks = join(parts)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import pickle
 import time
 import zlib
@@ -82,8 +83,11 @@ class Task:
 class Parsed:
     """A worker's answer: what the file yields, and its new index row."""
 
-    result: FileResult
+    result: FileResult | None
+    """None when it travels as `entry.result` (msgpack), decoded where it is needed."""
     entry: Entry
+    stored: bool = False
+    """Whether the row is in the index already (written by the process that parsed it)."""
 
 
 def fingerprint() -> str:
@@ -156,6 +160,9 @@ class IndexedFiles:
         self.mode = mode_of(log_format, with_prompts)
         self.entries: list[Entry | None] = []
         self.fresh: dict[int, FileResult] = {}
+        self.parsed_now: set[int] = set()
+        self._pid = os.getpid()
+        self._forked_store: IndexStore | None = None
         self._skippable: dict[tuple[float | None, float | None], frozenset[int]] = {}
         tasks: list[tuple[int, Task]] = []
         known = store.entries([file.path for file in files], self.mode)
@@ -187,14 +194,16 @@ class IndexedFiles:
             finish=partial(keep_rows, keep_in=(store.path, store.fingerprint, self.mode)),
         )
         for (index, _), answer in zip(tasks, parsed, strict=True):
-            self.fresh[index] = answer.result
+            self.parsed_now.add(index)
+            if answer.result is not None:
+                self.fresh[index] = answer.result
             self.entries[index] = answer.entry
-        unkept = [answer.entry for answer in parsed if answer.entry.result]
+        unkept = [answer.entry for answer in parsed if not answer.stored]
         store.write(self.mode, unkept, _gone(store, self.mode, roots, files))
 
     def unchanged(self, index: int) -> bool:
         """Whether file `index` was known to the index as it is (not parsed in this run)."""
-        return index not in self.fresh
+        return index not in self.parsed_now
 
     def entry(self, index: int) -> Entry:
         """File `index`'s index row (without what it yielded)."""
@@ -210,18 +219,31 @@ class IndexedFiles:
         if fresh is not None:
             return fresh
         entry = self.entry(index)
+        if index in self.parsed_now:  # parsed in a worker: its records came back encoded
+            return _DECODER.decode(entry.result)
         if index in self.skippable(window):
             log_format, synthetic, issues = self.account(index)
             return FileResult([], issues, synthetic, log_format)
-        stored = self.store.result(entry.path, self.mode)
+        store = self._store()
+        stored = store.result(entry.path, self.mode) if store is not None else None
         if stored is not None:
             try:
                 return _DECODER.decode(stored)
             except (msgspec.DecodeError, msgspec.ValidationError):
                 pass
         answer = parse_task(Task(self.files[index]), *self._how())  # the row vanished or rotted
+        assert answer.result is not None
         self.fresh[index] = answer.result
         return answer.result
+
+    def _store(self) -> IndexStore | None:
+        """The index, through a connection of this process: SQLite connections must not be
+        used across `fork` (`parallel.map_forked` calls `result` in forked workers)."""
+        if os.getpid() == self._pid:
+            return self.store
+        if self._forked_store is None:
+            self._forked_store = IndexStore.open(self.store.path.parent, self.store.fingerprint)
+        return self._forked_store
 
     def skippable(self, window: tuple[float | None, float | None]) -> frozenset[int]:
         """Unchanged files that need not be decoded for `window`: every file of their unit
@@ -293,8 +315,8 @@ def keep_rows(parsed: list[Parsed], keep_in: tuple[Path, str, str]) -> list[Pars
 
     Why there: a file's stored records and parser state are as large as what it yields;
     sending them to the main process only to be written would double the memory and the
-    copying. The answers come back without them; rows that could not be stored here come
-    back whole, for the main process to write.
+    copying. The answers come back with the records as stored and without the state; rows
+    that could not be stored here come back whole, for the main process to write.
     """
     path, fingerprint, mode = keep_in
     store = IndexStore.open(path.parent, fingerprint)  # this process's own connection
@@ -307,8 +329,9 @@ def keep_rows(parsed: list[Parsed], keep_in: tuple[Path, str, str]) -> list[Pars
         store.close()
     if not kept:
         return parsed
+    # the records travel as the msgpack just stored: far cheaper to send than pickled objects
     return [
-        Parsed(answer.result, dataclasses.replace(answer.entry, result=b"", state=None))
+        Parsed(None, dataclasses.replace(answer.entry, state=None), stored=True)
         for answer in parsed
     ]
 

@@ -1,16 +1,19 @@
-"""Provides `map_files` and `map_balanced`: per-file work over many files, on all cores.
+"""Provides `map_files`, `map_balanced` and `map_forked`: independent work on all cores.
 
 Why: parsing is CPU-bound JSON decoding, so one process uses one core. Files are independent,
 so they are spread over worker processes in batches balanced by size; small inputs stay in
-this process, where starting workers would cost more than it saves.
+this process, where starting workers would cost more than it saves. Work on data this process
+already holds (the records of a whole scan) goes to workers forked from it, which inherit the
+data instead of receiving it.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
 from sniff.ingest.discover import SourceFile
 
@@ -61,24 +64,102 @@ def map_balanced(
             while_waiting()
         results = [work(item) for item in items]
         return finish(results) if finish is not None and results else results
-    # This process does a share too: it would idle otherwise, and its results need no
-    # pickling. It takes the lightest share, since it also runs `while_waiting`.
-    batches = balanced_batches(weights, workers)
-    mine, theirs = batches[-1], batches[:-1]
+    # This process takes work too: it would idle otherwise, and its results need no pickling.
+    # Work goes out in size-balanced chunks, heaviest first, to whichever process is free
+    # (this one starts late, after `while_waiting`), so all finish at about the same time.
+    chunks = balanced_batches(weights, CHUNKS_PER_PROCESS * workers)
     import multiprocessing  # only when there is enough to share out
 
     context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    with context.Pool(len(theirs)) as pool:
-        pending = pool.starmap_async(
-            _work_batch,
-            [(work, [(index, items[index]) for index in batch], finish) for batch in theirs],
-        )
-        if while_waiting is not None:
-            while_waiting()
-        by_index: dict[int, Result] = dict(_work_batch(work, [(i, items[i]) for i in mine], finish))
-        for batch_results in pending.get():
-            by_index.update(batch_results)
+    shared = _Shared(context.Value("i", 0), work, items, chunks, finish)
+    _use(shared)
+    try:
+        with context.Pool(workers - 1, initializer=_use, initargs=(shared,)) as pool:
+            pending = pool.map_async(_drain, range(workers - 1))
+            if while_waiting is not None:
+                while_waiting()
+            by_index: dict[int, Result] = dict(_drain(0))
+            for batch_results in pending.get():
+                by_index.update(batch_results)
+    finally:
+        _use(None)
     return [by_index[index] for index in range(len(items))]
+
+
+CHUNKS_PER_PROCESS = 4
+"""How finely work is cut for sharing: more chunks balance better, each costs a commit."""
+
+
+@dataclass(frozen=True)
+class _Shared:
+    """What `map_balanced`'s processes share: the next chunk to take, and the work."""
+
+    next_chunk: Any  # a multiprocessing.Value("i")
+    work: Callable[[Any], Any]
+    items: list[Any]
+    chunks: list[list[int]]
+    finish: Callable[[list[Any]], list[Any]] | None
+
+
+_SHARED: _Shared | None = None
+
+
+def _use(shared: _Shared | None) -> None:
+    global _SHARED
+    _SHARED = shared
+
+
+def _drain(_: int) -> list[tuple[int, Any]]:
+    """Take chunks until none is left; the results of every chunk taken."""
+    shared = _SHARED
+    assert shared is not None, "set by map_balanced in every process it uses"
+    done: list[tuple[int, Any]] = []
+    while True:
+        with shared.next_chunk.get_lock():
+            taken = shared.next_chunk.value
+            shared.next_chunk.value = taken + 1
+        if taken >= len(shared.chunks):
+            return done
+        batch = [(index, shared.items[index]) for index in shared.chunks[taken]]
+        done += _work_batch(shared.work, batch, shared.finish)
+
+
+def map_forked(
+    work: Callable[[int], Result], weights: list[int], minimum: int, workers: int | None = None
+) -> list[Result]:
+    """`work(index)` for every index of `weights`, results in index order.
+
+    Workers are forked from this process, so `work` may read anything this process holds:
+    only indexes go out and results come back. Without `fork` (not on POSIX), with one core,
+    or below `minimum` total weight, everything runs here.
+    """
+    workers = workers if workers is not None else _usable_cores()
+    if workers < 2 or len(weights) < 2 or sum(weights) < minimum or os.name != "posix":
+        return [work(index) for index in range(len(weights))]
+    import multiprocessing
+
+    batches = balanced_batches(weights, workers)
+    mine, theirs = batches[-1], batches[:-1]
+    global _FORKED_WORK
+    _FORKED_WORK = work  # what the forked workers find in their copy of this process
+    try:
+        with multiprocessing.get_context("fork").Pool(len(theirs)) as pool:
+            pending = pool.map_async(_forked_batch, theirs)
+            by_index = dict(_forked_batch(mine))
+            for batch_results in pending.get():
+                by_index.update(batch_results)
+    finally:
+        _FORKED_WORK = None
+    return [cast(Result, by_index[index]) for index in range(len(weights))]
+
+
+_FORKED_WORK: Callable[[int], object] | None = None
+
+
+def _forked_batch(batch: list[int]) -> list[tuple[int, object]]:
+    work = _FORKED_WORK
+    assert work is not None, "map_forked's work runs only in processes forked by it"
+    return [(index, work(index)) for index in batch]
 
 
 def _parse_file(parse: Callable[..., Result], file: SourceFile) -> Result:

@@ -1,0 +1,73 @@
+"""Work spread over processes (`sniff.ingest.parallel`): the same results, in order, whoever
+did the work; and a scan whose units are analysed in forked workers prints what one process
+prints, whether the workers read records sent back by the parsers or kept in the index."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from sniff.cli import app
+from sniff.ingest.parallel import map_balanced, map_forked
+from tests.unit.test_index import corpus, transcript
+
+
+def slow_square(item: int) -> tuple[int, int]:
+    time.sleep(0.02)  # long enough that the other process surely takes some chunks
+    return item * item, os.getpid()
+
+
+def tag_batch(results: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """A `finish`: must run in the process that made the results."""
+    assert all(pid == os.getpid() for _, pid in results)
+    return [(square, -pid) for square, pid in results]
+
+
+def test_map_balanced_shares_chunks_and_keeps_the_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("sniff.ingest.parallel.PARALLEL_MIN_BYTES", 0)
+    waited: list[int] = []
+    items = list(range(24))
+    results = map_balanced(
+        slow_square, items, [1] * len(items), workers=2,
+        while_waiting=lambda: waited.append(os.getpid()), finish=tag_batch,
+    )  # fmt: skip
+    assert [square for square, _ in results] == [item * item for item in items]
+    assert waited == [os.getpid()]
+    assert len({pid for _, pid in results}) == 2  # this process and a worker, each finishing
+
+
+def test_map_forked_workers_read_what_this_process_holds() -> None:
+    held = {index: f"value {index}" for index in range(16)}  # never pickled: inherited
+
+    def work(index: int) -> tuple[str, int]:
+        time.sleep(0.02)
+        return held[index], os.getpid()
+
+    results = map_forked(work, [1] * len(held), minimum=0, workers=2)
+    assert [value for value, _ in results] == [held[index] for index in range(16)]
+    assert len({pid for _, pid in results}) == 2
+
+
+def scan(folder: Path, *options: str) -> dict[str, Any]:
+    result = CliRunner().invoke(app, ["scan", "--json", "--verbose", str(folder), *options])
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def test_units_analysed_in_forked_workers_give_the_one_process_numbers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus(tmp_path)
+    for number in range(12):
+        transcript(tmp_path, f"more{number}", 2, start=4_000 + 600 * number)
+    monkeypatch.setattr("sniff.scan_run.PARALLEL_ANALYSIS_BYTES", 0)
+    monkeypatch.setattr("sniff.ingest.parallel.PARALLEL_MIN_BYTES", 0)
+    for zone in ("UTC", "Asia/Kolkata"):  # another zone: every unit again, from the index
+        assert scan(tmp_path, "--tz", zone) == scan(tmp_path, "--tz", zone, "--no-index")
