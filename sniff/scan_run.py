@@ -26,7 +26,7 @@ from sniff.ingest.discover import expand, roots_for, take
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import IndexedFiles
 from sniff.ingest.merge import merge
-from sniff.ingest.parallel import map_forked
+from sniff.ingest.parallel import map_balanced
 from sniff.ingest.reading import account
 from sniff.ingest.record import Prompts
 from sniff.model import Dataset
@@ -87,7 +87,10 @@ def scan_units(
 
     sizes = [sum(indexed.entry(index).size for index in groups[unit]) for unit in todo]
     new: dict[str, bytes] = {}
-    for unit, part in zip(todo, map_forked(analyse, sizes, PARALLEL_ANALYSIS_BYTES), strict=True):
+    analysed = map_balanced(
+        analyse, list(range(len(todo))), sizes, minimum=PARALLEL_ANALYSIS_BYTES, inherit=True
+    )
+    for unit, part in zip(todo, analysed, strict=True):
         found[unit] = part
         key = keys[unit]
         if key is not None:

@@ -1,4 +1,4 @@
-"""Provides `map_files`, `map_balanced` and `map_forked`: independent work on all cores.
+"""Provides `map_files` and `map_balanced`: independent work on all cores.
 
 Why: parsing is CPU-bound JSON decoding, so one process uses one core. Files are independent,
 so they are spread over worker processes in batches balanced by size; small inputs stay in
@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from sniff.ingest.discover import SourceFile
 
@@ -51,20 +51,32 @@ def map_balanced(
     workers: int | None = None,
     while_waiting: Callable[[], object] | None = None,
     finish: Callable[[list[Result]], list[Result]] | None = None,
+    *,
+    minimum: int | None = None,
+    inherit: bool = False,
 ) -> list[Result]:
     """`work(item)` for every item, on all cores when the total weight (bytes) is worth it.
 
     Results come in the order of `items`; `while_waiting` as in `map_files`. `finish`, when
     given, runs once on each batch's results in the process that made them (to store them
     there, say) and returns what travels back instead.
+
+    Args:
+        minimum: the total weight below which everything runs here (`PARALLEL_MIN_BYTES`).
+        inherit: `work` and `items` must reach the workers by `fork`, never pickled (a closure
+            over this process's data, say): only results travel. Without `fork` (not on
+            POSIX), everything then runs here.
     """
     workers = workers if workers is not None else _usable_cores()
-    if workers < 2 or len(items) < 2 or sum(weights) < PARALLEL_MIN_BYTES:
+    minimum = PARALLEL_MIN_BYTES if minimum is None else minimum
+    cannot_fork = inherit and os.name != "posix"
+    if workers < 2 or len(items) < 2 or sum(weights) < minimum or cannot_fork:
         if while_waiting is not None:
             while_waiting()
         results = [work(item) for item in items]
         return finish(results) if finish is not None and results else results
     # This process takes work too: it would idle otherwise, and its results need no pickling.
+    # With `fork` the workers find `shared` in their copy of this process: nothing is pickled.
     # Work goes out in size-balanced chunks, heaviest first, to whichever process is free
     # (this one starts late, after `while_waiting`), so all finish at about the same time.
     chunks = balanced_batches(weights, CHUNKS_PER_PROCESS * workers)
@@ -122,44 +134,6 @@ def _drain(_: int) -> list[tuple[int, Any]]:
             return done
         batch = [(index, shared.items[index]) for index in shared.chunks[taken]]
         done += _work_batch(shared.work, batch, shared.finish)
-
-
-def map_forked(
-    work: Callable[[int], Result], weights: list[int], minimum: int, workers: int | None = None
-) -> list[Result]:
-    """`work(index)` for every index of `weights`, results in index order.
-
-    Workers are forked from this process, so `work` may read anything this process holds:
-    only indexes go out and results come back. Without `fork` (not on POSIX), with one core,
-    or below `minimum` total weight, everything runs here.
-    """
-    workers = workers if workers is not None else _usable_cores()
-    if workers < 2 or len(weights) < 2 or sum(weights) < minimum or os.name != "posix":
-        return [work(index) for index in range(len(weights))]
-    import multiprocessing
-
-    batches = balanced_batches(weights, workers)
-    mine, theirs = batches[-1], batches[:-1]
-    global _FORKED_WORK
-    _FORKED_WORK = work  # what the forked workers find in their copy of this process
-    try:
-        with multiprocessing.get_context("fork").Pool(len(theirs)) as pool:
-            pending = pool.map_async(_forked_batch, theirs)
-            by_index = dict(_forked_batch(mine))
-            for batch_results in pending.get():
-                by_index.update(batch_results)
-    finally:
-        _FORKED_WORK = None
-    return [cast(Result, by_index[index]) for index in range(len(weights))]
-
-
-_FORKED_WORK: Callable[[int], object] | None = None
-
-
-def _forked_batch(batch: list[int]) -> list[tuple[int, object]]:
-    work = _FORKED_WORK
-    assert work is not None, "map_forked's work runs only in processes forked by it"
-    return [(index, work(index)) for index in batch]
 
 
 def _parse_file(parse: Callable[..., Result], file: SourceFile) -> Result:

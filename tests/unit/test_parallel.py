@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.ingest.parallel import map_balanced, map_forked
+from sniff.ingest.parallel import map_balanced
 from tests.unit.test_index import corpus, transcript
 
 
@@ -42,14 +42,14 @@ def test_map_balanced_shares_chunks_and_keeps_the_order(monkeypatch: pytest.Monk
     assert len({pid for _, pid in results}) == 2  # this process and a worker, each finishing
 
 
-def test_map_forked_workers_read_what_this_process_holds() -> None:
+def test_inheriting_workers_read_what_this_process_holds() -> None:
     held = {index: f"value {index}" for index in range(16)}  # never pickled: inherited
 
     def work(index: int) -> tuple[str, int]:
         time.sleep(0.02)
         return held[index], os.getpid()
 
-    results = map_forked(work, [1] * len(held), minimum=0, workers=2)
+    results = map_balanced(work, list(held), [1] * len(held), workers=2, minimum=0, inherit=True)
     assert [value for value, _ in results] == [held[index] for index in range(16)]
     assert len({pid for _, pid in results}) == 2
 
