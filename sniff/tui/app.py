@@ -177,6 +177,10 @@ class SniffApp(App[None]):
         if self.reader is None:
             self.notify("Nothing to reload: this archive was given, not read from files.")
             return
+        if any(worker.group == "load" and worker.is_running for worker in self.workers):
+            # a second read beside the first would parse the same files into the same reader
+            self.notify("Still reading the logs: press r again once they are read.")
+            return
         self.sub_title = "reading changed files…"
         self._load()
 

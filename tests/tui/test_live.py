@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import shutil
+import threading
+from collections.abc import Iterator
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -97,3 +100,34 @@ async def test_an_empty_folder_shows_the_empty_state(tmp_path: Path) -> None:
         assert app.loaded
         text = str(app.screen.query_one("#totals").render())
         assert "No API calls found under" in text
+
+
+async def test_r_while_the_logs_are_still_read_starts_no_second_read(
+    archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(incremental, "FIRST_BATCH_BYTES", 1)  # one file, then the rest
+    monkeypatch.setattr(incremental, "BATCH_BYTES", 20_000)
+    release = threading.Event()
+    reads: list[int] = []
+    real_refresh = incremental.ArchiveReader.refresh
+
+    def held_refresh(
+        self: incremental.ArchiveReader, **options: Any
+    ) -> Iterator[incremental.Progress]:
+        reads.append(1)
+        for number, progress in enumerate(real_refresh(self, **options)):
+            if number == 1:
+                release.wait(10)  # hold the first read after its first batch
+            yield progress
+
+    monkeypatch.setattr(incremental.ArchiveReader, "refresh", held_refresh)
+    app = make_app(paths=[archive], zone=UTC)
+    async with app.run_test(size=(100, 30)) as pilot:
+        while app.archive is None:
+            await pilot.pause(0.05)
+        await pilot.press("r")
+        assert any("Still reading" in str(n.message) for n in app._notifications)
+        release.set()
+        await settle(pilot)
+        assert app.loaded and reads == [1]
+        assert requests_of(app.archive) == len(load([archive]).requests)
