@@ -176,6 +176,15 @@ async def test_request_screen_colours_blocks_and_points_at_the_first_change(
         index = marks.index("◀ first change")
         assert f"block {index + 1} differs" in shown(app, "#compare")
         assert cursor_key(app) == str(index + 1)
+        # once the reader moves, a redraw (a loading batch, a theme) leaves the cursor be
+        app.screen.query_one(BrowseTable).table.focus()
+        await pilot.press("up")
+        moved = cursor_key(app)
+        assert moved != str(index + 1)
+        assert isinstance(app.screen, RequestScreen)
+        app.screen.show(archive)
+        await settle(pilot)
+        assert cursor_key(app) == moved
 
 
 async def test_a_break_and_its_cause_are_two_keys_from_the_overview(

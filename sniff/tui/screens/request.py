@@ -37,6 +37,8 @@ class RequestScreen(ArchiveScreen):
         self.key = key
         self.counted: tuple[Request, Request | None] | None = None
         """The request and its predecessor with blocks counted by the tokenizer, once read."""
+        self.pointed = False
+        """Whether the cursor was put on the first changed block (once: then it is the user's)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -72,8 +74,9 @@ class RequestScreen(ArchiveScreen):
         table = self.query_one(BrowseTable)
         table.display = bool(view.rows)
         table.set_rows([_block_row(row, self.colours) for row in view.rows])
-        if view.first_changed is not None:
-            table.table.move_cursor(row=view.first_changed - 1, animate=False)
+        if view.first_changed is not None and not self.pointed:
+            table.move_to(str(view.first_changed))  # by key: the rows may be sorted or filtered
+            self.pointed = True
 
     @work(thread=True, exclusive=True, group="count", exit_on_error=False)
     def _count_tokens(self, request: Request, previous: Request | None) -> None:

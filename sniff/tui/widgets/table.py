@@ -149,6 +149,12 @@ class BrowseTable(Vertical):
         """Rows shown after the filter."""
         return self.table.row_count
 
+    def move_to(self, key: str) -> None:
+        """Put the cursor on the row with this key, if the filter shows it."""
+        table = self.table
+        if key in table.rows:
+            table.move_cursor(row=table.get_row_index(key), animate=False)
+
     def cursor_key(self) -> str | None:
         """The key of the row under the cursor."""
         table = self.table
@@ -275,8 +281,8 @@ class BrowseTable(Vertical):
         table.clear()
         for row, cells in visible:
             table.add_row(*cells, key=row.key)
-        if keep is not None and keep in table.rows:
-            table.move_cursor(row=table.get_row_index(keep), animate=False)
+        if keep is not None:
+            self.move_to(keep)
 
 
 def _right(cell: Any, width: int) -> Any:
