@@ -58,8 +58,9 @@ def map_balanced(
     """`work(item)` for every item, on all cores when the total weight (bytes) is worth it.
 
     Results come in the order of `items`; `while_waiting` as in `map_files`. `finish`, when
-    given, runs once on each batch's results in the process that made them (to store them
-    there, say) and returns what travels back instead.
+    given, runs in a worker process on each batch of its results and returns what travels
+    back instead (to store them where they were made, say); results made in this process
+    come back as they are.
 
     Args:
         minimum: the total weight below which everything runs here (`PARALLEL_MIN_BYTES`).
@@ -73,8 +74,7 @@ def map_balanced(
     if workers < 2 or len(items) < 2 or sum(weights) < minimum or cannot_fork:
         if while_waiting is not None:
             while_waiting()
-        results = [work(item) for item in items]
-        return finish(results) if finish is not None and results else results
+        return [work(item) for item in items]
     # This process takes work too: it would idle otherwise, and its results need no pickling.
     # With `fork` the workers find `shared` in their copy of this process: nothing is pickled.
     # Work goes out in size-balanced chunks, heaviest first, to whichever process is free
@@ -87,10 +87,10 @@ def map_balanced(
     _use(shared)
     try:
         with context.Pool(workers - 1, initializer=_use, initargs=(shared,)) as pool:
-            pending = pool.map_async(_drain, range(workers - 1))
+            pending = pool.map_async(_drain, [True] * (workers - 1))
             if while_waiting is not None:
                 while_waiting()
-            by_index: dict[int, Result] = dict(_drain(0))
+            by_index: dict[int, Result] = dict(_drain(False))
             for batch_results in pending.get():
                 by_index.update(batch_results)
     finally:
@@ -121,8 +121,9 @@ def _use(shared: _Shared | None) -> None:
     _SHARED = shared
 
 
-def _drain(_: int) -> list[tuple[int, Any]]:
-    """Take chunks until none is left; the results of every chunk taken."""
+def _drain(in_worker: bool) -> list[tuple[int, Any]]:
+    """Take chunks until none is left; the results of every chunk taken (finished, in a
+    worker)."""
     shared = _SHARED
     assert shared is not None, "set by map_balanced in every process it uses"
     done: list[tuple[int, Any]] = []
@@ -133,7 +134,7 @@ def _drain(_: int) -> list[tuple[int, Any]]:
         if taken >= len(shared.chunks):
             return done
         batch = [(index, shared.items[index]) for index in shared.chunks[taken]]
-        done += _work_batch(shared.work, batch, shared.finish)
+        done += _work_batch(shared.work, batch, shared.finish if in_worker else None)
 
 
 def _parse_file(parse: Callable[..., Result], file: SourceFile) -> Result:
