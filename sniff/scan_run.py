@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
 from dataclasses import dataclass
 from datetime import tzinfo
@@ -61,9 +62,11 @@ def scan_units(
 
     Args:
         scope: identifies everything besides the files that parts depend on (options, price
-            data, sniff's code); parts of another scope are never used.
+            data, sniff's code); the folders read are added to it here. Parts of another
+            scope are never used.
     """
     roots, sample = roots_for(paths)
+    scope = _within(scope, roots)
     files = take(roots) or expand(roots)  # the listing a kept answer's key was made from
     indexed = IndexedFiles(
         files,
@@ -113,6 +116,13 @@ def scan_scope(**options: object) -> str:
     )
     digest = hashlib.sha256(described.encode())
     digest.update(json.dumps(code_identity()).encode())
+    return digest.hexdigest()[:32]
+
+
+def _within(scope: str, roots: list[Path]) -> str:
+    """The scope of one set of folders: a scan of others must not forget this one's parts."""
+    digest = hashlib.sha256(scope.encode())
+    digest.update(json.dumps(sorted(os.path.abspath(root) for root in roots)).encode())
     return digest.hexdigest()[:32]
 
 

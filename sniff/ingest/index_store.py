@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +50,10 @@ CREATE TABLE IF NOT EXISTS parts (
     data BLOB NOT NULL,
     PRIMARY KEY (scope, unit)
 );
+CREATE TABLE IF NOT EXISTS scopes (scope TEXT PRIMARY KEY, used REAL NOT NULL);
 """
+KEPT_SCOPES = 8
+"""Scopes (folders and options) whose parts are kept; the least recently used go first."""
 CHUNK = 500
 """Paths per query (SQLite limits the parameters of one statement)."""
 BUSY_TIMEOUT_MS = 30_000
@@ -199,9 +203,19 @@ class IndexStore:
         return {unit: data for unit, data in rows if unit in wanted}
 
     def keep_parts(self, scope: str, new: dict[str, bytes], used: set[str]) -> None:
-        """Store `new` parts in `scope` and forget those of its units not in `used`."""
+        """Store `new` parts in `scope` and forget those of its units not in `used`, and the
+        parts of all but the `KEPT_SCOPES` most recently used scopes."""
         try:
             with self._db:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO scopes VALUES (?, ?)", (scope, time.time())
+                )
+                old = self._db.execute(
+                    "SELECT scope FROM scopes ORDER BY used DESC LIMIT -1 OFFSET ?",
+                    (KEPT_SCOPES,),
+                ).fetchall()
+                self._db.executemany("DELETE FROM parts WHERE scope = ?", old)
+                self._db.executemany("DELETE FROM scopes WHERE scope = ?", old)
                 self._db.executemany(
                     "INSERT OR REPLACE INTO parts VALUES (?, ?, ?)",
                     [(scope, unit, data) for unit, data in new.items()],
@@ -270,6 +284,7 @@ class IndexStore:
         with self._db:  # another version's rows may mean something else: start afresh
             self._db.execute("DROP TABLE IF EXISTS files")
             self._db.execute("DROP TABLE IF EXISTS parts")
+            self._db.execute("DROP TABLE IF EXISTS scopes")
         self._db.executescript(SCHEMA)
         with self._db:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (fingerprint,))

@@ -894,3 +894,63 @@ def test_a_window_does_not_hide_the_lines_a_run_could_not_read(tmp_path: Path) -
     assert cold["issues"] == totals([tmp_path], False, window=(since, None))["issues"]
     warm = totals([tmp_path], True, window=(since, None))
     assert warm["issues"] == cold["issues"]
+
+
+# --- kept scan parts ---------------------------------------------------------------------------
+
+
+def scan_in_process(folder: Path, *options: str) -> dict[str, Any]:
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+
+    result = CliRunner().invoke(app, ["scan", "--json", "--verbose", str(folder), *options])
+    assert result.exit_code == 0, result.output
+    parsed: dict[str, Any] = json.loads(result.stdout)
+    return parsed
+
+
+@pytest.fixture
+def analysed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many units each scan analysed (rather than took from the index)."""
+    from sniff import scan_run
+
+    counts: list[int] = []
+    real = scan_run.scan_part
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        counts[-1] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scan_run, "scan_part", counting)
+    return counts
+
+
+def test_a_scan_of_other_folders_keeps_this_ones_parts(tmp_path: Path, analysed: list[int]) -> None:
+    for name in ("one", "two"):
+        for number in range(3):
+            session = f"{name}-session-{number}"  # one unit each
+            transcript(tmp_path / name, f"{name}{number}", 2, start=3_600 * number, session=session)
+    runs = []
+    for name in ("one", "two", "one"):
+        analysed.append(0)
+        runs.append(scan_in_process(tmp_path / name, "--tz", "UTC"))
+    assert analysed == [3, 3, 0]  # the second scan of `one` analyses nothing again
+    assert runs[2] == runs[0] == scan_in_process(tmp_path / "one", "--tz", "UTC", "--no-index")
+
+
+def test_parts_of_long_unused_scopes_are_forgotten(
+    tmp_path: Path, analysed: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sniff.ingest.index_store.KEPT_SCOPES", 2)
+    transcript(tmp_path, "only", 2)
+    for zone in ("UTC", "Europe/Paris", "Asia/Tokyo"):  # three scopes, two kept
+        analysed.append(0)
+        scan_in_process(tmp_path, "--tz", zone)
+    with contextlib.closing(sqlite3.connect(index_path())) as db:
+        scopes = db.execute("SELECT COUNT(DISTINCT scope) FROM parts").fetchone()[0]
+    assert scopes == 2
+    for zone in ("Asia/Tokyo", "Europe/Paris", "UTC"):
+        analysed.append(0)
+        scan_in_process(tmp_path, "--tz", zone)
+    assert analysed == [1, 1, 1, 0, 0, 1]  # UTC's parts were the least recently used
