@@ -150,7 +150,6 @@ def load(
 ) -> Dataset:
     """The whole dataset on the client, ingested on the cluster (for analyses that need all)."""
     from sniff.ingest.reading import assemble
-    from sniff.pricing import PriceBook, load_overrides
 
     ingested, roots, sample = ingest(
         client, paths, log_format=log_format, with_prompts=with_prompts
@@ -159,8 +158,7 @@ def load(
     results: dict[int, FileResult] = {}
     for batch, answer in zip(ingested.batches, gathered, strict=True):
         results.update(zip(batch, answer, strict=True))
-    prices = PriceBook(load_overrides(pricing) if pricing else None)
-    prices.prepare()
+    prices = _prices(pricing)
     ordered = [results[index] for index in range(len(ingested.files))]
     return assemble(ingested.files, ordered, prices.cost, roots=roots, sample=sample)
 
@@ -196,13 +194,11 @@ def breaks(
 ) -> tuple[BreakReport, Dataset]:
     """`sniff cache --breaks`'s report, analysed unit by unit on the cluster."""
     from sniff.analyses.breaks import break_report
-    from sniff.pricing import PriceBook, load_overrides
 
     ingested, roots, sample = ingest(client, paths, log_format=log_format, with_prompts="sized")
     analyse = partial(_break_part, filters=filters)
     parts = _on_units(client, ingested, partial(_per_unit, pricing=pricing, analyse=analyse))
-    prices = PriceBook(load_overrides(pricing) if pricing else None)
-    return break_report(parts, prices, zone), _account(client, ingested, roots, sample)
+    return break_report(parts, _prices(pricing), zone), _account(client, ingested, roots, sample)
 
 
 def _on_units(client: Client, ingested: Ingested, analyse: Callable[..., list[Any]]) -> list[Any]:
