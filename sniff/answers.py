@@ -24,7 +24,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sniff.ingest.discover import SourceFile
 
 ENVIRONMENT = (
     "CLAUDE_CONFIG_DIR", "CODEX_HOME", "HOME", "TZ", "COLUMNS", "LINES", "NO_COLOR",
@@ -48,25 +51,27 @@ def answers_folder() -> Path | None:
 
 
 def remembered(
-    command: str, options: dict[str, Any], paths: list[Path] | None, run: Callable[[], None]
+    command: str,
+    options: dict[str, Any],
+    paths: list[Path] | None,
+    run: Callable[[list[SourceFile] | None], None],
 ) -> None:
-    """Run `run()` (which prints `command`'s output) or replay the answer it gave last time.
+    """Run `run(files)` (which prints `command`'s output) or replay the answer it gave last
+    time.
 
     `options` are all of the command's options; `paths` the logs it reads (None: the usual
-    places). `run` is called as usual when output goes to a terminal, when `--no-index` or
-    `--verbose` asks for a fresh read, or when anything fails on the way to a key.
+    places). `run` gets the files the key was made from (so it reads exactly those, listed
+    once), or None when no key was made: output to a terminal, `--no-index` or `--verbose`
+    asking for a fresh read, or anything failing on the way to a key.
     """
-    from sniff.ingest.discover import forget_listings
-
-    forget_listings()
     folder = answers_folder()
     if folder is None or sys.stdout.isatty() or options.get("no_index") or options.get("verbose"):
-        run()
+        run(None)
         return
     try:
-        key, settled = answer_key(command, options, paths)
+        key, settled, files = answer_key(command, options, paths)
     except Exception:  # an unreadable path or similar: the command itself will say so
-        run()
+        run(None)
         return
     stored = folder / f"{key}.json"
     try:
@@ -79,18 +84,21 @@ def remembered(
         sys.stderr.write(err)
         return
     if not settled:
-        run()
+        run(files)
         return
     with _captured() as (out_copy, err_copy):
-        run()  # an exception (a user error, an exit) leaves no answer behind
+        run(files)  # an exception (a user error, an exit) leaves no answer behind
     _store(folder, stored, out_copy.getvalue(), err_copy.getvalue())
 
 
-def answer_key(command: str, options: dict[str, Any], paths: list[Path] | None) -> tuple[str, bool]:
-    """The digest of everything `command`'s output depends on (see the module docstring), and
-    whether every log file has settled (none was modified in the last `RACY_SECONDS`)."""
+def answer_key(
+    command: str, options: dict[str, Any], paths: list[Path] | None
+) -> tuple[str, bool, list[SourceFile]]:
+    """The digest of everything `command`'s output depends on (see the module docstring),
+    whether every log file has settled (none was modified in the last `RACY_SECONDS`), and the
+    log files listed for it."""
     from sniff import __version__
-    from sniff.ingest.discover import expand, hand_over, roots_for
+    from sniff.ingest.discover import expand, roots_for
 
     digest = hashlib.sha256()
 
@@ -106,7 +114,6 @@ def answer_key(command: str, options: dict[str, Any], paths: list[Path] | None) 
     recent = time.time_ns() - int(RACY_SECONDS * 1e9)
     settled = True
     files = expand(roots)
-    hand_over(roots, files)  # the scan reads exactly the files the key describes
     for file in files:
         add(file.path, file.size, file.mtime_ns, file.inode)
         settled = settled and file.mtime_ns < recent
@@ -114,7 +121,7 @@ def answer_key(command: str, options: dict[str, Any], paths: list[Path] | None) 
     if pricing is not None:
         add(file_identity(Path(pricing)))
     add(price_data_identity(), code_identity())
-    return digest.hexdigest()[:32], settled
+    return digest.hexdigest()[:32], settled, files
 
 
 @contextlib.contextmanager

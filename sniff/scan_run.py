@@ -23,7 +23,7 @@ from sniff.analyses.filters import Filters
 from sniff.analyses.scan_parts import BreakDigest, ScanPart, join, scan_part
 from sniff.analyses.summary import Summary
 from sniff.analyses.units import units
-from sniff.ingest.discover import expand, roots_for, take
+from sniff.ingest.discover import SourceFile, expand, roots_for
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import IndexedFiles
 from sniff.ingest.merge import merge
@@ -57,6 +57,7 @@ def scan_units(
     log_format: str | None = None,
     with_prompts: Prompts = "sized",
     scope: str,
+    files: list[SourceFile] | None = None,
 ) -> ScanNumbers:
     """The scan of the logs under `paths` (see the module docstring).
 
@@ -64,10 +65,12 @@ def scan_units(
         scope: identifies everything besides the files that parts depend on (options, price
             data, sniff's code); the folders read are added to it here. Parts of another
             scope are never used.
+        files: the log files under `paths`, when the caller listed them already (a kept
+            answer's key was made from exactly these).
     """
     roots, sample = roots_for(paths)
     scope = _within(scope, roots)
-    files = take(roots) or expand(roots)  # the listing a kept answer's key was made from
+    files = files if files is not None else expand(roots)
     indexed = IndexedFiles(
         files,
         store,

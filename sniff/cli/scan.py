@@ -13,6 +13,7 @@ from sniff.cli.errors import one_line_errors
 
 if TYPE_CHECKING:
     from sniff.analyses.filters import Filters
+    from sniff.ingest.discover import SourceFile
     from sniff.pricing import PriceBook
     from sniff.scan_run import ScanNumbers
 
@@ -45,7 +46,7 @@ def scan(
         return
     from sniff.answers import remembered
 
-    remembered("scan", options, paths, lambda: _scan(**options))
+    remembered("scan", options, paths, lambda files: _scan(**options, files=files))
 
 
 def _scan(
@@ -62,7 +63,9 @@ def _scan(
     no_index: bool,
     dask: str | None,
     verbose: bool,
+    files: list[SourceFile] | None = None,
 ) -> None:
+    """The scan; `files`: the log files already listed under `paths`, if they were."""
     filters, zone, prices = o.check(
         since=since, until=until, project=project, model=model, agent=agent, tz=tz,
         pricing=pricing, log_format=log_format,
@@ -73,7 +76,7 @@ def _scan(
         with distributed.cluster(dask) as client:
             numbers = distributed.scan(client, paths, pricing, filters, zone, log_format=log_format)
     else:
-        numbers = _numbers(paths, filters, zone, prices, log_format, no_index, pricing)
+        numbers = _numbers(paths, filters, zone, prices, log_format, no_index, pricing, files)
     o.warn_if_empty(numbers.dataset)
     source = prices.source()
     o.report_issues(numbers.dataset, verbose)
@@ -103,6 +106,7 @@ def _numbers(
     log_format: str | None,
     no_index: bool,
     pricing: Path | None,
+    files: list[SourceFile] | None,
 ) -> ScanNumbers:
     """The scan, unit by unit from the index when there is one, else from every file."""
     from sniff.answers import file_identity
@@ -115,7 +119,7 @@ def _numbers(
     if store is not None:
         try:
             return scan_units(
-                paths, store, prices, filters, zone, log_format=log_format,
+                paths, store, prices, filters, zone, log_format=log_format, files=files,
                 with_prompts=with_prompts,
                 scope=scan_scope(
                     filters=filters, zone=zone, log_format=log_format,

@@ -58,30 +58,6 @@ def bundled_samples() -> Path:
     return installed if installed.is_dir() else package.parent / "sample_logs"
 
 
-_HANDED: dict[tuple[str, ...], list[SourceFile]] = {}
-"""Listings handed from one step of a command to the next (see `hand_over`)."""
-
-
-def hand_over(paths: list[Path], files: list[SourceFile]) -> None:
-    """Keep a listing for the next step of the same command to `take` instead of listing again.
-
-    Why: a command that lists twice (to key a kept answer, then to read) must see one
-    consistent set of files, and listing a large archive twice costs time.
-    """
-    _HANDED.clear()
-    _HANDED[tuple(str(path) for path in paths)] = files
-
-
-def take(paths: list[Path]) -> list[SourceFile] | None:
-    """The listing handed over for `paths`, once; None when there is none."""
-    return _HANDED.pop(tuple(str(path) for path in paths), None)
-
-
-def forget_listings() -> None:
-    """Drop listings handed over and not taken (a new command starts)."""
-    _HANDED.clear()
-
-
 def expand(paths: list[Path]) -> list[SourceFile]:
     """Every log file under `paths`, each once, in a stable order.
 
