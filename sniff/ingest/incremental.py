@@ -7,7 +7,6 @@ keyed by the file's size and modification time, and assembles a whole dataset af
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +22,9 @@ FIRST_BATCH_BYTES = 8 * 1024 * 1024
 BATCH_BYTES = 256 * 1024 * 1024
 """Later batches: each is analysed whole once read, so few and large (about 2 s of reading)."""
 
-Stamp = tuple[int, int]
-"""A file's size and modification time (ns): when either moves, the file is read again."""
+Stamp = tuple[int, int, int]
+"""A file's size, modification time (ns) and inode as listed: when any moves, the file is read
+again (an export folder's are those of its tables, see `discover.expand`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +80,7 @@ class ArchiveReader:
             UserError: a root does not exist.
         """
         files = expand(self.roots)
-        stamps = {file.path: _stamp(file.path) for file in files}
+        stamps = {file.path: (file.size, file.mtime_ns, file.inode) for file in files}
         current = {file.path for file in files}
         for gone in set(self._results) - current:
             del self._results[gone]
@@ -132,11 +132,3 @@ def _batches(files: list[SourceFile]) -> Iterator[list[SourceFile]]:
             batch, size, limit = [], 0, BATCH_BYTES
     if batch:
         yield batch
-
-
-def _stamp(path: str) -> Stamp:
-    try:
-        status = os.stat(path)
-    except OSError:  # vanished since it was listed: read (and report) it as it is now
-        return (-1, -1)
-    return (status.st_size, status.st_mtime_ns)
