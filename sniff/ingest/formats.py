@@ -16,6 +16,7 @@ import orjson
 from sniff.ingest import claude_code, claude_trace, codex, parquet_in, request_log
 from sniff.ingest.lines import BOM, read_bytes
 from sniff.ingest.record import FileResult, Prompts
+from sniff.model import LineIssue
 
 Parser = Callable[[str, bytes, str, Prompts], FileResult]
 
@@ -53,9 +54,21 @@ def parse_any(
     """
     data, problem = read_bytes(path)
     if data is None:
-        if parquet_in.is_export(Path(path)):  # a folder, which `open` refused
-            return parquet_in.read_export(path)
-        return FileResult([], [problem] if problem else [], 0, forced)
+        return unreadable(path, problem, forced)
+    return parse_data(path, data, project_hint, forced, with_prompts)
+
+
+def unreadable(path: str, problem: LineIssue | None, forced: str | None = None) -> FileResult:
+    """What a path `open` refused yields: a `sniff export` folder read as one, else why not."""
+    if parquet_in.is_export(Path(path)):
+        return parquet_in.read_export(path)
+    return FileResult([], [problem] if problem else [], 0, forced)
+
+
+def parse_data(
+    path: str, data: bytes, project_hint: str, forced: str | None, with_prompts: Prompts
+) -> FileResult:
+    """A file's bytes read with the parser of its format (or of `forced`)."""
     log_format = forced or detect(data)
     if log_format is None:
         return FileResult([], [], 0, None)

@@ -26,10 +26,11 @@ from typing import Protocol
 import msgspec
 
 from sniff import __version__
-from sniff.ingest import claude_code, codex, parquet_in
+from sniff.ingest import claude_code, codex
 from sniff.ingest.discover import SourceFile
-from sniff.ingest.formats import PARSERS, detect
+from sniff.ingest.formats import detect, parse_data, unreadable
 from sniff.ingest.index_store import Entry, IndexStore
+from sniff.ingest.lines import read_bytes
 from sniff.ingest.parallel import map_balanced
 from sniff.ingest.record import FileResult, Prompts
 from sniff.model import LineIssue
@@ -348,27 +349,19 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
         resumed = _resume(file, entry)
         if resumed is not None:
             return resumed
-    try:
-        with open(file.path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        if isinstance(error, IsADirectoryError) and parquet_in.is_export(Path(file.path)):
-            result = parquet_in.read_export(file.path)  # a folder of Parquet tables
-            return Parsed(result, _entry(file, result, 0, 0, 0, None))
-        problem = f"cannot read file: {error.strerror or error}"
-        result = FileResult([], [LineIssue(file.path, 0, problem)], 0, log_format)
-        unreadable = dataclasses.replace(file, mtime_ns=-1)  # try again next run
-        return Parsed(result, _entry(unreadable, result, 0, 0, 0, None))
+    data, problem = read_bytes(file.path)
+    if data is None:
+        result = unreadable(file.path, problem, log_format)
+        if problem is not None and problem in result.issues:  # not an export: try next run
+            file = dataclasses.replace(file, mtime_ns=-1)
+        return Parsed(result, _entry(file, result, 0, 0, 0, None))
+    found = log_format or detect(data)
+    make_reader = READERS.get(found) if found is not None else None
+    if make_reader is None:
+        result = parse_data(file.path, data, file.project_hint, found, with_prompts)
+        return Parsed(result, _entry(file, result, 0, 0, 0, None))
     cut = data.rfind(b"\n") + 1
     lines = data.count(b"\n", 0, cut)
-    found = log_format or detect(data)
-    if found is None:
-        result = FileResult([], [], 0, None)
-        return Parsed(result, _entry(file, result, 0, 0, 0, None))
-    make_reader = READERS.get(found)
-    if make_reader is None:
-        result = PARSERS[found](file.path, data, file.project_hint, with_prompts)
-        return Parsed(result, _entry(file, result, 0, 0, 0, None))
     reader = make_reader(file.path, file.project_hint)
     reader.feed(data[:cut], 1, lines)
     keep_state = task.grows or file.mtime_ns > time.time_ns() - STATE_RECENT_NS

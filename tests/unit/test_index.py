@@ -32,6 +32,7 @@ import pytest
 
 from sniff.api import load
 from sniff.ingest import indexed
+from sniff.ingest import lines as reading
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.index_store import INDEX_FILE, Entry, IndexStore
 from sniff.ingest.record import Prompts
@@ -792,7 +793,7 @@ def test_a_file_that_could_not_be_read_is_read_once_it_can(
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(indexed, "open", guarded_open, raising=False)
+    monkeypatch.setattr(reading, "open", guarded_open, raising=False)  # where logs are opened
     first = totals([tmp_path], True)
     assert first["issues"] == [(str(path), 0, "cannot read file: Permission denied", False)]
     assert first["requests"] == []
