@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -83,8 +82,9 @@ def cache(
     """
     if breaks:
         _breaks(
-            paths, since, until, project, model, agent, tz, json, pricing, log_format, verbose,
-            no_index, dask,
+            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+            json=json, pricing=pricing, log_format=log_format, verbose=verbose,
+            no_index=no_index, dask=dask,
         )  # fmt: skip
         return
     from sniff.analyses.cache import analyze_cache
@@ -150,6 +150,7 @@ def cache(
 
 def _breaks(
     paths: o.Paths,
+    *,
     since: str | None,
     until: str | None,
     project: str | None,
@@ -163,24 +164,29 @@ def _breaks(
     no_index: bool,
     dask: str | None,
 ) -> None:
+    filters, zone, prices = o.check(
+        since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        pricing=pricing, log_format=log_format,
+    )  # fmt: skip
     report: BreakReport
     dataset: Dataset
     if dask:
         from sniff import distributed
 
-        filters, zone, _ = o.check(
-            since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-            pricing=pricing, log_format=log_format,
-        )  # fmt: skip
         with distributed.cluster(dask) as client:
             report, dataset = distributed.breaks(
                 client, paths, pricing, filters, zone, log_format=log_format
             )
         o.warn_if_empty(dataset)
     else:
-        report, dataset, zone = _local_breaks(
-            paths, since, until, project, model, agent, tz, pricing, log_format, no_index
-        )
+        from sniff.analyses.breaks import find_breaks
+
+        dataset = o.load(
+            paths, filters, prices, pricing=pricing, log_format=log_format,
+            with_prompts="sized",  # as scan reads them, so both report the same breaks
+            no_index=no_index,
+        )  # fmt: skip
+        report = find_breaks(dataset.requests, prices, zone=zone, keep=filters.keep)
     o.report_issues(dataset, verbose)
     if json:
         from sniff.present.breaks_json import breaks_json
@@ -193,39 +199,3 @@ def _breaks(
     from sniff.present.breaks_view import print_breaks
 
     print_breaks(Console(), report, zone)
-
-
-def _local_breaks(
-    paths: o.Paths,
-    since: str | None,
-    until: str | None,
-    project: str | None,
-    model: str | None,
-    agent: str | None,
-    tz: str | None,
-    pricing: Path | None,
-    log_format: str | None,
-    no_index: bool,
-) -> tuple[BreakReport, Dataset, tzinfo]:
-    from sniff.analyses.breaks import find_breaks
-
-    selection = o.select(
-        paths,
-        since=since,
-        until=until,
-        project=project,
-        model=model,
-        agent=agent,
-        tz=tz,
-        pricing=pricing,
-        log_format=log_format,
-        with_prompts="sized",  # as scan reads them, so both report the same breaks
-        no_index=no_index,
-    )
-    report = find_breaks(
-        selection.dataset.requests,
-        selection.prices,
-        zone=selection.zone,
-        keep=selection.filters.keep,
-    )
-    return report, selection.dataset, selection.zone

@@ -139,12 +139,35 @@ def select(
     Raises:
         UserError: an option is invalid or a path does not exist.
     """
-    from sniff.api import load
-
     filters, zone, prices = check(
         since=since, until=until, project=project, model=model, agent=agent, tz=tz,
         pricing=pricing, log_format=log_format,
     )  # fmt: skip
+    dataset = load(
+        paths, filters, prices, pricing=pricing, log_format=log_format,
+        with_prompts=with_prompts, while_waiting=while_waiting, no_index=no_index, dask=dask,
+    )  # fmt: skip
+    return Selection(dataset, filters, zone, prices)
+
+
+def load(
+    paths: list[Path] | None,
+    filters: Filters,
+    prices: PriceBook,
+    *,
+    pricing: Path | None,
+    log_format: str | None,
+    with_prompts: Prompts = False,
+    while_waiting: Callable[[], object] | None = None,
+    no_index: bool = False,
+    dask: str | None = None,
+) -> Dataset:
+    """Read and price the logs, here (through the index unless `no_index`) or on the cluster
+    at `dask`; say so when there are none (see `api.load` for `while_waiting`).
+
+    Raises:
+        UserError: a path does not exist.
+    """
     if dask:
         from sniff import distributed
 
@@ -154,22 +177,23 @@ def select(
             dataset = distributed.load(
                 client, paths, pricing, log_format=log_format, with_prompts=with_prompts
             )
-        warn_if_empty(dataset)
-        return Selection(dataset, filters, zone, prices)
-    dataset = load(
-        paths,
-        prices,
-        log_format=log_format,
-        with_prompts=with_prompts,
-        while_waiting=while_waiting,
-        use_index=not no_index,
-        window=(
-            filters.since.timestamp() if filters.since else None,
-            filters.until.timestamp() if filters.until else None,
-        ),
-    )
+    else:
+        from sniff.api import load as load_here
+
+        dataset = load_here(
+            paths,
+            prices,
+            log_format=log_format,
+            with_prompts=with_prompts,
+            while_waiting=while_waiting,
+            use_index=not no_index,
+            window=(
+                filters.since.timestamp() if filters.since else None,
+                filters.until.timestamp() if filters.until else None,
+            ),
+        )
     warn_if_empty(dataset)
-    return Selection(dataset, filters, zone, prices)
+    return dataset
 
 
 def check(

@@ -24,13 +24,16 @@ def tui(
 
     Enter opens a row, Escape goes back, / filters, s sorts, f lists findings, ? shows help.
     """
-    from sniff.errors import UserError
-    from sniff.pricing import PriceBook, load_overrides
-
-    zone = o.resolve_zone(tz)
-    if log_format is not None and log_format not in o.FORMATS:
-        raise UserError(f"--format must be one of {', '.join(o.FORMATS)}, not {log_format!r}")
-    prices = PriceBook(load_overrides(pricing) if pricing else None)
+    _, zone, prices = o.check(
+        since=None,
+        until=None,
+        project=None,
+        model=None,
+        agent=None,
+        tz=tz,
+        pricing=pricing,
+        log_format=log_format,
+    )
     from sniff.tui import make_app
 
     make_app(paths=paths, prices=prices, zone=zone, log_format=log_format).run()
