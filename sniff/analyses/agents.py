@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 
 from sniff.analyses.summary import LocalDays
-from sniff.analyses.tool_errors import ERROR_CLASSES, classify
+from sniff.analyses.tool_errors import ERROR_CLASSES, USER_INTERRUPTED, classify
 from sniff.ingest.record import epoch
 from sniff.model import Activity, AgentEvent, Request, ToolCall
 
@@ -232,7 +232,7 @@ def _commands(requests: Sequence[Request], activity: Activity) -> list[CommandRo
             by_session[request.session_id].append((request.when.timestamp(), 1, request))
     for result in activity.results:
         moment = epoch(result.at)
-        interrupted = result.error and result.error.startswith("[Request interrupted")
+        interrupted = result.error is not None and classify(result.error) == USER_INTERRUPTED
         if interrupted and moment is not None and result.session_id in by_session:
             by_session[result.session_id].append((moment, 2, None))
     rows: list[CommandRow] = []

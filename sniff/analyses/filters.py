@@ -62,10 +62,22 @@ def parse_bound(text: str, zone: tzinfo, *, end: bool) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=zone)
 
 
-def keep_activity(activity: Activity, filters: Filters) -> Activity:
-    """The tool calls, results and user requests of the projects and times `filters` keep."""
-    if filters.since is None and filters.until is None and not filters.project:
-        return activity
+def keep_activity(activity: Activity, filters: Filters, requests: Iterable[Request]) -> Activity:
+    """The tool calls, results and user requests of the projects and times `filters` keep.
+
+    With a model or agent filter, only the activity of the requests (of all `requests` read)
+    that `filters` keep stays: their tool calls (by the call's request key), the results of
+    those calls, and the user requests of the sessions they belong to.
+    """
+    if filters.since is not None or filters.until is not None or filters.project:
+        activity = _in_window(activity, filters)
+    if filters.model or filters.agent:
+        activity = _of_requests(activity, filters.apply(requests))
+    return activity
+
+
+def _in_window(activity: Activity, filters: Filters) -> Activity:
+    """The activity logged within the time window, of the projects `filters` keep."""
     since = filters.since.astimezone(UTC).isoformat() if filters.since else None
     until = filters.until.astimezone(UTC).isoformat() if filters.until else None
 
@@ -84,6 +96,20 @@ def keep_activity(activity: Activity, filters: Filters) -> Activity:
         calls=tuple(c for c in activity.calls if kept(c.at, c.project)),
         results=tuple(r for r in activity.results if kept(r.at, sessions.get(r.session_id))),
         events=tuple(e for e in activity.events if kept(e.at, e.project)),
+    )
+
+
+def _of_requests(activity: Activity, requests: list[Request]) -> Activity:
+    """The tool calls `requests` asked for, their results, and the user requests of their
+    sessions."""
+    keys = {request.key for request in requests}
+    sessions = {request.session_id for request in requests}
+    calls = tuple(call for call in activity.calls if call.key in keys)
+    ids = {call.id for call in calls}
+    return Activity(
+        calls=calls,
+        results=tuple(result for result in activity.results if result.tool_use_id in ids),
+        events=tuple(event for event in activity.events if event.session_id in sessions),
     )
 
 

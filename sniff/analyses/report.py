@@ -98,7 +98,7 @@ def build_report(
         source=prices.source(),
         zone=zone,
         cache=_what_ifs(dataset.requests, prices, keep) if what_ifs else None,
-        lint=_lint(dataset, prices) if lint else [],
+        lint=_lint(dataset, chosen, prices) if lint else [],
         latency=_latency(chosen, zone) if latency else [],
         cost_by_class=_cost_by_class(chosen, zone),
         agents=_agents(chosen, dataset.activity if activity is None else activity, zone),
@@ -174,14 +174,16 @@ def _what_ifs(
     )
 
 
-def _lint(dataset: Dataset, prices: PriceBook) -> list[Finding]:
-    """The dearest findings in the prompts the logs hold (idle gaps are the breaks' part)."""
+def _lint(dataset: Dataset, requests: list[Request], prices: PriceBook) -> list[Finding]:
+    """The dearest findings in the prompts of the logs `requests` came from (idle gaps are the
+    breaks' part)."""
     from pathlib import Path
 
     from sniff.lint import LintConfig
     from sniff.lint import lint as run_lint
 
-    logs = [Path(file) for file in dataset.files if file.endswith(".jsonl")]
+    chosen = {request.file for request in requests}
+    logs = [Path(file) for file in dataset.files if file in chosen and file.endswith(".jsonl")]
     if not logs:
         return []
     found = run_lint(logs, LintConfig(ignore=("SN012",)), prices).findings

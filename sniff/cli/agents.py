@@ -49,7 +49,7 @@ def agents(
         no_index=no_index,
     )
     dataset = selection.dataset
-    activity = keep_activity(dataset.activity, selection.filters)
+    activity = keep_activity(dataset.activity, selection.filters, dataset.requests)
     report = analyze_agents(selection.filters.apply(dataset.requests), activity, selection.zone)
     o.report_issues(dataset, verbose)
     if json:

@@ -92,7 +92,9 @@ def report(
         selection.zone,
         by=by,
         keep=selection.filters.keep,
-        activity=keep_activity(selection.dataset.activity, selection.filters),
+        activity=keep_activity(
+            selection.dataset.activity, selection.filters, selection.dataset.requests
+        ),
     )
     if redact:
         from sniff.analyses.redact import redact as redacted

@@ -87,3 +87,21 @@ def test_user_errors_are_one_line(options: list[str], message: str) -> None:
     result = runner.invoke(app, ["report", str(SAMPLE_LOGS), *options])
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_lint_findings_come_only_from_the_selected_projects_logs() -> None:
+    trace = json.loads(report("-f", "json", "--project", "claude-trace"))["lint"]
+    assert trace and all("/claude-trace/" in finding["file"] for finding in trace)
+    others = json.loads(report("-f", "json", "--project", "agent-habits"))["lint"]
+    assert not any("/claude-trace/" in finding["file"] for finding in others)
+
+
+def test_model_and_agent_filters_narrow_the_agents_section() -> None:
+    whole = json.loads(report("-f", "json"))["agents"]["tools"]["calls"]
+    models = [row["model"] for row in json.loads(report("-f", "json"))["by_model"]]
+    per_model = [json.loads(report("-f", "json", "--model", name))["agents"] for name in models]
+    calls = [section["tools"]["calls"] if section else 0 for section in per_model]
+    assert sum(calls) == whole and max(calls) < whole  # each call belongs to one model's request
+    assert json.loads(report("-f", "json", "--model", "no-such-model"))["agents"] is None
+    main_only = json.loads(report("-f", "json", "--agent", "main"))["agents"]["tools"]["calls"]
+    assert 0 < main_only < whole
