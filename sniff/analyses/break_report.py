@@ -12,7 +12,7 @@ import bisect
 import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, tzinfo
+from datetime import date, tzinfo
 
 from sniff.model import Request
 from sniff.pickling import by_fields
@@ -176,7 +176,7 @@ def break_report(
         by_cause=_group(breaks, lambda found: found.cause, CAUSES),
         by_project=_group(faults, lambda found: found.request.project),
         by_week=sorted(
-            _group(faults, lambda found: _week(found.request, zone)),
+            _group(faults, lambda found: _week_of(found.request, zone)),
             key=lambda row: row.key,
             reverse=True,
         ),
@@ -205,9 +205,13 @@ def _group(breaks: list[Break], key: object, order: Sequence[str] = ()) -> list[
     return sorted(rows, key=lambda row: -row.cost_usd) if not order else rows
 
 
-def _week(request: Request, zone: tzinfo | None) -> str:
-    moment: datetime = request.when.astimezone(zone) if zone else request.when
-    year, week, _ = moment.isocalendar()
+def _week_of(request: Request, zone: tzinfo | None) -> str:
+    return iso_week(request.when.astimezone(zone) if zone else request.when)
+
+
+def iso_week(day: date) -> str:
+    """The ISO week `day` (or a moment) falls in: `2026-W07`."""
+    year, week, _ = day.isocalendar()
     return f"{year}-W{week:02d}"
 
 

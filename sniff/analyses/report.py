@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
 from typing import TYPE_CHECKING
 
+from sniff.analyses.break_report import iso_week
 from sniff.analyses.breaks import BreakReport, find_breaks
 from sniff.analyses.summary import Group, LocalDays, Summary, Totals, summarize
 from sniff.model import Activity, Dataset, Request
@@ -65,7 +66,7 @@ class Report:
     @property
     def days(self) -> list[Group]:
         """Each day's totals, oldest first (the charts' axis)."""
-        return sorted(self.summary.by_day, key=lambda group: group.key)
+        return self.summary.by_day
 
 
 def build_report(
@@ -131,9 +132,9 @@ def _cost_by_class(requests: list[Request], zone: tzinfo) -> dict[str, dict[str,
 
 def _groups(summary: Summary, by: str) -> list[Group]:
     if by == "day":
-        return sorted(summary.by_day, key=lambda group: group.key)
+        return summary.by_day
     if by in ("week", "month"):
-        return _calendar(summary.by_day, _week if by == "week" else _month)
+        return _calendar(summary.by_day, iso_week if by == "week" else _month)
     if by == "session":
         return [Group(row.session_id, row.totals) for row in summary.sessions]
     return {"project": summary.by_project, "model": summary.by_model, "agent": summary.by_agent}[by]
@@ -145,11 +146,6 @@ def _calendar(days: list[Group], period: Callable[[date], str]) -> list[Group]:
         key = period(date.fromisoformat(day.key))
         merged.setdefault(key, Totals()).merge(day.totals)
     return [Group(key, merged[key]) for key in sorted(merged)]
-
-
-def _week(day: date) -> str:
-    year, week, _ = day.isocalendar()
-    return f"{year}-W{week:02d}"
 
 
 def _month(day: date) -> str:
@@ -192,9 +188,9 @@ def _lint(dataset: Dataset, requests: list[Request], prices: PriceBook) -> list[
 
 
 def _latency(requests: list[Request], zone: tzinfo) -> list[LatencyReport]:
-    from sniff.analyses.latency import analyze_latency, timings
+    from sniff.analyses.latency import analyze_latency, timing
 
-    if not timings(requests):
+    if not any(timing(request) is not None for request in requests):
         return []
     return [analyze_latency(requests, metric, zone) for metric in ("ttft", "e2e")]
 

@@ -33,7 +33,6 @@ from sniff.model import Request
 from sniff.pricing import PriceBook
 
 MANIFEST = "sniff-export.json"
-TABLES = ("requests", "sessions", "breaks", "blocks")
 FORMAT_VERSION = 1
 
 

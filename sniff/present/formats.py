@@ -53,6 +53,20 @@ def duration(seconds: float) -> str:
     return f"{secs}s"
 
 
+def seconds(value: float | None) -> str:
+    """`850 ms`, `2.1 s`, `1m 05s`: latency at a readable precision."""
+    if value is None:
+        return "–"
+    if value < 0.001:
+        return f"{value * 1e6:.0f} µs"
+    if value < 1:
+        return f"{value * 1000:.0f} ms"
+    if value < 60:
+        return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+    minutes, rest = divmod(round(value), 60)
+    return f"{minutes}m {rest:02d}s"
+
+
 def first_line(text: str) -> str:
     """The first line of `text` that is not blank, stripped ("" for none)."""
     return next((line.strip() for line in text.splitlines() if line.strip()), "")

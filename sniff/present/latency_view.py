@@ -12,25 +12,12 @@ from rich.text import Text
 from sniff.analyses.latency import ExplainedPeak, Goodput, LatencyReport
 from sniff.present.console import measures_table
 from sniff.present.formats import percent
+from sniff.present.formats import seconds as seconds  # re-exported: the TUI imports it here
 
 NAMES = {"ttft": "time to first token", "tpot": "time per output token", "e2e": "end to end"}
 BAR_WIDTH = 40
 MAX_ROWS = 24
 """The histogram is drawn with at most this many buckets (adjacent ones merged)."""
-
-
-def seconds(value: float | None) -> str:
-    """`850 ms`, `2.1 s`, `1m 05s`: latency at a readable precision."""
-    if value is None:
-        return "–"
-    if value < 0.001:
-        return f"{value * 1e6:.0f} µs"
-    if value < 1:
-        return f"{value * 1000:.0f} ms"
-    if value < 60:
-        return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
-    minutes, rest = divmod(round(value), 60)
-    return f"{minutes}m {rest:02d}s"
 
 
 def print_latency(console: Console, report: LatencyReport) -> None:

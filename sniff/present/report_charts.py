@@ -95,7 +95,8 @@ def breaks_by_cause(rows: Sequence[CauseTotals]) -> str:
 
 def latency_histogram(report: LatencyReport) -> str:
     """The distribution on a log axis, each peak marked at its place."""
-    from sniff.present.latency_view import NAMES, seconds
+    from sniff.present.formats import seconds
+    from sniff.present.latency_view import NAMES
 
     figure, axes = _figure()
     bins = report.peaks.bins

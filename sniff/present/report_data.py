@@ -13,7 +13,7 @@ from typing import Any
 
 from sniff.analyses.report import Report, period_text
 from sniff.present.agents_view import agents_json
-from sniff.present.formats import compact, money, percent
+from sniff.present.formats import compact, money, percent, seconds
 from sniff.present.jsonout import summary_json, totals_json, warnings_json
 
 CSV_COLUMNS = (
@@ -159,7 +159,7 @@ def _markdown_agents(report: Report) -> list[str]:
 
 
 def _markdown_extras(report: Report) -> list[str]:
-    from sniff.present.latency_view import NAMES, seconds
+    from sniff.present.latency_view import NAMES
 
     lines: list[str] = []
     if report.cache is not None and report.cache.what_if:

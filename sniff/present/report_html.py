@@ -11,8 +11,8 @@ from typing import Any
 
 from sniff.analyses.report import Report, period_text
 from sniff.present import report_charts as charts
-from sniff.present.formats import compact, money, percent
-from sniff.present.latency_view import NAMES, seconds
+from sniff.present.formats import compact, money, percent, seconds
+from sniff.present.latency_view import NAMES
 from sniff.present.report_data import assumptions
 
 STYLE = """
