@@ -526,8 +526,11 @@ def test_a_one_hour_ttl_on_the_system_prompt_survives_a_fix() -> None:
 
 
 def test_a_list_of_bodies_is_a_prompt_file_to_fix_and_a_log_is_not(tmp_path: Path) -> None:
-    assert all(is_fixable(p) for p in sample_prompts("SN004-unstable-tool-schema.json"))
-    assert not any(is_fixable(p) for p in sample_prompts("logs/SN012-ttl-gaps.jsonl"))
+    bodies = sample_prompts("SN004-unstable-tool-schema.json")
+    logged = sample_prompts("logs/SN012-ttl-gaps.jsonl")
+    assert bodies and logged
+    assert all(is_fixable(p) for p in bodies)
+    assert not any(is_fixable(p) for p in logged)
 
 
 # --- locations in JSON prompt files: where the offending text is written ------------------------

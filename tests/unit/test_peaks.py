@@ -155,7 +155,8 @@ def test_values_logged_at_a_coarse_step_keep_their_peaks(step: float, seed: int)
 
 def test_max_peaks_limits_the_peaks() -> None:
     values = _sample(0, THREE, 3000)
-    assert len(find_peaks(values, max_peaks=2).peaks) <= 2
+    assert len(find_peaks(values).peaks) == 3  # so the limit has something to cut
+    assert len(find_peaks(values, max_peaks=2).peaks) == 2
     assert find_peaks(values, max_peaks=0).peaks == []
 
 
@@ -207,7 +208,7 @@ def test_degenerate_inputs_never_raise(values: list[float]) -> None:
     assert report.samples == sum(1 for v in values if math.isfinite(v) and v > 0)
     assert all(0 < low < high for low, high, _ in report.bins)
     assert all(math.isfinite(p.location) and p.location > 0 for p in report.peaks)
-    assert assign(report, values) is not None
+    assert len(assign(report, values)) == len(values)
 
 
 def test_degenerate_inputs_give_what_they_can() -> None:

@@ -16,8 +16,12 @@ import pytest
 
 from sniff.analyses.tool_errors import (
     ERROR_CLASSES,
+    FILE_NOT_FOUND,
+    FILE_NOT_READ,
     OTHER,
     RULES,
+    USER_INTERRUPTED,
+    USER_REJECTED,
     classify,
     exit_code,
 )
@@ -272,8 +276,14 @@ def test_classify(text: str, tool: str | None, expected: str) -> None:
 
 def test_the_tool_use_result_string_gets_the_same_class() -> None:
     """`toolUseResult` repeats the content after "Error: "."""
-    for text in (NOT_READ, REJECTED, "File does not exist.", "[Request interrupted by user]"):
-        assert classify("Error: " + text.removeprefix("<tool_use_error>")) == classify(text)
+    for text, expected in (
+        (NOT_READ, FILE_NOT_READ),
+        (REJECTED, USER_REJECTED),
+        ("File does not exist.", FILE_NOT_FOUND),
+        ("[Request interrupted by user]", USER_INTERRUPTED),
+    ):
+        assert classify(text) == expected
+        assert classify("Error: " + text.removeprefix("<tool_use_error>")) == expected
 
 
 def test_classes_are_the_documented_taxonomy_in_order() -> None:
