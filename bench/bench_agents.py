@@ -54,8 +54,9 @@ def main() -> None:
 
 def measure(corpus: str, baseline: Path, runs: int) -> None:
     env = {**os.environ, "SNIFF_CACHE_DIR": ""}  # no index, no kept answers: every file parsed
-    scan = [sys.executable, "-m", "sniff", "scan", "--json", "--no-index", corpus]
-    agents = [sys.executable, "-m", "sniff", "agents", "--json", "--no-index", corpus]
+    # -P: `-m` would otherwise put the working folder (this checkout) before PYTHONPATH
+    scan = [sys.executable, "-P", "-m", "sniff", "scan", "--json", "--no-index", corpus]
+    agents = [sys.executable, "-P", "-m", "sniff", "agents", "--json", "--no-index", corpus]
     before_env = {**env, "PYTHONPATH": str(baseline)}
     now_env = {**env, "PYTHONPATH": str(REPO)}
     results: dict[str, list[Run]] = {"scan before": [], "scan now": [], "agents now": []}

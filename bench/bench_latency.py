@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     corpus = str(args.corpus)
     commands = {
-        "scan": ["scan", corpus],
+        "scan": ["scan", corpus, "--verbose"],  # --verbose: read, never a kept answer replayed
         "latency ttft": ["latency", corpus, "--metric", "ttft", "--slo-ttft", "5"],
         "latency e2e": ["latency", corpus, "--metric", "e2e"],
     }
