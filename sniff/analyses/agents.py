@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 
 from sniff.analyses.summary import LocalDays
-from sniff.analyses.tool_errors import ERROR_CLASSES, USER_INTERRUPTED, classify
+from sniff.analyses.tool_errors import API_ERROR, ERROR_CLASSES, USER_INTERRUPTED, classify
 from sniff.ingest.record import epoch
 from sniff.model import Activity, AgentEvent, Request, ToolCall
 
@@ -68,6 +68,8 @@ class CommandRow:
     cost_usd: float
     unpriced_calls: int
     interrupted: bool
+    request_keys: tuple[str, ...] = ()
+    """The model calls it led to (`model_calls` of them), by request key, in time order."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,21 @@ class AgentReport:
     def failures(self) -> int:
         """Failed tool results and API errors."""
         return sum(row.count for row in self.errors)
+
+    @property
+    def api_errors(self) -> int:
+        """API errors (not tool results)."""
+        return sum(row.count for row in self.errors if row.error_class == API_ERROR)
+
+    @property
+    def tool_failures(self) -> int:
+        """Failed tool results: the failures that were not API errors."""
+        return self.failures - self.api_errors
+
+    @property
+    def tool_failure_rate(self) -> float | None:
+        """Failed tool results per tool result."""
+        return self.tool_failures / self.results if self.results else None
 
     @property
     def interruption_rate(self) -> float | None:
@@ -261,12 +278,13 @@ class _Open:
 
     def __init__(self, event: AgentEvent) -> None:
         self.event = event
-        self.model_calls = self.tool_calls = self.unpriced = 0
+        self.tool_calls = self.unpriced = 0
         self.cost = 0.0
         self.interrupted = False
+        self.keys: list[str] = []
 
     def add(self, request: Request, tool_calls: int) -> None:
-        self.model_calls += 1
+        self.keys.append(request.key)
         self.tool_calls += tool_calls
         if request.cost is None:
             self.unpriced += 1
@@ -277,7 +295,8 @@ class _Open:
         event = self.event
         return CommandRow(
             event.at, event.session_id, event.project, event.text, event.command,
-            self.model_calls, self.tool_calls, self.cost, self.unpriced, self.interrupted,
+            len(self.keys), self.tool_calls, self.cost, self.unpriced, self.interrupted,
+            tuple(self.keys),
         )  # fmt: skip
 
 
@@ -297,23 +316,13 @@ def _moment(at: str) -> datetime | None:
 def command_requests(
     requests: Sequence[Request], commands: Sequence[CommandRow], command: CommandRow
 ) -> list[Request]:
-    """The model calls `command` led to: its session's, from it until the session's next one."""
-    start = epoch(command.at)
-    if start is None:
-        return []
-    later = [
-        moment
-        for other in commands
-        if other.session_id == command.session_id
-        and (moment := epoch(other.at)) is not None
-        and moment > start
-    ]
-    end = min(later, default=float("inf"))
+    """The model calls `command` led to (its `request_keys`, the ones its `model_calls` counts),
+    out of `requests` (those it was analysed from), in time order.
+
+    `commands` is no longer needed (the window up to the session's next user request was
+    worked out by `analyze_agents`); it stays for the callers that pass it.
+    """
+    keys = set(command.request_keys)
     return sorted(
-        (
-            request
-            for request in requests
-            if request.session_id == command.session_id and start <= request.when.timestamp() < end
-        ),
-        key=lambda request: request.when,
+        (request for request in requests if request.key in keys), key=lambda request: request.when
     )

@@ -133,6 +133,15 @@ class BreakReport:
         """The breaks that were not cold starts."""
         return [found for found in self.breaks if found.fault]
 
+    @property
+    def fault_cost_usd(self) -> float:
+        """What the faults cost more than reads would have (unpriced ones count 0).
+
+        Summed in the order of `breaks` (dearest first), which is the same however the breaks
+        were found; `scan_parts.BreakDigest.cost_usd` sums the same costs exactly instead.
+        """
+        return sum(found.cost_usd or 0.0 for found in self.faults)
+
 
 @dataclass(frozen=True, slots=True)
 class BreakPart:

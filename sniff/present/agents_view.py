@@ -86,22 +86,16 @@ def command_json(row: CommandRow) -> dict[str, Any]:
 def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> None:
     """Tools, failures by class, and the dearest user requests."""
     from sniff.present.console import measures_table
-    from sniff.present.formats import compact, money, percent
+    from sniff.present.formats import percent
+    from sniff.present.report_agents import TOOL_HEADERS, command_rows, texts, tool_rows
 
     calls = sum(row.calls for row in report.tools)
     console.print(f"[bold]Tool use[/] · {calls:,} calls of {len(report.tools):,} tools")
-    rows = [
-        [row.tool, row.server, f"{row.calls:,}", f"{row.errors:,}", compact(row.result_tokens)]
-        for row in report.tools[:limit]
-    ]
-    headers = ["tool", "from", "calls", "failed", "result tokens"]
-    console.print(measures_table("Tools", headers, rows, text_columns=2))
-    api_errors = sum(row.count for row in report.errors if row.error_class == "api_error")
-    failed = report.failures - api_errors
-    rate = failed / report.results if report.results else None
+    rows = texts(tool_rows(report, limit))
+    console.print(measures_table("Tools", TOOL_HEADERS, rows, text_columns=2))
     console.print(
-        f"[bold]Failures[/] · {failed:,} of {report.results:,} tool results ({percent(rate)}),"
-        f" {api_errors:,} API error(s)"
+        f"[bold]Failures[/] · {report.tool_failures:,} of {report.results:,} tool results "
+        f"({percent(report.tool_failure_rate)}), {report.api_errors:,} API error(s)"
     )
     rows = [
         [row.error_class, first_line(row.examples[0][1]) if row.examples else "", f"{row.count:,}"]
@@ -112,22 +106,11 @@ def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> 
             "By class", ["class", "example", "count"], rows, text_columns=2, shrinkable=1
         )
     )
-    dearest = sorted(report.commands, key=lambda row: -row.cost_usd)[:limit]
     console.print(
         f"[bold]User requests[/] · {len(report.commands):,}, "
         f"{report.interruptions:,} interrupted ({percent(report.interruption_rate)})"
     )
-    rows = [
-        [
-            row.command or first_line(row.text),
-            row.at[:16].replace("T", " "),
-            f"{row.model_calls:,}",
-            f"{row.tool_calls:,}",
-            money(row.cost_usd),
-            "yes" if row.interrupted else "",
-        ]
-        for row in dearest
-    ]
+    rows = texts(command_rows(report, limit))
     headers = ["request", "time (UTC)", "calls", "tools", "cost", "interrupted"]
     console.print(measures_table("Dearest requests", headers, rows, text_columns=2, shrinkable=0))
 

@@ -25,10 +25,9 @@ def top_breaks_json(breaks: BreakDigest) -> dict[str, Any]:
 
 def breaks_json(report: BreakReport) -> dict[str, Any]:
     """`sniff cache --breaks --json`."""
-    advice = report.ttl_advice
     return {
         "breaks": [break_json(found) for found in report.breaks],
-        "by_cause": [_totals_json("cause", row) for row in report.by_cause],
+        "by_cause": by_cause_json(report),
         "by_project": [_totals_json("project", row) for row in report.by_project],
         "by_week": [_totals_json("week", row) for row in report.by_week],
         "gaps": [
@@ -43,13 +42,7 @@ def breaks_json(report: BreakReport) -> dict[str, Any]:
             }
             for bucket in report.gaps
         ],
-        "ttl_advice": {
-            "extra_write_cost_usd": round(advice.extra_write_cost_usd, 6),
-            "avoided_rebuild_cost_usd": round(advice.avoided_rebuild_cost_usd, 6),
-            "avoided_breaks": advice.avoided_breaks,
-            "net_saving_usd": round(advice.net_saving_usd, 6),
-            "recommend_1h": advice.recommend_1h,
-        },
+        "ttl_advice": ttl_advice_json(report),
         "within_tolerance": [
             {
                 "request": item.request.key,
@@ -60,6 +53,23 @@ def breaks_json(report: BreakReport) -> dict[str, Any]:
             }
             for item in report.tolerated
         ],
+    }
+
+
+def by_cause_json(report: BreakReport) -> list[dict[str, Any]]:
+    """The breaks of each cause (every cause, in precedence order)."""
+    return [_totals_json("cause", row) for row in report.by_cause]
+
+
+def ttl_advice_json(report: BreakReport) -> dict[str, Any]:
+    """What a 1-hour TTL would have changed."""
+    advice = report.ttl_advice
+    return {
+        "extra_write_cost_usd": round(advice.extra_write_cost_usd, 6),
+        "avoided_rebuild_cost_usd": round(advice.avoided_rebuild_cost_usd, 6),
+        "avoided_breaks": advice.avoided_breaks,
+        "net_saving_usd": round(advice.net_saving_usd, 6),
+        "recommend_1h": advice.recommend_1h,
     }
 
 

@@ -1,6 +1,7 @@
 """Provides the report's agent sections (tools, failures, user requests) as rows.
 
-Shared by the HTML and Markdown writers so both show the same figures; the JSON writer uses
+Shared by the HTML and Markdown writers so both show the same figures, and (the tools and the
+dearest user requests) by `sniff agents`' terminal tables; the JSON writer uses
 `agents_view.agents_json`.
 """
 
@@ -11,22 +12,14 @@ from sniff.present.formats import compact, first_line, money, percent
 
 LISTED = 15
 
+TOOL_HEADERS = ["tool", "from", "calls", "failed", "result tokens"]
+
 Row = list[tuple[str, float | int | None]]
 """Cells as (text shown, value sorted by; None sorts as text)."""
 
 
 def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]:
     """(title, headers, rows, how many leading columns are text) for each section."""
-    tools: list[Row] = [
-        [
-            (row.tool, None),
-            (row.server, None),
-            (f"{row.calls:,}", row.calls),
-            (f"{row.errors:,}", row.errors),
-            (compact(row.result_tokens), row.result_tokens),
-        ]
-        for row in report.tools
-    ]
     failures: list[Row] = [
         [
             (row.error_class, None),
@@ -36,8 +29,44 @@ def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]
         ]
         for row in report.errors
     ]
-    dearest = sorted(report.commands, key=lambda row: -row.cost_usd)[:LISTED]
-    commands: list[Row] = [
+    return [
+        ("Tool use", TOOL_HEADERS, tool_rows(report), 2),
+        (
+            f"Failures: {report.tool_failures:,} of {report.results:,} tool results "
+            f"({percent(report.tool_failure_rate)})",
+            ["class", "meaning", "count", "example"],
+            failures,
+            2,
+        ),
+        (
+            f"User requests: {len(report.commands):,}, {report.interruptions:,} interrupted "
+            f"({percent(report.interruption_rate)}); the dearest",
+            ["request", "time (UTC)", "model calls", "tool calls", "cost", "interrupted"],
+            command_rows(report),
+            2,
+        ),
+    ]
+
+
+def tool_rows(report: AgentReport, limit: int | None = None) -> list[Row]:
+    """The tools, most called first (the first `limit` of them): as `TOOL_HEADERS`."""
+    return [
+        [
+            (row.tool, None),
+            (row.server, None),
+            (f"{row.calls:,}", row.calls),
+            (f"{row.errors:,}", row.errors),
+            (compact(row.result_tokens), row.result_tokens),
+        ]
+        for row in report.tools[:limit]
+    ]
+
+
+def command_rows(report: AgentReport, limit: int = LISTED) -> list[Row]:
+    """The `limit` dearest user requests: request (its command, or its text's first line),
+    time (UTC), model calls, tool calls, cost, interrupted."""
+    dearest = sorted(report.commands, key=lambda row: -row.cost_usd)[:limit]
+    return [
         [
             (row.command or first_line(row.text), None),
             (row.at[:16].replace("T", " "), None),
@@ -48,24 +77,11 @@ def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]
         ]
         for row in dearest
     ]
-    failed = sum(row.count for row in report.errors if row.error_class != "api_error")
-    rate = percent(failed / report.results) if report.results else "–"
-    return [
-        ("Tool use", ["tool", "from", "calls", "failed", "result tokens"], tools, 2),
-        (
-            f"Failures: {failed:,} of {report.results:,} tool results ({rate})",
-            ["class", "meaning", "count", "example"],
-            failures,
-            2,
-        ),
-        (
-            f"User requests: {len(report.commands):,}, {report.interruptions:,} interrupted "
-            f"({percent(report.interruption_rate)}); the dearest",
-            ["request", "time (UTC)", "model calls", "tool calls", "cost", "interrupted"],
-            commands,
-            2,
-        ),
-    ]
+
+
+def texts(rows: list[Row]) -> list[list[str]]:
+    """The rows' shown texts (for a table that does not sort)."""
+    return [[text for text, _ in row] for row in rows]
 
 
 def _example(examples: list[tuple[str, str, str]]) -> str:

@@ -36,17 +36,16 @@ CSV_COLUMNS = (
 
 def report_json(report: Report) -> dict[str, Any]:
     """Everything in the report, with stable keys."""
-    from sniff.present.breaks_json import breaks_json
+    from sniff.present.breaks_json import by_cause_json, ttl_advice_json
 
     data = summary_json(report.summary, report.dataset, report.source)
-    breaks = breaks_json(report.breaks)
     data["by"] = report.by
     data["groups"] = [{report.by: g.key, **totals_json(g.totals)} for g in report.groups]
     data["breaks"] = {
         "count": len(report.breaks.faults),
-        "cost_usd": round(sum(b.cost_usd or 0.0 for b in report.breaks.faults), 6),
-        "by_cause": breaks["by_cause"],
-        "ttl_advice": breaks["ttl_advice"],
+        "cost_usd": round(report.breaks.fault_cost_usd, 6),
+        "by_cause": by_cause_json(report.breaks),
+        "ttl_advice": ttl_advice_json(report.breaks),
     }
     data["what_if"] = _what_if_json(report)
     data["lint"] = [_finding_json(finding) for finding in report.lint]
@@ -99,6 +98,14 @@ def assumptions(report: Report) -> list[str]:
     return said
 
 
+def sources(report: Report) -> str:
+    """What was read, in a line: the Markdown and the HTML show the same words."""
+    dataset = report.dataset
+    formats = ", ".join(f"{count:,} {name}" for name, count in sorted(dataset.formats.items()))
+    skipped = len(dataset.skipped)
+    return f"{len(dataset.files):,} log files ({formats or 'none'}), {skipped:,} lines skipped"
+
+
 def report_markdown(report: Report) -> str:
     """A document for a pull request or a wiki page."""
     t = report.totals
@@ -106,13 +113,12 @@ def report_markdown(report: Report) -> str:
         "# LLM cost report",
         "",
         f"**Period:** {period_text(report.summary.first, report.summary.last, report.zone)}  ",
-        f"**Read:** {_sources(report)}",
+        f"**Read:** {sources(report)}",
         "",
         "| cost | requests | hit rate | saved by caching | cache breaks |",
         "|---:|---:|---:|---:|---:|",
         f"| {money(t.cost)} | {t.requests:,} | {percent(t.hit_rate)} | {money(t.savings)} | "
-        f"{len(report.breaks.faults):,} costing "
-        f"{money(sum(b.cost_usd or 0.0 for b in report.breaks.faults))} |",
+        f"{len(report.breaks.faults):,} costing {money(report.breaks.fault_cost_usd)} |",
         "",
         f"Tokens: uncached {compact(t.input_tokens)}, cache read {compact(t.cache_read_tokens)}, "
         f"cache written {compact(t.cache_write_5m_tokens + t.cache_write_1h_tokens)}, "
@@ -189,13 +195,6 @@ def _markdown_extras(report: Report) -> list[str]:
                 f"| {percent(peak.hit_share)} |"
             )
     return lines
-
-
-def _sources(report: Report) -> str:
-    dataset = report.dataset
-    formats = ", ".join(f"{count:,} {name}" for name, count in sorted(dataset.formats.items()))
-    skipped = len(dataset.skipped)
-    return f"{len(dataset.files):,} files ({formats or 'none'}); {skipped:,} lines skipped"
 
 
 def _what_if_json(report: Report) -> list[dict[str, Any]]:

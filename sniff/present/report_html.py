@@ -13,7 +13,7 @@ from sniff.analyses.report import Report, period_text
 from sniff.present import report_charts as charts
 from sniff.present.formats import compact, money, percent, seconds
 from sniff.present.latency_view import NAMES
-from sniff.present.report_data import assumptions
+from sniff.present.report_data import assumptions, sources
 
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; color: #222; max-width: 60rem; margin: 2rem auto;
@@ -55,21 +55,21 @@ document.querySelectorAll("table.sortable th").forEach((th, column) => {
 def report_html(report: Report) -> str:
     """The whole page."""
     t = report.totals
-    faults = report.breaks.faults
+    breaks = report.breaks
     period = period_text(report.summary.first, report.summary.last, report.zone)
     cards = [
         ("cost", money(t.cost)),
         ("requests", f"{t.requests:,}"),
         ("cache hit rate", percent(t.hit_rate)),
         ("saved by caching", money(t.savings)),
-        ("cache breaks", f"{len(faults):,} · {money(sum(b.cost_usd or 0.0 for b in faults))}"),
+        ("cache breaks", f"{len(breaks.faults):,} · {money(breaks.fault_cost_usd)}"),
     ]
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<title>LLM cost report · {escape(period)}</title><style>{STYLE}</style></head><body>",
         "<h1>LLM cost report</h1>",
-        f"<p class='meta'>{escape(period)} · {escape(_sources(report))}</p>",
+        f"<p class='meta'>{escape(period)} · {escape(sources(report))}</p>",
         "<div class='cards'>",
         *(
             f"<div class='card'>{escape(label)}<b>{escape(value)}</b></div>"
@@ -87,13 +87,6 @@ def report_html(report: Report) -> str:
         f"<script>{SORT_SCRIPT}</script></body></html>",
     ]
     return "\n".join(parts)
-
-
-def _sources(report: Report) -> str:
-    dataset = report.dataset
-    formats = ", ".join(f"{n:,} {name}" for name, n in sorted(dataset.formats.items()))
-    skipped = len(dataset.skipped)
-    return f"{len(dataset.files):,} log files ({formats or 'none'}), {skipped:,} lines skipped"
 
 
 def _tokens(report: Report) -> str:

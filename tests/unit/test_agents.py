@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from sniff.analyses.agents import analyze_agents
+from sniff.analyses.agents import analyze_agents, command_requests
 from sniff.model import Activity, Agent, AgentEvent, Request, ToolCall, ToolResult, Usage
 
 PROJECT = "/home/dana/src/webshop"
 
 
-def request(key: str) -> Request:
+def request(key: str, later: float = 0.0) -> Request:
+    """A request that started 1 s past 09:00 (and `later` seconds more), lasting 4 s."""
+    shift = timedelta(seconds=later)
     return Request(
         source="claude-code",
         key=key,
@@ -22,8 +24,8 @@ def request(key: str) -> Request:
         agent_id="main",
         model="claude-sonnet-4-5",
         provider="anthropic",
-        ended_at=datetime(2026, 3, 2, 9, 0, 5, tzinfo=UTC),
-        started_at=datetime(2026, 3, 2, 9, 0, 1, tzinfo=UTC),
+        ended_at=datetime(2026, 3, 2, 9, 0, 5, tzinfo=UTC) + shift,
+        started_at=datetime(2026, 3, 2, 9, 0, 1, tzinfo=UTC) + shift,
         usage=Usage(input_tokens=10),
         file="s.jsonl",
         line=1,
@@ -48,3 +50,68 @@ def test_an_interrupted_tool_result_marks_its_user_request(error: str, interrupt
     report = analyze_agents([request("r1")], activity, UTC)
     assert [row.interrupted for row in report.commands] == [interrupted]
     assert report.interruptions == int(interrupted)
+
+
+def instruction(at: str, text: str) -> AgentEvent:
+    return AgentEvent("instruction", "s1", PROJECT, f"2026-03-02T{at}Z", text)
+
+
+def test_the_model_calls_a_user_request_led_to_are_the_ones_it_counts() -> None:
+    requests = [request("r1"), request("r2", 10), request("r3", 20)]
+    activity = Activity(
+        events=(
+            instruction("09:00:00", "fix the build"),
+            # typed twice at once: the first leads to nothing, the second to what follows
+            instruction("09:00:10", "now the tests"),
+            instruction("09:00:10", "now the tests, please"),
+        ),
+    )
+    report = analyze_agents(requests, activity, UTC)
+    led_to = {
+        row.text: [r.key for r in command_requests(requests, report.commands, row)]
+        for row in report.commands
+    }
+    assert led_to == {
+        "fix the build": ["r1"],
+        "now the tests": [],
+        "now the tests, please": ["r2", "r3"],
+    }
+    assert {row.text: row.model_calls for row in report.commands} == {
+        text: len(keys) for text, keys in led_to.items()
+    }
+
+
+def test_the_terminal_and_the_report_show_the_same_failures_and_user_requests() -> None:
+    from rich.console import Console
+
+    from sniff.present.agents_view import print_agents
+    from sniff.present.report_agents import sections
+
+    activity = Activity(
+        calls=(
+            ToolCall("t1", "Bash", "r1", "s1", PROJECT, "2026-03-02T09:00:05Z"),
+            ToolCall("t2", "Read", "r1", "s1", PROJECT, "2026-03-02T09:00:05Z"),
+        ),
+        results=(
+            ToolResult("t1", "s1", "2026-03-02T09:00:09Z", error="Exit code 1\nnpm ERR!"),
+            ToolResult("t2", "s1", "2026-03-02T09:00:09Z"),
+        ),
+        events=(
+            instruction("09:00:00", "run the tests"),
+            AgentEvent("api_error", "s1", PROJECT, "2026-03-02T09:00:30Z", "API Error: 529"),
+        ),
+    )
+    report = analyze_agents([request("r1")], activity, UTC)
+    assert (report.failures, report.api_errors, report.tool_failures) == (2, 1, 1)
+    assert report.tool_failure_rate == 0.5
+    console = Console(record=True, width=200)
+    print_agents(console, report)
+    shown = console.export_text()
+    assert "1 of 2 tool results (50.0%), 1 API error(s)" in shown
+    titles = [title for title, _, _, _ in sections(report)]
+    assert titles[1] == "Failures: 1 of 2 tool results (50.0%)"
+    lines = shown.splitlines()
+    for _, _, rows, _ in (sections(report)[0], sections(report)[2]):  # tools, user requests
+        for row in rows:
+            [line] = [line for line in lines if line.startswith(f" {row[0][0]} ")]
+            assert line.split() == " ".join(text for text, _ in row).split()

@@ -627,3 +627,22 @@ def test_a_gap_of_exactly_five_minutes_is_counted_under_five_minutes() -> None:
     report = breaks(*warm_chain(), req("c", 330, 18_000, 400, previous="b"))
     rows = {row.label: row.requests for row in report.gaps}
     assert (rows["1–5m"], rows["5–10m"]) == (1, 0)
+
+
+def test_the_faults_cost_is_their_costs_summed_dearest_first() -> None:
+    from sniff.present.breaks_json import breaks_json, by_cause_json, ttl_advice_json
+
+    report = breaks(
+        *warm_chain(),
+        req("c", 520, 0, 18_900, previous="b"),  # expired: a fault
+        req("d", 540, 18_900, 200, previous="c"),
+        req("e", 2_540, 0, 19_300, previous="d"),  # expired: a fault
+        req("x", 10, 0, 11_253, 12, session="s2"),  # a cold start: not a fault
+    )
+    faults = report.faults
+    assert [found.request.key for found in faults] == ["e", "c"]  # dearest first
+    assert report.fault_cost_usd == sum(found.cost_usd or 0.0 for found in faults)
+    assert report.fault_cost_usd > 0
+    whole = breaks_json(report)
+    assert by_cause_json(report) == whole["by_cause"]
+    assert ttl_advice_json(report) == whole["ttl_advice"]
