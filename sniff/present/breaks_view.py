@@ -20,10 +20,9 @@ LISTED = 25
 def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
     """Breaks by cause, project and week; the dearest breaks; idle gaps; the TTL advice."""
     faults = report.faults
-    total = sum(found.cost_usd or 0.0 for found in faults)
     console.print(
         f"[bold]Cache breaks[/] · {len(faults):,} request(s) rebuilt a cached prefix, "
-        f"costing {money(total)} more than reading it"
+        f"costing {money(report.fault_cost_usd)} more than reading it"
     )
     console.print(_totals("By cause", "cause", report.by_cause))
     console.print(_totals("By project", "project", report.by_project[:10]))
