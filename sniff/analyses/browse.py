@@ -80,6 +80,7 @@ class Archive:
     summary: Summary
     breaks: BreakReport
     projects: list[ProjectRow]
+    _projects: dict[str, ProjectRow] = field(default_factory=dict)
     _sessions: dict[str, list[SessionView]] = field(default_factory=dict)
     _timelines: dict[str, list[TimelineEntry]] = field(default_factory=dict)
     _entries: dict[str, TimelineEntry] = field(default_factory=dict)
@@ -102,6 +103,10 @@ class Archive:
     def days(self) -> list[Group]:
         """Cost and hit rate per day (in the archive's zone), oldest first."""
         return sorted(self.summary.by_day, key=lambda group: group.key)
+
+    def project(self, name: str) -> ProjectRow | None:
+        """The project of this name, with its totals and breaks (None when not in the archive)."""
+        return self._projects.get(name)
 
     def sessions(self, project: str) -> list[SessionView]:
         """A project's sessions, most expensive first."""
@@ -161,6 +166,7 @@ def build_archive(dataset: Dataset, prices: PriceBook, zone: tzinfo) -> Archive:
         summary=summary,
         breaks=report,
         projects=projects,
+        _projects={row.project: row for row in projects},
         _sessions=dict(sessions),
         _timelines=dict(timelines),
         _entries=entries,

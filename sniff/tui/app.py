@@ -2,7 +2,8 @@
 
 The app owns the data: it reads the archive in a worker (newest files first, so the overview
 fills in while the rest loads), analyses it there, and hands each new `Archive` to the screens,
-which only present it. Lint findings follow in a second worker.
+which only present it. Lint findings follow in a second worker, run again when a reload
+changed the files.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.overview import OverviewScreen
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from sniff.lint.model import Finding
 
 
@@ -66,6 +69,8 @@ class SniffApp(App[None]):
         """Lint findings of the logged prompts (None while they are being checked)."""
         self.loaded = False
         """Every file has been read at least once."""
+        self.linted_files: tuple[str, ...] | None = None
+        """The files the last lint checked (None before any)."""
 
     def get_default_screen(self) -> Screen[None]:
         return OverviewScreen()
@@ -122,30 +127,43 @@ class SniffApp(App[None]):
                 self._lint()
             elif not first:
                 self.notify(f"Re-read {progress.changed:,} changed file(s).")
+                relint = progress.changed or archive.dataset.files != self.linted_files
+                if self.linted_files is not None and relint:  # (given findings are kept)
+                    self._lint()  # the findings were of the files as they were
 
     def _failed(self, doing: str, error: Exception) -> None:
         self.notify(f"sniff: error {doing}: {error}", severity="error", timeout=10)
 
-    @work(thread=True, exclusive=True, group="lint", exit_on_error=False)
     def _lint(self) -> None:
+        """Check the prompts of the archive's files, again after a reload changed them."""
+        assert self.archive is not None
+        self.linted_files = self.archive.dataset.files
+        self._lint_files(self.linted_files)
+
+    @work(thread=True, exclusive=True, group="lint", exit_on_error=False)
+    def _lint_files(self, files: tuple[str, ...]) -> None:
         """Check the prompts the logs hold for what breaks caching (sniff lint)."""
+        from textual.worker import get_current_worker
+
         from sniff.lint import LintConfig, lint
 
-        assert self.archive is not None
+        worker = get_current_worker()
         # Only the logs: a prompt file lying beside them is not part of the archive. Idle gaps
         # (SN012) are already shown as ttl_expired breaks, priced from usage.
-        logs = [Path(file) for file in self.archive.dataset.files]
+        logs = [Path(file) for file in files]
         config = LintConfig(ignore=("SN012",))
         try:
             report = lint(logs, config, self.prices)
         except Exception as error:
             self.call_from_thread(self._failed, "checking prompts", error)
             report = None
-        self.call_from_thread(self._linted, report.findings if report else [])
+        self.call_from_thread(self._linted, report.findings if report else [], worker)
 
-    def _linted(self, findings: list[Finding]) -> None:
+    def _linted(self, findings: list[Finding], worker: Worker[None]) -> None:
         from sniff.tui.screens.findings import FindingsScreen
 
+        if worker.is_cancelled:  # a later lint, of the files as they are now, replaced it
+            return
         self.lint_findings = findings
         for screen in self.screen_stack:
             if isinstance(screen, FindingsScreen) and self.archive is not None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+import sniff.lint
 from sniff.api import load
 from sniff.ingest import incremental
 from sniff.tui import make_app
@@ -72,6 +73,37 @@ async def test_r_rereads_a_file_that_grew_and_drops_one_that_went(archive: Path)
         assert skipped and not skipped[0].kept
         assert any("Re-read 1 changed file" in str(n.message) for n in app._notifications)
         assert isinstance(app.screen, OverviewScreen)
+
+
+async def test_r_checks_the_prompts_again_only_when_files_changed(
+    archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked: list[set[str]] = []
+    real_lint = sniff.lint.lint
+
+    def counting(paths: list[Path], *args: Any, **kwargs: Any) -> sniff.lint.LintReport:
+        checked.append({str(path) for path in paths})
+        return real_lint(paths, *args, **kwargs)
+
+    monkeypatch.setattr(sniff.lint, "lint", counting)
+    app = make_app(paths=[archive], zone=UTC)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        files = sorted(archive.rglob("*.jsonl"))
+        assert checked == [{str(file) for file in files}] and app.lint_findings is not None
+        await pilot.press("r")  # nothing changed: the findings stand
+        await settle(pilot)
+        assert len(checked) == 1
+        files[0].unlink()  # a file gone: its findings go with it
+        await pilot.press("r")
+        await settle(pilot)
+        assert checked[1] == {str(file) for file in files[1:]}
+        assert not any(found.file == str(files[0]) for found in app.lint_findings)
+        with files[1].open("a") as handle:  # a file grown: checked again
+            handle.write("\n")
+        await pilot.press("r")
+        await settle(pilot)
+        assert len(checked) == 3
 
 
 async def test_a_file_deleted_between_listing_and_reading_is_reported_not_fatal(

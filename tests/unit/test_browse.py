@@ -71,6 +71,20 @@ def test_projects_and_sessions_add_up_to_the_archive(sample_archive: object) -> 
     assert faults.count == sum(p.breaks.count for p in archive.projects)  # type: ignore[attr-defined]
 
 
+def test_a_project_is_looked_up_by_name_with_its_sessions_totals_and_breaks(
+    sample_archive: object,
+) -> None:
+    archive = sample_archive
+    for row in archive.projects:  # type: ignore[attr-defined]
+        assert archive.project(row.project) is row  # type: ignore[attr-defined]
+        whole = Totals()
+        for view in archive.sessions(row.project):  # type: ignore[attr-defined]
+            whole.merge(view.row.totals)
+        assert whole.requests == row.totals.requests
+        assert whole.cost_usd == pytest.approx(row.totals.cost_usd)
+    assert archive.project("/no/such/project") is None  # type: ignore[attr-defined]
+
+
 def test_every_request_is_on_its_session_timeline_in_time_order(sample_archive: object) -> None:
     archive = sample_archive
     for request_ in archive.dataset.requests:  # type: ignore[attr-defined]

@@ -32,6 +32,14 @@ class ArchiveScreen(Screen[None]):
         """Colours of the current theme."""
         return palette(self.app)
 
+    @property
+    def uncovered(self) -> bool:
+        """On the screen stack with no screen over it but modal ones (which leave it in view)."""
+        stack = self.app.screen_stack
+        if self not in stack:
+            return False
+        return all(screen.is_modal for screen in stack[stack.index(self) + 1 :])
+
     def on_mount(self) -> None:
         self.app.theme_changed_signal.subscribe(self, self._repaint)
         archive = self.sniff.archive

@@ -74,6 +74,10 @@ class BehaviourScreen(ArchiveScreen):
     def __init__(self) -> None:
         super().__init__()
         self.report: AgentReport | None = None
+        self.analysed: Archive | None = None
+        """The archive `report` is of: shown again, it is only presented again."""
+        self.requested: Archive | None = None
+        """The archive last handed to the analysis (not analysed again while it runs)."""
         self.commands: dict[str, CommandRow] = {}
         """The user requests shown, by their row's key."""
 
@@ -86,8 +90,19 @@ class BehaviourScreen(ArchiveScreen):
         yield Footer()
 
     def show(self, archive: Archive) -> None:
+        """Present the archive's analysis: run once per archive, and only while on top (a
+        screen underneath analyses the archive when it is uncovered)."""
         self.sub_title = "behaviour"
-        self._analyse(archive)
+        if archive is self.analysed and self.report is not None:
+            self._present(self.report, archive.zone)  # a repaint: the analysis stands
+        elif archive is not self.requested and self.uncovered:
+            self.requested = archive
+            self._analyse(archive)
+
+    def on_screen_resume(self) -> None:
+        archive = self.sniff.archive
+        if archive is not None and archive is not self.analysed:
+            self.show(archive)  # archives came in while this screen was covered
 
     @work(thread=True, exclusive=True, group="behaviour", exit_on_error=False)
     def _analyse(self, archive: Archive) -> None:
@@ -98,7 +113,13 @@ class BehaviourScreen(ArchiveScreen):
         except Exception as error:  # a failed analysis must not end the app
             self.app.call_from_thread(self.notify, f"behaviour: {error}", severity="error")
             return
-        self.app.call_from_thread(self._present, report, archive.zone)
+        self.app.call_from_thread(self._analysed, archive, report)
+
+    def _analysed(self, archive: Archive, report: AgentReport) -> None:
+        if archive is not self.requested:
+            return  # a newer archive came in while this one was analysed
+        self.analysed = archive
+        self._present(report, archive.zone)
 
     def _present(self, report: AgentReport, zone: tzinfo) -> None:
         self.report = report

@@ -39,6 +39,12 @@ class LatencyScreen(ArchiveScreen):
     def __init__(self) -> None:
         super().__init__()
         self.metric = METRICS[0]
+        self.analysed: Archive | None = None
+        """The archive `reports` are of: shown again, it is only presented again."""
+        self.reports: dict[str, LatencyReport] = {}
+        """The reports of `analysed`, by metric."""
+        self.requested: tuple[Archive, str] | None = None
+        """The archive and metric last handed to the analysis (not analysed again meanwhile)."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -49,8 +55,29 @@ class LatencyScreen(ArchiveScreen):
         yield Footer()
 
     def show(self, archive: Archive) -> None:
+        """Present the metric's analysis: run once per archive and metric, and only while on
+        top (a screen underneath analyses the archive when it is uncovered)."""
         self.sub_title = f"latency: {NAMES[self.metric]}"
-        self._measure(archive, self.metric)
+        report = self.reports.get(self.metric) if archive is self.analysed else None
+        if report is not None:
+            self._present(report)  # a repaint, or a metric measured before
+        elif not self._requested(archive, self.metric) and self.uncovered:
+            self.requested = (archive, self.metric)
+            self._measure(archive, self.metric)
+
+    def _requested(self, archive: Archive, metric: str) -> bool:
+        """This archive's metric is being measured (archives compared by identity: an equal
+        one read again is still a new archive)."""
+        return (
+            self.requested is not None
+            and self.requested[0] is archive
+            and self.requested[1] == metric
+        )
+
+    def on_screen_resume(self) -> None:
+        archive = self.sniff.archive
+        if archive is not None and archive is not self.analysed:
+            self.show(archive)  # archives came in while this screen was covered
 
     def action_next_metric(self) -> None:
         """Show the next metric."""
@@ -67,7 +94,16 @@ class LatencyScreen(ArchiveScreen):
         except Exception as error:  # a failed fit must not end the app
             self.app.call_from_thread(self.notify, f"latency: {error}", severity="error")
             return
-        self.app.call_from_thread(self._present, report)
+        self.app.call_from_thread(self._measured, archive, report)
+
+    def _measured(self, archive: Archive, report: LatencyReport) -> None:
+        if self.requested is None or archive is not self.requested[0]:
+            return  # a newer archive came in while this one was measured
+        if archive is not self.analysed:
+            self.analysed, self.reports = archive, {}
+        self.reports[report.metric] = report
+        if report.metric == self.metric:  # not one switched away from while it was measured
+            self._present(report)
 
     def _present(self, report: LatencyReport) -> None:
         title = Text(f"{NAMES[report.metric]}: {report.count:,} requests ", style="bold")

@@ -46,10 +46,9 @@ class ProjectScreen(ArchiveScreen):
     def show(self, archive: Archive) -> None:
         sessions = archive.sessions(self.project)
         self.sub_title = self.project
-        totals, breaks = Totals(), BreakCost()
-        for view in sessions:
-            totals.merge(view.row.totals)
-            breaks = BreakCost(breaks.count + view.breaks.count, breaks.usd + view.breaks.usd)
+        row = archive.project(self.project)  # None once a reload dropped the project
+        totals = row.totals if row is not None else Totals()
+        breaks = row.breaks if row is not None else BreakCost()
         title = totals_text(totals, breaks, self.colours)
         title.append(f"\n{self.project}  ·  {len(sessions):,} sessions", style="bold")
         self.query_one("#title", Static).update(title)

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive, BreakCost, TimelineEntry
+from sniff.analyses.latency import timing
 from sniff.analyses.summary import Totals
 from sniff.model import Request
 from sniff.present.formats import duration
@@ -34,10 +35,10 @@ COLUMNS = [
 
 
 def latency(request: Request) -> float | None:
-    """Seconds from sending the request to the end of its response, where the log tells."""
-    if request.started_at is None:
-        return None
-    return (request.ended_at - request.started_at).total_seconds()
+    """Seconds from sending the request to the end of its response, as `sniff latency` measures
+    it (None where the log does not time it, the request failed or the clocks disagree)."""
+    measured = timing(request)
+    return None if measured is None else measured.e2e
 
 
 class SessionScreen(ArchiveScreen):
