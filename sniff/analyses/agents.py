@@ -313,15 +313,9 @@ def _moment(at: str) -> datetime | None:
     return None if moment is None else datetime.fromtimestamp(moment, UTC)
 
 
-def command_requests(
-    requests: Sequence[Request], commands: Sequence[CommandRow], command: CommandRow
-) -> list[Request]:
+def command_requests(requests: Sequence[Request], command: CommandRow) -> list[Request]:
     """The model calls `command` led to (its `request_keys`, the ones its `model_calls` counts),
-    out of `requests` (those it was analysed from), in time order.
-
-    `commands` is no longer needed (the window up to the session's next user request was
-    worked out by `analyze_agents`); it stays for the callers that pass it.
-    """
+    out of `requests` (those it was analysed from), in time order."""
     keys = set(command.request_keys)
     return sorted(
         (request for request in requests if request.key in keys), key=lambda request: request.when

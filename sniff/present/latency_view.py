@@ -11,8 +11,7 @@ from rich.text import Text
 
 from sniff.analyses.latency import ExplainedPeak, Goodput, LatencyReport
 from sniff.present.console import measures_table
-from sniff.present.formats import percent
-from sniff.present.formats import seconds as seconds  # re-exported: the TUI imports it here
+from sniff.present.formats import percent, seconds
 
 NAMES = {"ttft": "time to first token", "tpot": "time per output token", "e2e": "end to end"}
 BAR_WIDTH = 40

@@ -368,7 +368,7 @@ async def test_behaviour_shows_tools_failures_and_user_requests_and_drills_down(
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, CommandScreen) and app.screen.command == command
-        led_to = command_requests(archive_dataset.requests, report.commands, command)
+        led_to = command_requests(archive_dataset.requests, command)
         assert len(led_to) == command.model_calls
         timeline = app.screen.query_one(BrowseTable)
         keys = [str(key.value) for key in timeline.table.rows]

@@ -67,10 +67,7 @@ def test_the_model_calls_a_user_request_led_to_are_the_ones_it_counts() -> None:
         ),
     )
     report = analyze_agents(requests, activity, UTC)
-    led_to = {
-        row.text: [r.key for r in command_requests(requests, report.commands, row)]
-        for row in report.commands
-    }
+    led_to = {row.text: [r.key for r in command_requests(requests, row)] for row in report.commands}
     assert led_to == {
         "fix the build": ["r1"],
         "now the tests": [],

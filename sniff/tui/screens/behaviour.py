@@ -10,7 +10,6 @@ model calls (`command_requests`), shown as a session's timeline is; Enter there 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
 from rich.text import Text
@@ -27,7 +26,6 @@ from sniff.analyses.agents import (
     command_requests,
 )
 from sniff.analyses.browse import Archive, TimelineEntry
-from sniff.analyses.tool_errors import API_ERROR
 from sniff.ingest.record import epoch
 from sniff.present.console import short_project
 from sniff.present.formats import compact, first_line, money, percent
@@ -140,14 +138,12 @@ class BehaviourScreen(ArchiveScreen):
 
     def _title(self, report: AgentReport) -> Text:
         calls = sum(row.calls for row in report.tools)
-        api_errors = sum(row.count for row in report.errors if row.error_class == API_ERROR)
-        failed = report.failures - api_errors
+        api_errors, failed = report.api_errors, report.tool_failures
         text = Text()
         text.append(f"{calls:,} tool calls", style="bold")
         text.append("  ·  ")
         text.append(f"{failed:,} failed", style=self.colours.uncached if failed else "")
-        rate = failed / report.results if report.results else None
-        text.append(f" of {report.results:,} tool results ({percent(rate)})")
+        text.append(f" of {report.results:,} tool results ({percent(report.tool_failure_rate)})")
         if api_errors:
             text.append(f"  ·  {api_errors:,} API errors", style=self.colours.uncached)
         text.append("\n")
@@ -243,20 +239,18 @@ class BehaviourScreen(ArchiveScreen):
     def _open_command(self, event: BrowseTable.Chosen) -> None:
         command = self.commands.get(event.key)
         if command is not None and self.report is not None:
-            self.app.push_screen(CommandScreen(command, self.report.commands))
+            self.app.push_screen(CommandScreen(command))
 
 
 class CommandScreen(SessionScreen):
     """One user request's model calls, shown as a session's timeline (breaks, gaps and all)."""
 
-    def __init__(self, command: CommandRow, commands: Sequence[CommandRow]) -> None:
+    def __init__(self, command: CommandRow) -> None:
         super().__init__(command.session_id)
         self.command = command
-        self.session_commands = [row for row in commands if row.session_id == command.session_id]
-        """The user requests of its session: the next one ends what this one led to."""
 
     def _timeline(self, archive: Archive) -> list[TimelineEntry]:
-        led_to = command_requests(archive.dataset.requests, self.session_commands, self.command)
+        led_to = command_requests(archive.dataset.requests, self.command)
         keys = {request.key for request in led_to}
         return [e for e in archive.timeline(self.session_id) if e.request.key in keys]
 

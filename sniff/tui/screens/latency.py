@@ -11,8 +11,8 @@ from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive
 from sniff.analyses.latency import METRICS, LatencyReport, analyze_latency
-from sniff.present.formats import percent
-from sniff.present.latency_view import NAMES, histogram, seconds
+from sniff.present.formats import percent, seconds
+from sniff.present.latency_view import NAMES, histogram
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import figure
 from sniff.tui.widgets.table import BrowseTable, Column, Row
