@@ -32,7 +32,7 @@ from sniff.ingest.formats import detect, parse_data, unreadable
 from sniff.ingest.index_store import Entry, IndexStore
 from sniff.ingest.lines import read_bytes
 from sniff.ingest.parallel import map_balanced
-from sniff.ingest.record import FileResult, Prompts
+from sniff.ingest.record import FileResult, Prompts, decode_result, encode_result
 from sniff.model import LineIssue
 
 INDEX_FORMAT = 2
@@ -51,7 +51,6 @@ WINDOW_MARGIN_SECONDS = 86_400.0
 requests just outside still give those inside their cache context (a break's previous call)."""
 
 _ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder(FileResult)
 _LINKS = msgspec.msgpack.Decoder(list[str])
 _ISSUES = msgspec.msgpack.Decoder(list[LineIssue])
 
@@ -222,7 +221,7 @@ class IndexedFiles:
             return fresh
         entry = self.entry(index)
         if index in self.parsed_now:  # parsed in a worker: its records came back encoded
-            return _DECODER.decode(entry.result)
+            return decode_result(entry.result)
         if index in self.skippable(window):
             log_format, synthetic, issues = self.account(index)
             return FileResult([], issues, synthetic, log_format)
@@ -230,7 +229,7 @@ class IndexedFiles:
         stored = store.result(entry.path, self.mode) if store is not None else None
         if stored is not None:
             try:
-                return _DECODER.decode(stored)
+                return decode_result(stored)
             except (msgspec.DecodeError, msgspec.ValidationError):
                 pass
         answer = parse_task(Task(self.files[index]), *self._how())  # the row vanished or rotted
@@ -420,7 +419,7 @@ def _entry(
     mtime_ns = -1 if file.mtime_ns > time.time_ns() - RACY_NS else file.mtime_ns
     return Entry(
         file.path, file.size, mtime_ns, file.inode, offset, lines, crc, first, last,
-        _ENCODER.encode(result), state, result.log_format, _ENCODER.encode(links_of(result)),
+        encode_result(result), state, result.log_format, _ENCODER.encode(links_of(result)),
         _ENCODER.encode(result.issues), result.synthetic,
     )  # fmt: skip
 

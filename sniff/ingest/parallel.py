@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from sniff.ingest.discover import SourceFile
+from sniff.ingest.record import FileResult, decode_result, encode_result
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -25,23 +26,30 @@ PARALLEL_MIN_BYTES = 16 * 1024 * 1024
 
 
 def map_files(
-    parse: Callable[..., Result],
+    parse: Callable[[str, str], FileResult],
     files: list[SourceFile],
     workers: int | None = None,
     while_waiting: Callable[[], object] | None = None,
-) -> list[Result]:
+) -> list[FileResult]:
     """`parse(path, project_hint)` for every file, results in the order of `files`.
 
     `while_waiting` runs in this process while the workers parse (or before parsing, when
-    there are no workers): a place for slow set-up the results will need.
+    there are no workers): a place for slow set-up the results will need. Workers send their
+    results back as msgpack (`record.encode_result`), not pickled.
     """
-    return map_balanced(
+    parsed: list[FileResult | bytes] = map_balanced(
         partial(_parse_file, parse),
         files,
         [file.size for file in files],
         workers=workers,
         while_waiting=while_waiting,
+        finish=_encoded,
     )
+    return [decode_result(item) if isinstance(item, bytes) else item for item in parsed]
+
+
+def _encoded(results: list[FileResult | bytes]) -> list[FileResult | bytes]:
+    return [encode_result(item) if isinstance(item, FileResult) else item for item in results]
 
 
 def map_balanced(
