@@ -83,14 +83,9 @@ def break_part(
 ) -> BreakPart:
     """The breaks among `requests` (see `find_breaks`), as a part to join."""
     minimum = minimum or policy_minimum()
-    timed = sorted(
-        ((start_of(request), request) for request in requests if request.error is None),
-        key=lambda pair: pair[0],
-    )
-    everything = [request for _, request in timed]
-    starts = {request.key: start for start, request in timed}
-    chains = _Chains(everything, starts)
-    ordered = everything if keep is None else [r for r in everything if keep(r)]
+    chains = _Chains.of(requests)
+    starts = chains.starts
+    ordered = chains.ordered if keep is None else [r for r in chains.ordered if keep(r)]
     breaks: list[Break] = []
     tolerated: list[Tolerated] = []
     gap_requests = [0] * len(GAP_BUCKETS)
@@ -121,22 +116,20 @@ def break_part(
     return BreakPart(breaks, tolerated, gap_requests, _written_5m(ordered), avoided)
 
 
-def chain_links(requests: Sequence[Request]) -> dict[str, tuple[Request, float]]:
-    """Each request's predecessor in its chain, and how long the cache it left was kept (TTL).
+def chain_links(requests: Sequence[Request]) -> dict[str, tuple[Request, float, float]]:
+    """Each request's predecessor in its chain, how long the cache it left was kept (TTL), and
+    the gap between their starts (seconds).
 
-    The same links `find_breaks` follows; a browser uses them to show what changed since the
-    previous request and which idle gaps outlived the cache.
+    The same links and gaps `find_breaks` follows; a browser uses them to show what changed
+    since the previous request and which idle gaps outlived the cache.
     """
-    timed = sorted(
-        ((start_of(request), request) for request in requests if request.error is None),
-        key=lambda pair: pair[0],
-    )
-    chains = _Chains([request for _, request in timed], {r.key: start for start, r in timed})
-    links: dict[str, tuple[Request, float]] = {}
-    for _, request in timed:
+    chains = _Chains.of(requests)
+    links: dict[str, tuple[Request, float, float]] = {}
+    for request in chains.ordered:
         previous = chains.previous(request)
         if previous is not None:
-            links[request.key] = (previous, chains.ttl(request, previous))
+            gap = chains.starts[request.key] - chains.starts[previous.key]
+            links[request.key] = (previous, chains.ttl(request, previous), gap)
     return links
 
 
@@ -148,7 +141,18 @@ class _Chains:
     without a link, the chain's previous request by time stands in.
     """
 
+    @classmethod
+    def of(cls, requests: Sequence[Request]) -> _Chains:
+        """The chains of the requests that got a response, ordered by when they started."""
+        timed = sorted(
+            ((start_of(request), request) for request in requests if request.error is None),
+            key=lambda pair: pair[0],
+        )
+        return cls([request for _, request in timed], {r.key: start for start, r in timed})
+
     def __init__(self, ordered: list[Request], starts: dict[str, float]) -> None:
+        self.ordered = ordered
+        """The requests by start."""
         self.starts = starts
         self.by_key = {request.key: request for request in ordered}
         self.before: dict[str, Request] = {}

@@ -155,8 +155,7 @@ def build_archive(dataset: Dataset, prices: PriceBook, zone: tzinfo) -> Archive:
     timelines: dict[str, list[TimelineEntry]] = defaultdict(list)
     entries: dict[str, TimelineEntry] = {}
     for request in sorted(requests, key=lambda r: r.when):
-        previous, ttl = links.get(request.key, (None, None))
-        gap = None if previous is None else (request.when - previous.when).total_seconds()
+        previous, ttl, gap = links.get(request.key, (None, None, None))
         entry = TimelineEntry(request, by_request.get(request.key), previous, gap, ttl)
         timelines[request.session_id].append(entry)
         entries[request.key] = entry

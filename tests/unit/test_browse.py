@@ -172,3 +172,22 @@ def test_findings_rank_breaks_and_lint_by_dollars_and_find_the_request() -> None
     ]
     assert found[0].request_key == "b" and found[1].request_key == "b"
     assert found[2].request_key is None and found[2].usd is None
+
+
+def test_the_timeline_gap_is_the_one_the_break_was_judged_by() -> None:
+    """Without a logged start, a request starts at its first token, as for break detection."""
+    wrote = Usage(input_tokens=10, cache_write_5m_tokens=4000, output_tokens=50)
+    first = request("a", 0, wrote)
+    later = request("b", 10, wrote)
+    unstarted = Request(
+        **{
+            **{name: getattr(later, name) for name in later.__struct_fields__},
+            "started_at": None,
+            "first_token_at": later.started_at + timedelta(seconds=2),
+            "ended_at": later.started_at + timedelta(minutes=3),
+        }
+    )
+    archive = build_archive(Dataset(requests=(first, unstarted)), PriceBook(), UTC)
+    entry = archive.timeline("s1")[1]
+    assert entry.found is not None and entry.found.gap_seconds == 10 * 60 + 2
+    assert entry.gap_seconds == entry.found.gap_seconds
