@@ -5,8 +5,9 @@ its records come from the index. A file that only grew (same inode, the bytes be
 end unchanged) is read from where the last run stopped, by the parser's kept state. Anything
 else (new, rewritten, replaced, truncated) is read whole. Files the index holds under the
 folders read but that are gone are dropped from it. Parsing runs on all cores as a cold scan
-does: each worker process stores the rows of what it parsed (`keep_rows`); this process
-stores its own share, and forgets the deleted files, in one transaction at the end.
+does: each process stores the rows of what it parsed, chunk by chunk (`keep_rows`), and holds
+only the encoded records after; a run small enough for one process stores its rows, and
+forgets the deleted files, in one transaction at the end.
 """
 
 from __future__ import annotations
@@ -312,7 +313,7 @@ def links_of(result: FileResult) -> list[str]:
 
 
 def keep_rows(parsed: list[Parsed], keep_in: tuple[Path, str, str]) -> list[Parsed]:
-    """Store a batch's rows from the worker process that parsed them, in one transaction.
+    """Store a batch's rows from the process that parsed them, in one transaction.
 
     Why there: a file's stored records and parser state are as large as what it yields;
     sending them to the main process only to be written would double the memory and the

@@ -49,6 +49,11 @@ def map_files(
 
 
 def _encoded(results: list[FileResult | bytes]) -> list[FileResult | bytes]:
+    """A worker's results as msgpack; this process's stay as they are (nothing to send)."""
+    import multiprocessing
+
+    if multiprocessing.parent_process() is None:
+        return results
     return [encode_result(item) if isinstance(item, FileResult) else item for item in results]
 
 
@@ -66,9 +71,9 @@ def map_balanced(
     """`work(item)` for every item, on all cores when the total weight (bytes) is worth it.
 
     Results come in the order of `items`; `while_waiting` as in `map_files`. `finish`, when
-    given, runs in a worker process on each batch of its results and returns what travels
-    back instead (to store them where they were made, say); results made in this process
-    come back as they are.
+    given and the work is shared out, runs on each batch's results in the process that made
+    them and returns what is kept instead (to store them where they were made and hold less,
+    say); when everything runs here, results come back as they are.
 
     Args:
         minimum: the total weight below which everything runs here (`PARALLEL_MIN_BYTES`).
@@ -95,10 +100,10 @@ def map_balanced(
     _use(shared)
     try:
         with context.Pool(workers - 1, initializer=_use, initargs=(shared,)) as pool:
-            pending = pool.map_async(_drain, [True] * (workers - 1))
+            pending = pool.map_async(_drain, range(workers - 1))
             if while_waiting is not None:
                 while_waiting()
-            by_index: dict[int, Result] = dict(_drain(False))
+            by_index: dict[int, Result] = dict(_drain(0))
             for batch_results in pending.get():
                 by_index.update(batch_results)
     finally:
@@ -129,9 +134,8 @@ def _use(shared: _Shared | None) -> None:
     _SHARED = shared
 
 
-def _drain(in_worker: bool) -> list[tuple[int, Any]]:
-    """Take chunks until none is left; the results of every chunk taken (finished, in a
-    worker)."""
+def _drain(_: int) -> list[tuple[int, Any]]:
+    """Take chunks until none is left; the finished results of every chunk taken."""
     shared = _SHARED
     assert shared is not None, "set by map_balanced in every process it uses"
     done: list[tuple[int, Any]] = []
@@ -142,7 +146,7 @@ def _drain(in_worker: bool) -> list[tuple[int, Any]]:
         if taken >= len(shared.chunks):
             return done
         batch = [(index, shared.items[index]) for index in shared.chunks[taken]]
-        done += _work_batch(shared.work, batch, shared.finish if in_worker else None)
+        done += _work_batch(shared.work, batch, shared.finish)
 
 
 def _parse_file(parse: Callable[..., Result], file: SourceFile) -> Result:

@@ -24,7 +24,7 @@ def slow_square(item: int) -> tuple[int, int]:
 
 
 def tag_batch(results: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """A `finish`: must run in the worker that made the results."""
+    """A `finish`: must run in the process that made the results."""
     assert all(pid == os.getpid() for _, pid in results)
     return [(square, -pid) for square, pid in results]
 
@@ -39,10 +39,16 @@ def test_map_balanced_shares_chunks_and_keeps_the_order(monkeypatch: pytest.Monk
     )  # fmt: skip
     assert [square for square, _ in results] == [item * item for item in items]
     assert waited == [os.getpid()]
-    here = [pid for _, pid in results if pid == os.getpid()]  # made here: not finished
-    finished = {pid for _, pid in results if pid < 0}  # a worker's, finished where made
-    assert here and len(finished) == 1  # both took chunks
-    assert all(pid in (os.getpid(), *finished) for _, pid in results)
+    assert {-pid for _, pid in results} == {os.getpid(), worker_of(results)}  # both took chunks
+
+
+def worker_of(results: list[tuple[int, int]]) -> int:
+    return next(-pid for _, pid in results if -pid != os.getpid())
+
+
+def test_everything_run_here_comes_back_unfinished() -> None:
+    results = map_balanced(slow_square, [1, 2], [1, 1], workers=1, finish=tag_batch)
+    assert results == [(1, os.getpid()), (4, os.getpid())]
 
 
 def test_inheriting_workers_read_what_this_process_holds() -> None:
