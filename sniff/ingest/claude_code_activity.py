@@ -64,6 +64,8 @@ class ActivityLog:
             return
         content = message.content
         timestamp = line.timestamp or None
+        # what a user typed: only the main conversation's own lines (texts are decoded only here)
+        typed = main and isinstance(line, WireLine) and not (line.isMeta or line.isCompactSummary)
         said: list[str] = []
         if isinstance(content, str):
             said.append(content)
@@ -71,13 +73,13 @@ class ActivityLog:
             for block in content:
                 if block.type == "tool_result" and block.tool_use_id:
                     self._result(block, session, timestamp)
+                elif not typed:
+                    continue
                 elif block.type == "text":
                     said.append(_raw_text(block.text))
                 elif block.type == "image":
                     said.append("[image]")
-        if not said or not main or not isinstance(line, WireLine):
-            return
-        if line.isMeta or line.isCompactSummary:
+        if not said or not typed or not isinstance(line, WireLine):
             return
         text = "\n".join(said).strip()
         if text.startswith(INTERRUPTED):
@@ -103,7 +105,7 @@ class ActivityLog:
         error = None
         if block.is_error:
             error = ERROR_TAG.sub("", _raw_text(block.content)).strip()[:EXCERPT] or "(no text)"
-        elif bytes(block.content).lstrip(b'"[{ ').startswith(b"[Request interrupted by user"):
+        elif _head(block.content).lstrip(b'"[{ ').startswith(b"[Request interrupted by user"):
             error = INTERRUPTED + " for tool use]"
         self.results[tool_use_id] = (session, timestamp, error)
 
@@ -123,6 +125,11 @@ class ActivityLog:
                 for kind, session, at, text, command, uuid in self.events
             ),
         )
+
+
+def _head(raw: Raw, size: int = 64) -> bytes:
+    """The first bytes of a raw value, without copying the rest (tool outputs can be large)."""
+    return bytes(memoryview(raw)[:size])
 
 
 def _raw_text(raw: Raw) -> str:
