@@ -47,6 +47,10 @@ STATE_RECENT_NS = 86_400 * 10**9
 """A reader's state is kept for files modified this recently (ns), and for files seen to grow:
 the files a status line sees grow. Keeping it for every old file would double what a first
 run writes, for files that are almost never appended to; one that is gets read whole once."""
+STATE_MIN_BYTES = 1 << 20
+"""Nor is it kept for files smaller than this: reading one whole again takes a few ms (about
+2 ms a MiB), little more than loading its state would, while pickling and storing the states
+of every small file costs a first run about a tenth of its time."""
 WINDOW_MARGIN_SECONDS = 86_400.0
 """A file is skipped for --since/--until only when all its requests lie this far outside: the
 requests just outside still give those inside their cache context (a break's previous call)."""
@@ -364,7 +368,8 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
     lines = data.count(b"\n", 0, cut)
     reader = make_reader(file.path, file.project_hint)
     reader.feed(data[:cut], 1, lines)
-    keep_state = task.grows or file.mtime_ns > time.time_ns() - STATE_RECENT_NS
+    recent = file.mtime_ns > time.time_ns() - STATE_RECENT_NS
+    keep_state = file.size >= STATE_MIN_BYTES and (task.grows or recent)
     return _finish(file, reader, data, cut, lines, 0, keep_state=keep_state)
 
 
@@ -400,8 +405,8 @@ def _finish(
     *,
     keep_state: bool = True,
 ) -> Parsed:
-    """Keep the reader's state at the last whole line (see `STATE_RECENT_NS`), then read a
-    cut last line too.
+    """Keep the reader's state at the last whole line (see `STATE_RECENT_NS` and
+    `STATE_MIN_BYTES`), then read a cut last line too.
 
     `data` is the file from byte `base` on, of which `cut` bytes are whole lines.
     """

@@ -183,6 +183,13 @@ class Spy:
         return [path for path, _ in self.tasks]
 
 
+@pytest.fixture(autouse=True)
+def small_files_keep_state(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests' logs are a few KiB: let them keep a reader's state as a large log does
+    (`test_a_small_file_keeps_no_state_and_is_read_whole_when_grown` checks the real limit)."""
+    monkeypatch.setattr(indexed, "STATE_MIN_BYTES", 0)
+
+
 @pytest.fixture
 def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
     """Watch `parse_task` and `_resume` (inputs this small are parsed in this process)."""
@@ -333,6 +340,25 @@ def test_an_old_file_keeps_no_state_until_it_grows(tmp_path: Path, spy: Spy) -> 
     again = same_as_without_index([tmp_path])
     assert spy.resumed == [str(path)]
     assert requests_of(again)["msg_later"]["previous"] == "msg_late"
+
+
+def test_a_small_file_keeps_no_state_and_is_read_whole_when_grown(
+    tmp_path: Path, spy: Spy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexed, "STATE_MIN_BYTES", 1 << 20)
+    path = transcript(tmp_path, "small", 2)
+    same_as_without_index([tmp_path])
+    entry = index_entry(path)
+    assert entry is not None and entry.state is None and entry.size < indexed.STATE_MIN_BYTES
+    spy.clear()
+
+    append(path, turn("late", 600, "small1-a2"))
+    settle(path)
+    grown = same_as_without_index([tmp_path])
+    assert spy.tasks == [(str(path), False)] and spy.resumed == []  # read whole
+    assert requests_of(grown)["msg_late"]["previous"] == "msg_small1"
+    entry = index_entry(path)
+    assert entry is not None and entry.state is None  # grown, but still small
 
 
 def test_a_cut_last_line_is_reported_then_counted_once_finished(tmp_path: Path, spy: Spy) -> None:
