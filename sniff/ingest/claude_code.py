@@ -315,6 +315,8 @@ class _Group:
         if not agent_id:
             agent_id = "sidechain-" + reader.sidechain_root(self.parent)[:8]
         started = epoch(reader.times.get(self.parent)) if self.parent else None
+        first = epoch(self.first_at)
+        last = first if self.last_at == self.first_at else epoch(self.last_at)
         return Response(
             SOURCE,
             self.key,
@@ -327,8 +329,8 @@ class _Group:
             self.agent,
             agent_id,
             reader.project,
-            epoch(self.first_at),
-            epoch(self.last_at),
+            first,
+            last,
             started,
             self.version,
             reader.path,

@@ -85,19 +85,21 @@ def epoch(timestamp: str | float | int | None) -> float | None:
 
     Numbers above 1e11 are taken as milliseconds.
     """
+    if isinstance(timestamp, str):  # the common case first: every parsed response takes this
+        if not timestamp:
+            return None
+        try:
+            moment = datetime.fromisoformat(timestamp)
+        except ValueError:
+            return None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return moment.timestamp()
     if timestamp is None or isinstance(timestamp, bool):
         return None
     if isinstance(timestamp, int | float):
         return float(timestamp) / 1000 if timestamp > 1e11 else float(timestamp)
-    if not timestamp:
-        return None
-    try:
-        moment = datetime.fromisoformat(timestamp)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
+    return None
 
 
 _ENCODER = msgspec.msgpack.Encoder()
