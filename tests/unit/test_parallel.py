@@ -1,12 +1,16 @@
 """Work spread over processes (`sniff.ingest.parallel`): the same results, in order, whoever
-did the work; and a scan whose units are analysed in forked workers prints what one process
-prints, whether the workers read records sent back by the parsers or kept in the index."""
+did the work, in chunks that shrink towards the end, with the cyclic collector paused; and a
+scan whose units are analysed in forked workers prints what one process prints, the workers
+reading from the index the records the parsers stored there."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
+import threading
 import time
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +18,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.ingest.parallel import map_balanced
+from sniff.ingest import parallel
+from sniff.ingest.parallel import collector_paused, map_balanced, shrinking_chunks
 from tests.unit.test_index import corpus, transcript
 
 
@@ -81,3 +86,61 @@ def test_units_analysed_in_forked_workers_give_the_one_process_numbers(
     monkeypatch.setattr("sniff.ingest.parallel.PARALLEL_MIN_BYTES", 0)
     for zone in ("UTC", "Asia/Kolkata"):  # another zone: every unit again, from the index
         assert scan(tmp_path, "--tz", zone) == scan(tmp_path, "--tz", zone, "--no-index")
+
+
+def test_chunks_take_every_item_once_heaviest_first_and_end_small() -> None:
+    weights = [(index * 7919) % 1_000_003 for index in range(900)]  # 0 B to 1 MB, shuffled
+    chunks = shrinking_chunks(weights, 2)
+    taken = [index for chunk in chunks for index in chunk]
+    assert sorted(taken) == list(range(900))
+    assert [weights[index] for index in taken] == sorted(weights, reverse=True)
+    costs = [sum(weights[index] + parallel.ITEM_BYTES for index in chunk) for chunk in chunks]
+    whole = sum(costs)
+    assert costs[0] >= whole / 4  # a quarter of everything: half of one process's share
+    finest = whole / (parallel.FINEST_CHUNKS_PER_PROCESS * 2)
+    assert all(cost <= finest * 1.1 for cost in costs[-3:])  # the end is cut finely
+    assert all(later <= earlier * 1.01 for earlier, later in pairwise(costs[:-1]))
+    assert len(chunks) < 20  # each chunk costs a commit
+
+
+def test_chunks_of_nothing_and_of_one_heavy_item() -> None:
+    assert shrinking_chunks([], 2) == []
+    assert shrinking_chunks([10**9, 1, 1], 2) == [[0], [1, 2]]  # the rest is below the finest
+
+
+def collector_state(_: int) -> tuple[bool, int]:
+    return gc.isenabled(), os.getpid()
+
+
+def test_the_collector_is_paused_while_work_runs_here_and_in_workers() -> None:
+    assert gc.isenabled()
+    results = map_balanced(collector_state, list(range(8)), [1] * 8, workers=2, minimum=0)
+    assert {enabled for enabled, _ in results} == {False}
+    assert gc.isenabled()  # and on again after
+    assert map_balanced(collector_state, [1], [1], workers=1)[0][0] is False
+
+
+def test_pauses_that_overlap_end_with_the_last() -> None:
+    inside = threading.Event()
+    release = threading.Event()
+
+    def other() -> None:
+        with collector_paused():
+            inside.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=other)
+    with collector_paused():
+        thread.start()
+        inside.wait(5)
+    assert not gc.isenabled()  # the other pause is still on
+    release.set()
+    thread.join(5)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # a collector that was off stays off
+    finally:
+        gc.enable()
