@@ -27,7 +27,7 @@ from sniff.ingest.discover import SourceFile, expand, roots_for
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import IndexedFiles
 from sniff.ingest.merge import merge
-from sniff.ingest.parallel import map_balanced
+from sniff.ingest.parallel import collector_paused, map_balanced
 from sniff.ingest.reading import account
 from sniff.ingest.record import Prompts
 from sniff.model import Dataset
@@ -47,6 +47,7 @@ class ScanNumbers:
     """Files, formats and issues; its `requests` are left empty (the parts hold the numbers)."""
 
 
+@collector_paused()  # (see there) joining and keeping parts build many objects too
 def scan_units(
     paths: list[Path] | None,
     store: IndexStore,
