@@ -145,6 +145,11 @@ def collector_paused() -> Iterator[None]:
     Why: parsing and analysing build a heap of long-lived records that hold no reference
     cycles, and the collector would walk that growing heap again and again: about a tenth of
     a large scan. Reference counting still frees everything that is not a cycle.
+
+    A pause that ends on the main thread (a command-line run) also freezes what outlived it
+    (`gc.freeze`): otherwise the first collection after it, and the one at exit, would walk
+    every object made during the pause once more. One that ends on another thread (the TUI's
+    loaders) leaves them to the collector: a long-running app must reclaim its cycles.
     """
     global _pauses, _was_enabled
     with _pauses_lock:
@@ -158,6 +163,8 @@ def collector_paused() -> Iterator[None]:
         with _pauses_lock:
             _pauses -= 1
             if _pauses == 0 and _was_enabled:
+                if threading.current_thread() is threading.main_thread():
+                    gc.freeze()
                 gc.enable()
 
 

@@ -120,6 +120,26 @@ def test_the_collector_is_paused_while_work_runs_here_and_in_workers() -> None:
     assert map_balanced(collector_state, [1], [1], workers=1)[0][0] is False
 
 
+def test_what_outlives_a_pause_on_the_main_thread_is_frozen_and_on_another_is_not() -> None:
+    gc.unfreeze()
+    try:
+        with collector_paused():
+            kept = [{"record": number} for number in range(1000)]
+        assert gc.get_freeze_count() >= len(kept)  # neither walked again nor at exit
+        gc.unfreeze()
+
+        def load() -> None:
+            with collector_paused():
+                kept.extend({"record": number} for number in range(1000))
+
+        thread = threading.Thread(target=load)
+        thread.start()
+        thread.join(5)
+        assert gc.get_freeze_count() == 0 and gc.isenabled()  # left to the collector
+    finally:
+        gc.unfreeze()
+
+
 def test_pauses_that_overlap_end_with_the_last() -> None:
     inside = threading.Event()
     release = threading.Event()
