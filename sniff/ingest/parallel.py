@@ -60,78 +60,6 @@ def _encoded(results: list[FileResult | bytes]) -> list[FileResult | bytes]:
     return [encode_result(item) if isinstance(item, FileResult) else item for item in results]
 
 
-def map_balanced(
-    work: Callable[[Item], Result],
-    items: list[Item],
-    weights: list[int],
-    workers: int | None = None,
-    while_waiting: Callable[[], object] | None = None,
-    finish: Callable[[list[Result]], list[Result]] | None = None,
-    *,
-    minimum: int | None = None,
-    inherit: bool = False,
-) -> list[Result]:
-    """`work(item)` for every item, on all cores when the total weight (bytes) is worth it.
-
-    Results come in the order of `items`; `while_waiting` as in `map_files`. `finish`, when
-    given and the work is shared out, runs on each batch's results in the process that made
-    them and returns what is kept instead (to store them where they were made and hold less,
-    say); when everything runs here, results come back as they are.
-
-    Args:
-        minimum: the total weight below which everything runs here (`PARALLEL_MIN_BYTES`).
-        inherit: `work` and `items` must reach the workers by `fork`, never pickled (a closure
-            over this process's data, say): only results travel. Without `fork` (not on
-            POSIX), everything then runs here.
-    """
-    with collector_paused():
-        return _map_balanced(
-            work, items, weights, workers, while_waiting, finish, minimum=minimum, inherit=inherit
-        )
-
-
-def _map_balanced(
-    work: Callable[[Item], Result],
-    items: list[Item],
-    weights: list[int],
-    workers: int | None,
-    while_waiting: Callable[[], object] | None,
-    finish: Callable[[list[Result]], list[Result]] | None,
-    *,
-    minimum: int | None,
-    inherit: bool,
-) -> list[Result]:
-    workers = workers if workers is not None else _usable_cores()
-    minimum = PARALLEL_MIN_BYTES if minimum is None else minimum
-    cannot_fork = inherit and os.name != "posix"
-    if workers < 2 or len(items) < 2 or sum(weights) < minimum or cannot_fork:
-        if while_waiting is not None:
-            while_waiting()
-        return [work(item) for item in items]
-    # This process takes work too: it would idle otherwise, and its results need no pickling.
-    # With `fork` the workers find `shared` in their copy of this process: nothing is pickled.
-    # Work goes out in chunks, heaviest items first, to whichever process is free (this one
-    # starts late, after `while_waiting`); chunks shrink as the work left does, so the last
-    # ones are small and all processes finish at about the same time.
-    chunks = shrinking_chunks(weights, workers)
-    import multiprocessing  # only when there is enough to share out
-
-    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    shared = _Shared(context.Value("i", 0), work, items, chunks, finish)
-    _use(shared)
-    try:
-        with context.Pool(workers - 1, initializer=_use, initargs=(shared,)) as pool:
-            pending = pool.map_async(_drain, range(workers - 1))
-            if while_waiting is not None:
-                while_waiting()
-            by_index: dict[int, Result] = dict(_drain(0))
-            for batch_results in pending.get():
-                by_index.update(batch_results)
-    finally:
-        _use(None)
-    return [by_index[index] for index in range(len(items))]
-
-
 _pauses = 0
 _pauses_lock = threading.Lock()
 _was_enabled = False
@@ -166,6 +94,62 @@ def collector_paused() -> Iterator[None]:
                 if threading.current_thread() is threading.main_thread():
                     gc.freeze()
                 gc.enable()
+
+
+@collector_paused()  # in the workers forked inside too
+def map_balanced(
+    work: Callable[[Item], Result],
+    items: list[Item],
+    weights: list[int],
+    workers: int | None = None,
+    while_waiting: Callable[[], object] | None = None,
+    finish: Callable[[list[Result]], list[Result]] | None = None,
+    *,
+    minimum: int | None = None,
+    inherit: bool = False,
+) -> list[Result]:
+    """`work(item)` for every item, on all cores when the total weight (bytes) is worth it.
+
+    Results come in the order of `items`; `while_waiting` as in `map_files`. `finish`, when
+    given and the work is shared out, runs on each batch's results in the process that made
+    them and returns what is kept instead (to store them where they were made and hold less,
+    say); when everything runs here, results come back as they are.
+
+    Args:
+        minimum: the total weight below which everything runs here (`PARALLEL_MIN_BYTES`).
+        inherit: `work` and `items` must reach the workers by `fork`, never pickled (a closure
+            over this process's data, say): only results travel. Without `fork` (not on
+            POSIX), everything then runs here.
+    """
+    workers = workers if workers is not None else _usable_cores()
+    minimum = PARALLEL_MIN_BYTES if minimum is None else minimum
+    cannot_fork = inherit and os.name != "posix"
+    if workers < 2 or len(items) < 2 or sum(weights) < minimum or cannot_fork:
+        if while_waiting is not None:
+            while_waiting()
+        return [work(item) for item in items]
+    # This process takes work too: it would idle otherwise, and its results need no pickling.
+    # With `fork` the workers find `shared` in their copy of this process: nothing is pickled.
+    # Work goes out in chunks, heaviest items first, to whichever process is free (this one
+    # starts late, after `while_waiting`); chunks shrink as the work left does, so the last
+    # ones are small and all processes finish at about the same time.
+    chunks = shrinking_chunks(weights, workers)
+    import multiprocessing  # only when there is enough to share out
+
+    context = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+    shared = _Shared(context.Value("i", 0), work, items, chunks, finish)
+    _use(shared)
+    try:
+        with context.Pool(workers - 1, initializer=_use, initargs=(shared,)) as pool:
+            pending = pool.map_async(_drain, range(workers - 1))
+            if while_waiting is not None:
+                while_waiting()
+            by_index: dict[int, Result] = dict(_drain(0))
+            for batch_results in pending.get():
+                by_index.update(batch_results)
+    finally:
+        _use(None)
+    return [by_index[index] for index in range(len(items))]
 
 
 ITEM_BYTES = 48 * 1024
