@@ -4,6 +4,8 @@ Why a schema: decoding into these structs lets the JSON decoder skip everything 
 contents, tool results, thinking) without building Python objects for it, which is most of a
 transcript's bytes. Every field is optional; a line whose fields have unexpected types is
 decoded leniently instead (`lines.lenient`), field by field, so nothing readable is lost.
+The structs are untracked by the cyclic garbage collector (`gc=False`): a decoded line is a
+tree, never a cycle, and a scan decodes hundreds of thousands of them.
 """
 
 from __future__ import annotations
@@ -13,20 +15,20 @@ import msgspec
 Count = int | float | None
 
 
-class CacheCreation(msgspec.Struct):
+class CacheCreation(msgspec.Struct, gc=False):
     """`usage.cache_creation`: cache writes split by TTL (Claude Code ≥ 1.0.98)."""
 
     ephemeral_5m_input_tokens: Count = None
     ephemeral_1h_input_tokens: Count = None
 
 
-class OutputDetails(msgspec.Struct):
+class OutputDetails(msgspec.Struct, gc=False):
     """`usage.output_tokens_details` (Claude Code ≥ 2.1.258)."""
 
     thinking_tokens: Count = None
 
 
-class WireUsage(msgspec.Struct):
+class WireUsage(msgspec.Struct, gc=False):
     """`message.usage` as Anthropic reports it: input excludes cache reads and writes."""
 
     input_tokens: Count = None
@@ -37,7 +39,7 @@ class WireUsage(msgspec.Struct):
     output_tokens_details: OutputDetails | None = None
 
 
-class ContentBlock(msgspec.Struct):
+class ContentBlock(msgspec.Struct, gc=False):
     """One block of `message.content`: only what agent analytics read.
 
     Texts stay raw JSON (`msgspec.Raw`): most are never looked at, and decoding the large ones
@@ -53,7 +55,7 @@ class ContentBlock(msgspec.Struct):
     content: msgspec.Raw = msgspec.Raw(b"")
 
 
-class WireMessage(msgspec.Struct):
+class WireMessage(msgspec.Struct, gc=False):
     """`message` of a line: for assistant lines, one content block of an API response."""
 
     id: str | None = None
@@ -63,7 +65,7 @@ class WireMessage(msgspec.Struct):
     """Blocks, or a user's plain-text message."""
 
 
-class EmbeddedLine(msgspec.Struct):
+class EmbeddedLine(msgspec.Struct, gc=False):
     """A subagent's transcript line repeated inside a parent's `progress` line."""
 
     type: str | None = None
@@ -77,7 +79,7 @@ class EmbeddedLine(msgspec.Struct):
     isApiErrorMessage: bool | None = None  # noqa: N815
 
 
-class ProgressData(msgspec.Struct):
+class ProgressData(msgspec.Struct, gc=False):
     """`data` of a `progress` line."""
 
     type: str | None = None
@@ -85,7 +87,7 @@ class ProgressData(msgspec.Struct):
     message: EmbeddedLine | None = None
 
 
-class WireLine(msgspec.Struct):
+class WireLine(msgspec.Struct, gc=False):
     """One transcript line, any entry type."""
 
     type: str | None = None

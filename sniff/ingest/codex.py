@@ -37,8 +37,11 @@ OUTPUT_ITEMS = frozenset(
 """Response items the model writes (besides assistant messages)."""
 INPUT_EVENTS = frozenset({"user_message", "task_started"})
 
+# The wire structs below are untracked by the cyclic collector, as Claude Code's are
+# (`claude_code_wire`): a decoded line is a tree, never a cycle.
 
-class CodexUsage(msgspec.Struct):
+
+class CodexUsage(msgspec.Struct, gc=False):
     input_tokens: int | float | None = None
     cached_input_tokens: int | float | None = None
     cache_write_input_tokens: int | float | None = None
@@ -56,13 +59,13 @@ class CodexUsage(msgspec.Struct):
         )
 
 
-class TokenInfo(msgspec.Struct):
+class TokenInfo(msgspec.Struct, gc=False):
     total_token_usage: CodexUsage | None = None
     last_token_usage: CodexUsage | None = None
     model: str | None = None
 
 
-class Payload(msgspec.Struct):
+class Payload(msgspec.Struct, gc=False):
     type: str | None = None
     role: str | None = None
     id: str | None = None
@@ -75,7 +78,7 @@ class Payload(msgspec.Struct):
     usage: CodexUsage | None = None
 
 
-class RolloutLine(msgspec.Struct):
+class RolloutLine(msgspec.Struct, gc=False):
     timestamp: str | None = None
     type: str | None = None
     payload: Payload | None = None
