@@ -87,21 +87,23 @@ def scan_units(
     found = [_load(kept[key]) if key in kept else None for key in keys]
     todo = [index for index, part in enumerate(found) if part is None]
 
-    def analyse(position: int) -> ScanPart:
+    def analyse(position: int) -> bytes:
+        """A unit's part, pickled where it is made: as it is kept, and as it travels."""
         group = groups[todo[position]]
         responses = [r for index in group for r in indexed.result(index).responses]
-        return scan_part(merge(responses, prices.cost), prices, zone, filters.keep, minimum)
+        part = scan_part(merge(responses, prices.cost), prices, zone, filters.keep, minimum)
+        return pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
 
     sizes = [sum(indexed.entry(index).size for index in groups[unit]) for unit in todo]
     new: dict[str, bytes] = {}
     analysed = map_balanced(
         analyse, list(range(len(todo))), sizes, minimum=PARALLEL_ANALYSIS_BYTES, inherit=True
     )
-    for unit, part in zip(todo, analysed, strict=True):
-        found[unit] = part
+    for unit, pickled in zip(todo, analysed, strict=True):
+        found[unit] = pickle.loads(pickled)
         key = keys[unit]
         if key is not None:
-            new[key] = pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+            new[key] = pickled
     parts = [part for part in found if part is not None]
     store.keep_parts(scope, new, {key for key in keys if key is not None})
     prices.save()  # the price tables resolved for this run, for the next one
