@@ -1,10 +1,11 @@
-"""Provides `map_files` and `map_balanced`: independent work on all cores.
+"""Provides `map_files` and `map_balanced`: independent work on all cores, with the cyclic
+garbage collector paused (`collector_paused`).
 
 Why: parsing is CPU-bound JSON decoding, so one process uses one core. Files are independent,
-so they are spread over worker processes in batches balanced by size; small inputs stay in
-this process, where starting workers would cost more than it saves. Work on data this process
-already holds (the records of a whole scan) goes to workers forked from it, which inherit the
-data instead of receiving it.
+so they are spread over worker processes in chunks that shrink towards the end
+(`shrinking_chunks`); small inputs stay in this process, where starting workers would cost
+more than it saves. Work on data this process already holds (the records of a whole scan)
+goes to workers forked from it, which inherit the data instead of receiving it.
 """
 
 from __future__ import annotations
