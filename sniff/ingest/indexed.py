@@ -5,9 +5,9 @@ its records come from the index. A file that only grew (same inode, the bytes be
 end unchanged) is read from where the last run stopped, by the parser's kept state. Anything
 else (new, rewritten, replaced, truncated) is read whole. Files the index holds under the
 folders read but that are gone are dropped from it. Parsing runs on all cores as a cold scan
-does: each process stores the rows of what it parsed, chunk by chunk (`keep_rows`), and holds
-only the encoded records after; a run small enough for one process stores its rows, and
-forgets the deleted files, in one transaction at the end.
+does: each process stores the rows of what it parsed, chunk by chunk (`keep_rows`), and keeps
+none of the records (readers take them from the index); a run small enough for one process
+stores its rows, and forgets the deleted files, in one transaction at the end.
 """
 
 from __future__ import annotations
