@@ -133,7 +133,7 @@ def report_markdown(report: Report) -> str:
 
 
 def _md_table(table: Table) -> list[str]:
-    align = ["---" if i < table.text_columns else "---:" for i in range(len(table.headers))]
+    align = ["---" if table.is_text(i) else "---:" for i in range(len(table.headers))]
     return [
         "| " + " | ".join(table.headers) + " |",
         "|" + "|".join(align) + "|",

@@ -51,7 +51,9 @@ figcaption { color: #555; font-size: 12px; } .narrow { display: none; }
 
 CLASS_TEXT = " class='text'"
 CLASS_WORD = " class='text word'"
-"""A text without a space (a model, a day, a path): kept on one line, not broken at hyphens."""
+"""A text without a space (a model, a day, a path) or a short one (a time): kept on one line,
+not broken at hyphens."""
+SHORT = 16
 
 SORT_SCRIPT = """
 document.querySelectorAll("table.sortable th").forEach((th, column) => {
@@ -165,7 +167,7 @@ def _figure(identity: str, draw: Callable[[float], Figure], caption: str) -> str
 def _section(table: Table) -> str:
     """A heading, its sortable table (scrolling in its own box when too wide), and its note."""
     head = "".join(
-        f"<th{CLASS_TEXT if i < table.text_columns else ''}>{escape(h)}</th>"
+        f"<th{CLASS_TEXT if table.is_text(i) else ''}>{escape(h)}</th>"
         for i, h in enumerate(table.headers)
     )
     body = []
@@ -173,7 +175,7 @@ def _section(table: Table) -> str:
         cells = []
         for index, (text, key) in enumerate(row):
             sort = "" if key is None else f" data-sort='{key}'"
-            kind = _kind(text) if index < table.text_columns else ""
+            kind = _kind(text) if table.is_text(index) else ""
             cells.append(f"<td{kind}{sort}>{escape(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     note = f"<p class='meta'>{escape(table.note)}</p>" if table.note else ""
@@ -185,4 +187,4 @@ def _section(table: Table) -> str:
 
 
 def _kind(text: str) -> str:
-    return CLASS_TEXT if " " in text.strip() else CLASS_WORD
+    return CLASS_WORD if " " not in text.strip() or len(text) <= SHORT else CLASS_TEXT

@@ -35,6 +35,10 @@ class Table:
     """How many leading columns are text (aligned left, sorted as text)."""
     note: str = ""
 
+    def is_text(self, column: int) -> bool:
+        """A leading text column, or one whose cells have no value to sort by."""
+        return column < self.text_columns or all(row[column][1] is None for row in self.rows)
+
 
 def tables(report: Report) -> list[Table]:
     """Every table of the report, in the order shown."""
