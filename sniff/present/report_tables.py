@@ -137,16 +137,18 @@ def _what_ifs(report: Report) -> Table:
 
 def _lint(report: Report) -> Table:
     roots = report.dataset.roots
+    places = [relative_where(f, roots) for f in report.lint]
     rows: list[Row] = [
         [
             (f.rule, None),
-            (relative_where(f, roots), None),
+            (place, None),
             (f.message, None),
             (money(f.saving.usd) if f.saving else "–", f.saving.usd if f.saving else 0),
         ]
-        for f in report.lint
+        for f, place in zip(report.lint, places, strict=True)
     ]
-    note = f"Locations are relative to {', '.join(roots)}." if roots else ""
+    moved = places != [f.where for f in report.lint]
+    note = f"Locations are relative to {', '.join(roots)}." if moved else ""
     title = "Prompt findings (sniff lint)"
     return Table("lint", title, ["rule", "where", "what", "worth"], rows, 3, note)
 

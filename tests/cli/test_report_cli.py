@@ -205,3 +205,10 @@ def test_lint_locations_read_from_the_scanned_root(root: Path) -> None:
     assert f"Locations are relative to {root}." in result.stdout
     where = [row[1][0] for row in html_tables("--project", "claude-trace")["lint"][1:]]
     assert where and all(not place.startswith(("/", "sample_logs")) for place in where)
+
+
+def test_a_redacted_report_does_not_claim_its_pseudonyms_are_relative() -> None:
+    text = report("-f", "md", "--redact")
+    _, *rows = md_table(text, "## Prompt findings (sniff lint)")
+    assert rows and all(row[1].startswith("file-") for row in rows)
+    assert "Locations are relative to" not in text
