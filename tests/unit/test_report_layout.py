@@ -5,18 +5,17 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, timedelta
 from typing import Any
 
 import pytest
 
 from sniff.analyses.latency import analyze_latency
-from sniff.model import Agent, Request, Usage
 from sniff.present import report_charts as charts
 from sniff.present.formats import axis_seconds
 from sniff.present.report_tables import relative_path
+from tests.unit.test_latency import START, call
 
-START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 WIDTHS = [charts.WIDE, charts.NARROW]
 
 
@@ -60,27 +59,9 @@ def latency(hits: float = 0.3, misses: float = 4.0, seed: int = 7) -> Any:
     for index in range(600):
         hit = index % 5 < 2
         ttft = rng.lognormvariate(0, 0.2) * (hits if hit else misses)
-        when = START + timedelta(seconds=30 * index)
-        requests.append(
-            Request(
-                source="request-log",
-                key=f"r{index}",
-                project="p",
-                session_id="s",
-                agent=Agent.MAIN,
-                agent_id="main",
-                model="claude-sonnet-4-5-20250929",
-                provider="anthropic",
-                started_at=when,
-                first_token_at=when + timedelta(seconds=ttft),
-                ended_at=when + timedelta(seconds=ttft + 2),
-                usage=Usage(
-                    input_tokens=1_000, cache_read_tokens=9_000 if hit else 0, output_tokens=200
-                ),
-                file="f.jsonl",
-                line=index + 1,
-            )
-        )
+        started = START + timedelta(seconds=30 * index)
+        read = 9_000 if hit else 0
+        requests.append(call(started, ttft, ttft + 2, read=read, key=f"r{index}"))
     return analyze_latency(requests, "ttft", UTC)
 
 
