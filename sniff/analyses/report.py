@@ -156,17 +156,15 @@ def _what_ifs(
     requests: tuple[Request, ...], prices: PriceBook, keep: Callable[[Request], bool] | None
 ) -> CacheReport:
     from sniff.analyses.cache import analyze_cache
-    from sniff.engine import load_policies, with_overrides
+    from sniff.engine import load_policies, what_if_policies
 
     policies = load_policies(None)
-    scenarios = [
-        with_overrides(policies["anthropic"], ttl="5m"),
-        with_overrides(policies["anthropic"], ttl="1h"),
-        policies["openai"],
-        policies["ideal"],
-    ]
     return analyze_cache(
-        requests, prices, policies, what_ifs=scenarios, keep=keep or (lambda _request: True)
+        requests,
+        prices,
+        policies,
+        what_ifs=what_if_policies(policies),
+        keep=keep or (lambda _request: True),
     )
 
 

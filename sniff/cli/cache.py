@@ -88,7 +88,7 @@ def cache(
         )  # fmt: skip
         return
     from sniff.analyses.cache import analyze_cache
-    from sniff.engine import load_policies, with_overrides
+    from sniff.engine import load_policies, what_if_policies, with_overrides
     from sniff.errors import UserError
 
     policies = load_policies(policy_file)
@@ -105,13 +105,7 @@ def cache(
             min_tokens=min_tokens,
             kv_tokens=kv_tokens,
         )
-    what_ifs = [
-        with_overrides(policies["anthropic"], ttl="5m"),
-        with_overrides(policies["anthropic"], ttl="1h"),
-        policies["openai"],
-        with_overrides(policies["engine"], kv_tokens=kv_tokens),
-        policies["ideal"],
-    ]
+    what_ifs = what_if_policies(policies, kv_tokens)
     selection = o.select(
         paths,
         since=since,

@@ -6,7 +6,13 @@
 
 from __future__ import annotations
 
-from sniff.engine.policies import POLICIES, Policy, load_policies, with_overrides
+from sniff.engine.policies import (
+    POLICIES,
+    Policy,
+    load_policies,
+    what_if_policies,
+    with_overrides,
+)
 from sniff.engine.prompts import SimPrompt, build_prompts, session_ttls
 from sniff.engine.simulate import SimUsage, simulate
 from sniff.engine.tree import Node, PrefixTree
@@ -22,5 +28,6 @@ __all__ = [
     "load_policies",
     "session_ttls",
     "simulate",
+    "what_if_policies",
     "with_overrides",
 ]

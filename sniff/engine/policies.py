@@ -127,6 +127,17 @@ def with_overrides(
     return replace(policy, **changes)
 
 
+def what_if_policies(policies: dict[str, Policy], kv_tokens: int | None = None) -> list[Policy]:
+    """The policies `sniff cache` and the report replay the logs under, in the order shown."""
+    return [
+        with_overrides(policies["anthropic"], ttl="5m"),
+        with_overrides(policies["anthropic"], ttl="1h"),
+        policies["openai"],
+        with_overrides(policies["engine"], kv_tokens=kv_tokens),
+        policies["ideal"],
+    ]
+
+
 def _policy(name: str, values: dict[str, Any]) -> Policy:
     try:
         rules = tuple(

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from sniff.analyses.cache import CacheReport, Comparison, Measures
 from sniff.present.console import measures_table
-from sniff.present.formats import compact, money, percent
+from sniff.present.formats import compact, money, percent, signed_money
 
 TOP_ROWS = 10
 
@@ -151,7 +151,7 @@ def _what_if(report: CacheReport) -> Table:
             percent(what.measures.hit_rate),
             compact(what.measures.cache_read_tokens),
             money(what.measures.cost),
-            "–" if what.delta_usd is None else _signed_money(what.delta_usd),
+            "–" if what.delta_usd is None else signed_money(what.delta_usd),
         ]
         for what in report.what_if
     ]
@@ -179,10 +179,6 @@ def _shared(report: CacheReport) -> Table:
 
 def _signed(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:+.1f}%"
-
-
-def _signed_money(value: float) -> str:
-    return ("+" if value > 0 else "") + money(value)
 
 
 def _round(value: float | None) -> float | None:

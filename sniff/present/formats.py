@@ -20,6 +20,11 @@ def money(value: float | None) -> str:
     return f"{sign}${amount:.4f}"
 
 
+def signed_money(value: float) -> str:
+    """`+$1.20` or `-$0.35`: a difference, its sign always shown."""
+    return ("+" if value > 0 else "") + money(value)
+
+
 def tokens(value: int) -> str:
     """Exact count with thousands separators."""
     return f"{value:,}"
@@ -65,6 +70,14 @@ def seconds(value: float | None) -> str:
         return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
     minutes, rest = divmod(round(value), 60)
     return f"{minutes}m {rest:02d}s"
+
+
+def axis_seconds(value: float) -> str:
+    """`0.1 s`, `1 s`, `20 s`, `5 ms`: a round value on a time axis, without the padding
+    `seconds` gives a measured value (`1.0 s`)."""
+    if value < 0.01:
+        return f"{value * 1000:g} ms"
+    return f"{value:,.0f} s" if value >= 1 and value == round(value) else f"{value:g} s"
 
 
 def first_line(text: str) -> str:

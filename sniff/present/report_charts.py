@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from sniff.analyses.breaks import CauseTotals
     from sniff.analyses.latency import LatencyReport
 
@@ -24,10 +26,13 @@ CLASSES = (
     ("output", "output", "#4a6fa5"),
 )
 """Token classes in stacking order, with their colours (chosen to survive greyscale print)."""
-WIDTH, HEIGHT = 8.0, 3.0
+WIDE, NARROW = 8.0, 4.2
+"""Figure widths in inches: one drawing for a page, one for a phone, where the wide one
+shrunk would make its text too small to read."""
+HEIGHT = 3.0
 
 
-def _figure(height: float = HEIGHT) -> tuple[Any, Any]:
+def _figure(width: float, height: float = HEIGHT) -> tuple[Figure, Any]:
     import matplotlib
 
     matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: searchable, small
@@ -35,14 +40,15 @@ def _figure(height: float = HEIGHT) -> tuple[Any, Any]:
     matplotlib.rcParams["font.size"] = 9
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(WIDTH, height))
+    # constrained: the layout makes room for everything drawn outside the axes (the legend)
+    figure = Figure(figsize=(width, height), layout="constrained")
     axes = figure.add_subplot()
     axes.spines[["top", "right"]].set_visible(False)
     return figure, axes
 
 
-def _svg(figure: Any) -> str:
-    figure.tight_layout()
+def svg(figure: Figure) -> str:
+    """The figure as an SVG element to put inside an HTML page."""
     out = io.StringIO()
     figure.savefig(out, format="svg", metadata={"Date": None})
     text = out.getvalue()
@@ -52,9 +58,9 @@ def _svg(figure: Any) -> str:
     return text[:start] + text[end + len("</metadata>") :] if start >= 0 < end else text
 
 
-def daily_cost(days: Sequence[str], costs: Sequence[dict[str, float]]) -> str:
-    """Cost per day, stacked by token class."""
-    figure, axes = _figure()
+def daily_cost(days: Sequence[str], costs: Sequence[dict[str, float]], width: float) -> Figure:
+    """Cost per day, stacked by token class; the legend above the axes, clear of every bar."""
+    figure, axes = _figure(width)
     positions = range(len(days))
     bottom = [0.0] * len(days)
     for key, label, colour in CLASSES:
@@ -62,27 +68,28 @@ def daily_cost(days: Sequence[str], costs: Sequence[dict[str, float]]) -> str:
         axes.bar(positions, heights, bottom=bottom, label=label, color=colour, width=0.8)
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     axes.set_ylabel("USD")
-    _day_ticks(axes, days)
-    axes.legend(loc="upper left", fontsize=7, frameon=False, ncols=5)
-    return _svg(figure)
+    _day_ticks(axes, days, width)
+    columns = len(CLASSES) if width >= WIDE else 3
+    figure.legend(loc="outside upper center", fontsize=8, frameon=False, ncols=columns)
+    return figure
 
 
-def hit_rate(days: Sequence[str], rates: Sequence[float | None]) -> str:
+def hit_rate(days: Sequence[str], rates: Sequence[float | None], width: float) -> Figure:
     """Cache hit rate per day (token-weighted)."""
-    figure, axes = _figure(2.4)
+    figure, axes = _figure(width, 2.4)
     points = [(i, r * 100) for i, r in enumerate(rates) if r is not None]
     if points:
         axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", color="#4e9a52")
     axes.set_ylim(0, 100)
     axes.set_ylabel("hit rate (%)")
-    _day_ticks(axes, days)
-    return _svg(figure)
+    _day_ticks(axes, days, width)
+    return figure
 
 
-def breaks_by_cause(rows: Sequence[CauseTotals]) -> str:
+def breaks_by_cause(rows: Sequence[CauseTotals], width: float) -> Figure:
     """What each cause of cache breaks cost (cold starts are expected, and left out)."""
     shown = [row for row in rows if row.breaks and row.key != "cold_start"]
-    figure, axes = _figure(max(1.6, 0.35 * len(shown) + 0.8))
+    figure, axes = _figure(width, max(1.6, 0.35 * len(shown) + 0.8))
     labels = [f"{row.key} ({row.breaks})" for row in shown]
     axes.barh(range(len(shown)), [row.cost_usd for row in shown], color="#c0504d")
     axes.set_yticks(range(len(shown)), labels)
@@ -90,32 +97,66 @@ def breaks_by_cause(rows: Sequence[CauseTotals]) -> str:
     axes.set_xlabel("USD paid to rebuild cached prefixes")
     if not shown:
         axes.text(0.5, 0.5, "no cache breaks", ha="center", va="center", transform=axes.transAxes)
-    return _svg(figure)
+    return figure
 
 
-def latency_histogram(report: LatencyReport) -> str:
-    """The distribution on a log axis, each peak marked at its place."""
+def latency_histogram(report: LatencyReport, width: float) -> Figure:
+    """The distribution on a log axis in seconds, each peak marked at its place and labelled
+    in a band kept free above the tallest bar."""
+    from matplotlib.transforms import blended_transform_factory
+
     from sniff.present.formats import seconds
     from sniff.present.latency_view import NAMES
 
-    figure, axes = _figure()
+    figure, axes = _figure(width)
     bins = report.peaks.bins
     lows = [low for low, _, _ in bins]
     widths = [high - low for low, high, _ in bins]
     axes.bar(lows, [count for _, _, count in bins], width=widths, align="edge", color="#4a6fa5")
-    axes.set_xscale("log")
-    axes.set_xlabel(f"{NAMES[report.metric]} (seconds, log scale)")
+    _seconds_axis(axes, min(lows, default=1.0), max((high for _, high, _ in bins), default=1.0))
+    axes.set_xlabel(f"{NAMES[report.metric]} (log scale)")
     axes.set_ylabel("requests")
+    peaks = report.explained
+    band = LABEL_LINE * len(peaks)
     top = max((count for _, _, count in bins), default=1)
-    for index, item in enumerate(report.explained, start=1):
+    axes.set_ylim(0, top / (1 - band - LABEL_LINE / 2) if peaks else None)
+    low, high = (math.log(limit) for limit in axes.get_xlim())
+    place = blended_transform_factory(axes.transData, axes.transAxes)
+    for index, item in enumerate(peaks, start=1):
         where = item.peak.location
         axes.axvline(where, color="#c0504d", linestyle="--", linewidth=1)
         hits = "" if item.hit_share is None else f", {item.hit_share * 100:.0f}% hits"
-        axes.text(where, top * (1.02 - 0.1 * (index - 1)), f" peak {index}: {seconds(where)}{hits}")
-    return _svg(figure)
+        right = math.log(where) > (low + high) / 2  # label on the side with room
+        axes.text(
+            where,
+            1 - LABEL_LINE * (index - 1),
+            f" peak {index}: {seconds(where)}{hits} ",
+            transform=place,
+            ha="right" if right else "left",
+            va="top",
+            fontsize=8,
+        )
+    return figure
 
 
-def _day_ticks(axes: Any, days: Sequence[str]) -> None:
-    step = max(1, math.ceil(len(days) / 12))
+LABEL_LINE = 0.1
+"""The height of one peak's label, as a fraction of the axes."""
+
+
+def _seconds_axis(axes: Any, low: float, high: float) -> None:
+    """A log axis whose ticks read `0.1 s`, `1 s`, `10 s` (and 2 s, 5 s within two decades)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    from sniff.present.formats import axis_seconds
+
+    axes.set_xscale("log")
+    narrow = high <= 0 or low <= 0 or math.log10(high / low) < 2
+    axes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0) if narrow else (1.0,)))
+    axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: axis_seconds(value)))
+    axes.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _day_ticks(axes: Any, days: Sequence[str], width: float) -> None:
+    step = max(1, math.ceil(len(days) / (1.5 * width)))
     ticks = list(range(0, len(days), step))
-    axes.set_xticks(ticks, [days[i] for i in ticks], rotation=30, ha="right", fontsize=7)
+    axes.set_xticks(ticks, [days[i] for i in ticks], rotation=30, ha="right", fontsize=8)

@@ -13,8 +13,9 @@ from typing import Any
 
 from sniff.analyses.report import Report, period_text
 from sniff.present.agents_view import agents_json
-from sniff.present.formats import compact, money, percent, seconds
+from sniff.present.formats import compact, money, percent
 from sniff.present.jsonout import summary_json, totals_json, warnings_json
+from sniff.present.report_tables import Table, tables
 
 CSV_COLUMNS = (
     "requests",
@@ -123,78 +124,21 @@ def report_markdown(report: Report) -> str:
         f"Tokens: uncached {compact(t.input_tokens)}, cache read {compact(t.cache_read_tokens)}, "
         f"cache written {compact(t.cache_write_5m_tokens + t.cache_write_1h_tokens)}, "
         f"output {compact(t.output_tokens)}.",
-        "",
-        f"## Cost by {report.by}",
-        "",
-        f"| {report.by} | requests | cost | hit rate | savings |",
-        "|---|---:|---:|---:|---:|",
     ]
-    for group in report.groups:
-        g = group.totals
-        lines.append(
-            f"| {_md(group.key)} | {g.requests:,} | {money(g.cost)} | {percent(g.hit_rate)} "
-            f"| {money(g.savings)} |"
-        )
-    lines += ["", "## Cache breaks by cause", "", "| cause | breaks | rebuilt tokens | cost |"]
-    lines.append("|---|---:|---:|---:|")
-    for row in report.breaks.by_cause:
-        if row.breaks:
-            lines.append(
-                f"| {row.key} | {row.breaks:,} | {compact(row.rebuilt_tokens)} "
-                f"| {money(row.cost_usd)} |"
-            )
-    lines += _markdown_extras(report)
-    lines += _markdown_agents(report)
+    for table in tables(report):
+        lines += ["", f"## {table.title}", "", *_md_table(table)]
+        lines += ["", table.note] if table.note else []
     lines += ["", "## Assumptions", ""] + [f"- {text}" for text in assumptions(report)]
     return "\n".join(lines) + "\n"
 
 
-def _markdown_agents(report: Report) -> list[str]:
-    from sniff.present.report_agents import sections
-
-    if report.agents is None:
-        return []
-    lines: list[str] = []
-    for title, headers, rows, text_columns in sections(report.agents):
-        lines += ["", f"## {title}", "", "| " + " | ".join(headers) + " |"]
-        lines.append(
-            "|" + "|".join("---" if i < text_columns else "---:" for i in range(len(headers))) + "|"
-        )
-        lines += ["| " + " | ".join(_md(text) for text, _ in row) + " |" for row in rows]
-    return lines
-
-
-def _markdown_extras(report: Report) -> list[str]:
-    from sniff.present.latency_view import NAMES
-
-    lines: list[str] = []
-    if report.cache is not None and report.cache.what_if:
-        lines += ["", "## What another cache policy would have cost", ""]
-        lines += ["| policy | what it does | cost | difference |", "|---|---|---:|---:|"]
-        for what in report.cache.what_if:
-            lines.append(
-                f"| {what.label} | {_md(what.description)} | {money(what.measures.cost_usd)} "
-                f"| {money(what.delta_usd)} |"
-            )
-    if report.lint:
-        lines += ["", "## Prompt findings (sniff lint)", "", "| rule | where | what | worth |"]
-        lines.append("|---|---|---|---:|")
-        for finding in report.lint:
-            worth = money(finding.saving.usd) if finding.saving else "–"
-            lines.append(
-                f"| {finding.rule} | {_md(finding.where)} | {_md(finding.message)} | {worth} |"
-            )
-    for item in report.latency:
-        if not item.explained:
-            continue
-        lines += ["", f"## Latency peaks: {NAMES[item.metric]}", ""]
-        lines += ["| peak | at | share | cache hits |", "|---:|---:|---:|---:|"]
-        for index, peak in enumerate(item.explained, start=1):
-            lines.append(
-                f"| {index} | {seconds(peak.peak.location)} | {percent(peak.peak.share)} "
-                f"| {percent(peak.hit_share)} |"
-            )
-    return lines
+def _md_table(table: Table) -> list[str]:
+    align = ["---" if table.is_text(i) else "---:" for i in range(len(table.headers))]
+    return [
+        "| " + " | ".join(table.headers) + " |",
+        "|" + "|".join(align) + "|",
+        *("| " + " | ".join(_md(text) for text, _ in row) + " |" for row in table.rows),
+    ]
 
 
 def _what_if_json(report: Report) -> list[dict[str, Any]]:

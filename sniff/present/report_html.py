@@ -6,14 +6,20 @@ header is clicked), so it opens offline, can be mailed, and prints to PDF as it 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sniff.analyses.report import Report, period_text
 from sniff.present import report_charts as charts
-from sniff.present.formats import compact, money, percent, seconds
+from sniff.present.formats import compact, money, percent
 from sniff.present.latency_view import NAMES
 from sniff.present.report_data import assumptions, sources
+from sniff.present.report_tables import Table, tables
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; color: #222; max-width: 60rem; margin: 2rem auto;
@@ -22,15 +28,32 @@ h1 { font-size: 1.6rem; margin-bottom: .2rem; } h2 { font-size: 1.15rem; margin-
 .meta { color: #555; } .cards { display: flex; flex-wrap: wrap; gap: .8rem; margin: 1rem 0; }
 .card { border: 1px solid #ddd; border-radius: 6px; padding: .5rem .9rem; min-width: 8rem; }
 .card b { display: block; font-size: 1.3rem; }
-table { border-collapse: collapse; width: 100%; margin: .5rem 0; font-size: 13px; }
-th, td { padding: .25rem .5rem; border-bottom: 1px solid #e4e4e4; text-align: right; }
-th:first-child, td:first-child, td.text { text-align: left; }
-th { cursor: pointer; background: #f6f6f6; } th[data-dir]::after { content: " ↕"; color: #999; }
-figure { margin: .5rem 0 1rem; } figure svg { width: 100%; height: auto; }
-figcaption { color: #555; font-size: 12px; }
+.scroll { overflow-x: auto; margin: .5rem 0; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
+th, td { padding: .25rem .5rem; border-bottom: 1px solid #e4e4e4; text-align: right;
+         white-space: nowrap; }
+th:first-child, td:first-child, .text { text-align: left; } td.text { white-space: normal; }
+td.word { white-space: nowrap; }
+th { cursor: pointer; background: #f6f6f6; white-space: nowrap; }
+th[data-dir]::after { content: " ↕"; color: #999; }
+figure { margin: .5rem 0 1rem; } figure svg { display: block; width: 100%; height: auto; }
+figcaption { color: #555; font-size: 12px; } .narrow { display: none; }
+@media (max-width: 36rem) {
+  body { margin: 1rem auto; padding: 0 .75rem; }
+  .cards { gap: .5rem; } .card { min-width: 0; flex: 1 1 40%; }
+  th, td { padding: .25rem .35rem; }
+  .wide { display: none; } .narrow { display: block; }
+}
 @media print { body { margin: 0; max-width: none; } th { cursor: auto; }
+  .wide { display: block; } .narrow { display: none; } .scroll { overflow: visible; }
   figure, table { break-inside: avoid; } }
 """
+
+CLASS_TEXT = " class='text'"
+CLASS_WORD = " class='text word'"
+"""A text without a space (a model, a day, a path) or a short one (a time): kept on one line,
+not broken at hyphens."""
+SHORT = 16
 
 SORT_SCRIPT = """
 document.querySelectorAll("table.sortable th").forEach((th, column) => {
@@ -78,9 +101,7 @@ def report_html(report: Report) -> str:
         "</div>",
         _tokens(report),
         *_charts(report),
-        _groups_table(report),
-        _breaks_table(report),
-        *_extras(report),
+        *(_section(table) for table in tables(report)),
         "<h2>Assumptions</h2><ul>",
         *(f"<li>{escape(text)}</li>" for text in assumptions(report)),
         "</ul>",
@@ -104,19 +125,21 @@ def _charts(report: Report) -> list[str]:
     figures = []
     if days:
         costs = [report.cost_by_class.get(day, {}) for day in days]
-        figures.append(
-            _figure(
-                "chart-daily-cost", charts.daily_cost(days, costs), "Cost per day by token class"
-            )
-        )
         rates = [day.totals.hit_rate for day in report.days]
-        figures.append(
-            _figure("chart-hit-rate", charts.hit_rate(days, rates), "Cache hit rate per day")
-        )
+        figures += [
+            _figure(
+                "chart-daily-cost",
+                partial(charts.daily_cost, days, costs),
+                "Cost per day by token class",
+            ),
+            _figure(
+                "chart-hit-rate", partial(charts.hit_rate, days, rates), "Cache hit rate per day"
+            ),
+        ]
     figures.append(
         _figure(
             "chart-breaks",
-            charts.breaks_by_cause(report.breaks.by_cause),
+            partial(charts.breaks_by_cause, report.breaks.by_cause),
             "What cache breaks cost, by cause",
         )
     )
@@ -125,113 +148,43 @@ def _charts(report: Report) -> list[str]:
             figures.append(
                 _figure(
                     f"chart-latency-{item.metric}",
-                    charts.latency_histogram(item),
+                    partial(charts.latency_histogram, item),
                     f"Latency: {NAMES[item.metric]}, with the peaks of its distribution",
                 )
             )
     return ["<h2>Charts</h2>", *figures]
 
 
-def _figure(identity: str, svg: str, caption: str) -> str:
-    return f"<figure id='{identity}'>{svg}<figcaption>{escape(caption)}</figcaption></figure>"
-
-
-def _table(headers: list[str], rows: list[list[tuple[str, Any]]], text_columns: int = 1) -> str:
-    """A sortable table; each cell is (shown text, sort value or None)."""
-    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
-    body = []
-    for row in rows:
-        cells = []
-        for index, (text, key) in enumerate(row):
-            sort = "" if key is None else f" data-sort='{key}'"
-            kind = " class='text'" if index < text_columns else ""
-            cells.append(f"<td{kind}{sort}>{escape(text)}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
+def _figure(identity: str, draw: Callable[[float], Figure], caption: str) -> str:
+    """The chart drawn twice, for a page and for a phone: the style shows the one that fits."""
+    wide, narrow = (charts.svg(draw(width)) for width in (charts.WIDE, charts.NARROW))
     return (
-        f"<table class='sortable'><thead><tr>{head}</tr></thead>"
-        f"<tbody>{''.join(body)}</tbody></table>"
+        f"<figure id='{identity}'><div class='wide'>{wide}</div>"
+        f"<div class='narrow'>{narrow}</div><figcaption>{escape(caption)}</figcaption></figure>"
     )
 
 
-def _groups_table(report: Report) -> str:
-    rows = []
-    for group in report.groups:
-        g = group.totals
-        rows.append(
-            [
-                (group.key, None),
-                (f"{g.requests:,}", g.requests),
-                (money(g.cost), g.cost_usd),
-                (percent(g.hit_rate), g.hit_rate or 0),
-                (money(g.savings), g.savings or 0),
-                (compact(g.total_tokens), g.total_tokens),
-            ]
-        )
-    headers = [report.by, "requests", "cost", "hit rate", "saved", "tokens"]
-    return f"<h2>Cost by {escape(report.by)}</h2>" + _table(headers, rows)
+def _section(table: Table) -> str:
+    """A heading, its sortable table (scrolling in its own box when too wide), and its note."""
+    head = "".join(
+        f"<th{CLASS_TEXT if table.is_text(i) else ''}>{escape(h)}</th>"
+        for i, h in enumerate(table.headers)
+    )
+    body = []
+    for row in table.rows:
+        cells = []
+        for index, (text, key) in enumerate(row):
+            sort = "" if key is None else f" data-sort='{key}'"
+            kind = _kind(text) if table.is_text(index) else ""
+            cells.append(f"<td{kind}{sort}>{escape(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    note = f"<p class='meta'>{escape(table.note)}</p>" if table.note else ""
+    return (
+        f"<h2 id='{table.anchor}'>{escape(table.title)}</h2><div class='scroll'>"
+        f"<table class='sortable'><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table></div>{note}"
+    )
 
 
-def _breaks_table(report: Report) -> str:
-    rows = [
-        [
-            (row.key, None),
-            (f"{row.breaks:,}", row.breaks),
-            (compact(row.rebuilt_tokens), row.rebuilt_tokens),
-            (money(row.cost_usd), row.cost_usd),
-        ]
-        for row in report.breaks.by_cause
-        if row.breaks
-    ]
-    headers = ["cause", "breaks", "rebuilt tokens", "cost"]
-    note = "<p class='meta'>Cold starts are expected: the first request of a chain.</p>"
-    return "<h2>Cache breaks by cause</h2>" + _table(headers, rows) + note
-
-
-def _extras(report: Report) -> list[str]:
-    parts = []
-    if report.cache is not None and report.cache.what_if:
-        rows = [
-            [
-                (what.label, None),
-                (what.description, None),
-                (money(what.measures.cost_usd), what.measures.cost_usd),
-                (money(what.delta_usd), what.delta_usd or 0),
-            ]
-            for what in sorted(report.cache.what_if, key=lambda w: w.delta_usd or 0.0)
-        ]
-        parts += ["<h2>What another cache policy would have cost</h2>"]
-        parts.append(_table(["policy", "what it does", "cost", "difference"], rows, 2))
-    if report.lint:
-        rows = [
-            [
-                (f.rule, None),
-                (f.where, None),
-                (f.message, None),
-                (money(f.saving.usd) if f.saving else "–", f.saving.usd if f.saving else 0),
-            ]
-            for f in report.lint
-        ]
-        parts += ["<h2>Prompt findings (sniff lint)</h2>"]
-        parts.append(_table(["rule", "where", "what", "worth"], rows, 3))
-    for item in report.latency:
-        if not item.explained:
-            continue
-        rows = [
-            [
-                (str(i), i),
-                (seconds(p.peak.location), p.peak.location),
-                (f"{seconds(p.peak.low)} – {seconds(p.peak.high)}", p.peak.low),
-                (percent(p.peak.share), p.peak.share),
-                (percent(p.hit_share), p.hit_share or 0),
-            ]
-            for i, p in enumerate(item.explained, start=1)
-        ]
-        parts.append(f"<h2>Latency peaks: {escape(NAMES[item.metric])}</h2>")
-        parts.append(_table(["peak", "at", "range", "share", "cache hits"], rows, 0))
-    if report.agents is not None:
-        from sniff.present.report_agents import sections
-
-        for title, headers, agent_rows, text_columns in sections(report.agents):
-            parts.append(f"<h2>{escape(title)}</h2>")
-            parts.append(_table(headers, agent_rows, text_columns))
-    return parts
+def _kind(text: str) -> str:
+    return CLASS_WORD if " " not in text.strip() or len(text) <= SHORT else CLASS_TEXT

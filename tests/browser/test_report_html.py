@@ -180,3 +180,54 @@ def test_the_table_headers_sort_the_rows(tmp_path: Path, browser: Any) -> None:
     assert ascending == sorted(ascending)
     tab.evaluate("document.querySelector('table.sortable th:nth-child(3)').click()")
     assert tab.evaluate(costs) == sorted(ascending, reverse=True)
+
+
+PHONE = 420
+READABLE = """(() => {
+  const shown = (el) => el.getClientRects().length > 0;
+  const own = (el) => Array.from(el.childNodes).some(
+    (n) => n.nodeType === 3 && n.textContent.trim());
+  const html = Array.from(document.body.querySelectorAll('*'))
+    .filter((el) => shown(el) && own(el) && !el.closest('svg'))
+    .map((el) => parseFloat(getComputedStyle(el).fontSize));
+  const charts = Array.from(document.querySelectorAll('figure svg')).filter(shown).map((svg) => {
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    const sizes = Array.from(svg.querySelectorAll('text'))
+      .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+    return [svg.getBoundingClientRect().right, Math.min(...sizes)];
+  });
+  const boxes = Array.from(document.querySelectorAll('table')).map((table) => {
+    const box = table.parentElement;
+    return [box.className, getComputedStyle(box).overflowX, box.getBoundingClientRect().right,
+            box.scrollWidth > box.clientWidth];
+  });
+  return {page: document.scrollingElement.scrollWidth, html: Math.min(...html), charts, boxes};
+})()"""
+"""At the page's width: how wide the page scrolls, its smallest text, each chart's right edge
+and smallest text as drawn, and each table's box (class, overflow, right edge, scrolls)."""
+
+
+def test_at_420_px_text_stays_readable_and_tables_scroll_in_their_box(
+    tmp_path: Path, browser: Any
+) -> None:
+    page = tmp_path / "report.html"
+    result = CliRunner().invoke(app, ["report", str(SAMPLE_LOGS), "-o", str(page), "--tz", "UTC"])
+    assert result.exit_code == 0, result.output
+    tab = open_page(browser, page)
+    tab.call(
+        "Emulation.setDeviceMetricsOverride",
+        width=PHONE,
+        height=900,
+        deviceScaleFactor=2,
+        mobile=True,
+    )
+    seen = tab.evaluate(READABLE)
+    assert seen["page"] <= PHONE  # no sideways scrolling of the page itself
+    assert seen["html"] >= 12
+    assert len(seen["charts"]) == len(CHARTS)  # one drawing of each chart is shown
+    for right, smallest in seen["charts"]:
+        assert right <= PHONE and smallest >= 10, seen["charts"]
+    assert seen["boxes"]
+    for kind, overflow, right, _ in seen["boxes"]:
+        assert (kind, overflow) == ("scroll", "auto") and right <= PHONE
+    assert any(scrolls for *_, scrolls in seen["boxes"])  # the widest do scroll, inside

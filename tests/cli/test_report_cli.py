@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +107,108 @@ def test_model_and_agent_filters_narrow_the_agents_section() -> None:
     assert json.loads(report("-f", "json", "--model", "no-such-model"))["agents"] is None
     main_only = json.loads(report("-f", "json", "--agent", "main"))["agents"]["tools"]["calls"]
     assert 0 < main_only < whole
+
+
+class Tables(HTMLParser):
+    """Each table of the report page by its heading's id: rows of (text, data-sort) cells."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[tuple[str, str | None]]]] = {}
+        self.heading = ""
+        self.cell: list[str] | None = None
+        self.sort: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "h2":
+            self.heading = found.get("id") or ""
+        elif tag == "tr" and self.heading:
+            self.tables.setdefault(self.heading, []).append([])
+        elif tag in ("td", "th"):
+            self.cell, self.sort = [], found.get("data-sort")
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self.cell is not None:
+            self.tables[self.heading][-1].append(("".join(self.cell).strip(), self.sort))
+            self.cell = None
+
+
+def html_tables(*options: str) -> dict[str, list[list[tuple[str, str | None]]]]:
+    parser = Tables()
+    parser.feed(report("-f", "html", *options))
+    return parser.tables
+
+
+def md_table(text: str, heading: str) -> list[list[str]]:
+    """The rows (header first) of the Markdown table under `heading`."""
+    section = text.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("|")]
+    return [
+        [cell.strip() for cell in line.strip("|").split(" | ")] for line in lines[:1] + lines[2:]
+    ]
+
+
+def test_every_report_shows_cost_by_project_and_by_model(scanned: dict[str, Any]) -> None:
+    tables = html_tables()
+    for anchor, key in (("cost-by-project", "project"), ("cost-by-model", "model")):
+        header, *rows = tables[anchor]
+        assert [text for text, _ in header][:3] == [key, "requests", "cost"]
+        assert sum(float(row[2][1] or 0) for row in rows) == pytest.approx(
+            scanned["cost_usd"], abs=1e-6
+        )
+        assert sum(int(row[1][1] or 0) for row in rows) == scanned["requests"]
+    assert "cost-by-day" in tables  # --by's grouping (day by default) is still shown
+    text = report("-f", "md")
+    for heading, column in (("## Cost by project", "project"), ("## Cost by model", "model")):
+        header, *rows = md_table(text, heading)
+        assert header[0] == column and len(rows) > 1
+        assert sum(int(row[1].replace(",", "")) for row in rows) == scanned["requests"]
+
+
+def test_by_adds_a_grouping_without_repeating_one() -> None:
+    text = report("-f", "md", "--by", "project")
+    assert text.count("## Cost by project") == 1 and text.count("## Cost by model") == 1
+    assert "## Cost by day" not in text
+    assert "## Cost by week" in report("-f", "md", "--by", "week")
+
+
+def test_what_ifs_start_with_what_was_paid_and_match_sniff_cache(scanned: dict[str, Any]) -> None:
+    result = runner.invoke(app, ["cache", str(SAMPLE_LOGS), "--json", "--tz", "UTC"])
+    assert result.exit_code == 0, result.output
+    cached = json.loads(result.stdout)["what_if"]
+    assert "engine" in [row["policy"] for row in cached]
+    assert json.loads(report("-f", "json"))["what_if"] == cached
+    header, paid, *policies = html_tables()["what-if"]
+    assert paid[0][0] == "what you paid"
+    assert float(paid[2][1] or 0) == pytest.approx(scanned["cost_usd"], abs=1e-6)
+    assert [row[0][0] for row in policies] == [row["policy"] for row in cached]
+    for row, expected in zip(policies, cached, strict=True):
+        assert float(row[2][1] or 0) == pytest.approx(expected["cost_usd"], abs=1e-6)
+        assert float(row[3][1] or 0) == pytest.approx(expected["delta_usd"], abs=1e-6)
+    _, *rows = md_table(report("-f", "md"), "## What another cache policy would have cost")
+    assert [row[0] for row in rows] == ["what you paid", *(row["policy"] for row in cached)]
+
+
+@pytest.mark.parametrize("root", [SAMPLE_LOGS, Path(os.path.relpath(SAMPLE_LOGS))])
+def test_lint_locations_read_from_the_scanned_root(root: Path) -> None:
+    result = runner.invoke(app, ["report", str(root), "--tz", "UTC", "-f", "md"])
+    assert result.exit_code == 0, result.output
+    header, *rows = md_table(result.stdout, "## Prompt findings (sniff lint)")
+    assert header[1] == "where" and rows
+    for row in rows:
+        assert row[1].startswith("claude-trace/"), row[1]  # the folder inside sample_logs
+    assert f"Locations are relative to {root}." in result.stdout
+    where = [row[1][0] for row in html_tables("--project", "claude-trace")["lint"][1:]]
+    assert where and all(not place.startswith(("/", "sample_logs")) for place in where)
+
+
+def test_a_redacted_report_does_not_claim_its_pseudonyms_are_relative() -> None:
+    text = report("-f", "md", "--redact")
+    _, *rows = md_table(text, "## Prompt findings (sniff lint)")
+    assert rows and all(row[1].startswith("file-") for row in rows)
+    assert "Locations are relative to" not in text

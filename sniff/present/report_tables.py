@@ -1,0 +1,170 @@
+"""Provides the report's tables as rows: what the HTML and the Markdown writers lay out.
+
+One list for both, so a table has the same title, columns and figures in every format.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sniff.analyses.report import Report
+from sniff.analyses.summary import Group
+from sniff.lint.model import Finding
+from sniff.present.formats import compact, money, percent, seconds, signed_money
+from sniff.present.latency_view import NAMES
+from sniff.present.report_agents import Row, sections
+
+DEFAULT_GROUPINGS = ("project", "model")
+"""Shown in every report, whatever `--by` adds: what a reader asks first."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One section of the report."""
+
+    anchor: str
+    """Its id in the HTML page."""
+    title: str
+    headers: list[str]
+    rows: list[Row]
+    text_columns: int = 1
+    """How many leading columns are text (aligned left, sorted as text)."""
+    note: str = ""
+
+    def is_text(self, column: int) -> bool:
+        """A leading text column, or one whose cells have no value to sort by."""
+        return column < self.text_columns or all(row[column][1] is None for row in self.rows)
+
+
+def tables(report: Report) -> list[Table]:
+    """Every table of the report, in the order shown."""
+    found = [_groups(report, by) for by in _groupings(report.by)]
+    found.append(_breaks(report))
+    if report.cache is not None and report.cache.what_if:
+        found.append(_what_ifs(report))
+    if report.lint:
+        found.append(_lint(report))
+    for item in report.latency:
+        if item.explained:
+            rows: list[Row] = [
+                [
+                    (str(i), i),
+                    (seconds(p.peak.location), p.peak.location),
+                    (f"{seconds(p.peak.low)} – {seconds(p.peak.high)}", p.peak.low),
+                    (percent(p.peak.share), p.peak.share),
+                    (percent(p.hit_share), p.hit_share or 0),
+                ]
+                for i, p in enumerate(item.explained, start=1)
+            ]
+            headers = ["peak", "at", "range", "share", "cache hits"]
+            title = f"Latency peaks: {NAMES[item.metric]}"
+            found.append(Table(f"latency-{item.metric}", title, headers, rows, 0))
+    if report.agents is not None:
+        for title, headers, agent_rows, text_columns in sections(report.agents):
+            anchor = "agents-" + title.split(":")[0].lower().replace(" ", "-")
+            found.append(Table(anchor, title, headers, agent_rows, text_columns))
+    return found
+
+
+def _groupings(by: str) -> list[str]:
+    return [*DEFAULT_GROUPINGS, *([] if by in DEFAULT_GROUPINGS else [by])]
+
+
+def _groups(report: Report, by: str) -> Table:
+    chosen = {"project": report.summary.by_project, "model": report.summary.by_model}
+    groups: list[Group] = report.groups if by == report.by else chosen[by]
+    rows = [_group_row(group) for group in groups]
+    headers = [by, "requests", "cost", "hit rate", "saved", "tokens"]
+    return Table(f"cost-by-{by}", f"Cost by {by}", headers, rows)
+
+
+def _group_row(group: Group) -> Row:
+    g = group.totals
+    return [
+        (group.key, None),
+        (f"{g.requests:,}", g.requests),
+        (money(g.cost), g.cost_usd),
+        (percent(g.hit_rate), g.hit_rate or 0),
+        (money(g.savings), g.savings or 0),
+        (compact(g.total_tokens), g.total_tokens),
+    ]
+
+
+def _breaks(report: Report) -> Table:
+    rows: list[Row] = [
+        [
+            (row.key, None),
+            (f"{row.breaks:,}", row.breaks),
+            (compact(row.rebuilt_tokens), row.rebuilt_tokens),
+            (money(row.cost_usd), row.cost_usd),
+        ]
+        for row in report.breaks.by_cause
+        if row.breaks
+    ]
+    headers = ["cause", "breaks", "rebuilt tokens", "cost"]
+    note = "Cold starts are expected: the first request of a chain."
+    return Table("breaks", "Cache breaks by cause", headers, rows, note=note)
+
+
+def _what_ifs(report: Report) -> Table:
+    assert report.cache is not None
+    paid = report.cache.observed
+    rows: list[Row] = [
+        [
+            ("what you paid", None),
+            ("as logged: each provider's own caching, at published prices", None),
+            (money(paid.cost), paid.cost_usd),
+            ("–", 0),
+        ]
+    ]
+    rows += [
+        [
+            (what.label, None),
+            (what.description, None),
+            (money(what.measures.cost), what.measures.cost_usd),
+            ("–" if what.delta_usd is None else signed_money(what.delta_usd), what.delta_usd or 0),
+        ]
+        for what in report.cache.what_if
+    ]
+    headers = ["policy", "what it does", "cost", "difference"]
+    title = "What another cache policy would have cost"
+    return Table("what-if", title, headers, rows, 2)
+
+
+def _lint(report: Report) -> Table:
+    roots = report.dataset.roots
+    places = [relative_where(f, roots) for f in report.lint]
+    rows: list[Row] = [
+        [
+            (f.rule, None),
+            (place, None),
+            (f.message, None),
+            (money(f.saving.usd) if f.saving else "–", f.saving.usd if f.saving else 0),
+        ]
+        for f, place in zip(report.lint, places, strict=True)
+    ]
+    moved = places != [f.where for f in report.lint]
+    note = f"Locations are relative to {', '.join(roots)}." if moved else ""
+    title = "Prompt findings (sniff lint)"
+    return Table("lint", title, ["rule", "where", "what", "worth"], rows, 3, note)
+
+
+def relative_where(finding: Finding, roots: Sequence[str]) -> str:
+    """The finding's location with its file relative to the root it was found under."""
+    return dataclasses.replace(finding, file=relative_path(finding.file, roots)).where
+
+
+def relative_path(path: str, roots: Sequence[str]) -> str:
+    """`path` from the deepest of `roots` holding it (its name when a root is the file itself);
+    `path` unchanged when no root holds it."""
+    absolute = Path(os.path.abspath(path))
+    bases = [Path(os.path.abspath(root)) for root in roots]
+    holding = [base for base in bases if absolute.is_relative_to(base)]
+    if not holding:
+        return path
+    base = max(holding, key=lambda folder: len(folder.parts))
+    return absolute.name if absolute == base else str(absolute.relative_to(base))
