@@ -20,6 +20,11 @@ def money(value: float | None) -> str:
     return f"{sign}${amount:.4f}"
 
 
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """`1 file`, `2 files`, `1,024 files`; `many` for a noun that does not just take an s."""
+    return f"{count:,} {noun if count == 1 else many or noun + 's'}"
+
+
 def tokens(value: int) -> str:
     """Exact count with thousands separators."""
     return f"{value:,}"
