@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sniff.analyses.cache import CacheReport, Comparison, Measures
-from sniff.present.console import measures_table
+from sniff.present.console import measures_table, short_project
 from sniff.present.formats import compact, money, percent
 
 TOP_ROWS = 10
@@ -131,7 +131,7 @@ def _cells(measures: Measures) -> list[str]:
 def _comparisons(title: str, key: str, rows: list[Comparison]) -> Table:
     cells = [
         [
-            row.key[:8] if key == "session" else row.key,
+            row.key[:8] if key == "session" else short_project(row.key),
             f"{row.observed.requests:,}",
             percent(row.observed.hit_rate),
             percent(row.simulated.hit_rate),

@@ -1,0 +1,73 @@
+"""How the command line names things: one project name per output kind, model names that stay
+apart in a narrow terminal, and counts in the singular when there is one."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from sniff.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_LOGS = ROOT / "sample_logs"
+PROJECT = "/home/dana/src/breaks-demo"
+SHORT = "src/breaks-demo"
+WIDE = {"COLUMNS": "200"}
+
+
+def run(*args: str | Path, env: dict[str, str] | None = None) -> Any:
+    result = CliRunner().invoke(app, [str(arg) for arg in args], env=env)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def projects(value: Any) -> list[str]:
+    """Every value of a `project` key anywhere in a JSON document."""
+    if isinstance(value, dict):
+        own = [value["project"]] if isinstance(value.get("project"), str) else []
+        return own + [name for inner in value.values() for name in projects(inner)]
+    if isinstance(value, list):
+        return [name for inner in value for name in projects(inner)]
+    return []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["scan", "--json"],
+        ["sessions", "--json"],
+        ["cache", "--json"],
+        ["cache", "--breaks", "--json"],
+        ["report", "-f", "json", "--by", "project"],
+    ],
+    ids=" ".join,
+)
+def test_json_names_a_project_by_its_full_name(command: list[str]) -> None:
+    named = projects(json.loads(run(*command, SAMPLE_LOGS).stdout))
+    assert PROJECT in named
+    assert {name for name in named if name.endswith("breaks-demo")} == {PROJECT}
+
+
+def test_csv_names_a_project_by_its_full_name() -> None:
+    rows = list(
+        csv.DictReader(
+            io.StringIO(run("report", "-f", "csv", "--by", "project", SAMPLE_LOGS).stdout)
+        )
+    )
+    assert [row["project"] for row in rows if row["project"].endswith("breaks-demo")] == [PROJECT]
+
+
+@pytest.mark.parametrize(
+    "command", [["scan"], ["sessions"], ["cache"], ["cache", "--breaks"]], ids=" ".join
+)
+def test_terminal_tables_show_the_same_short_project_name(command: list[str]) -> None:
+    text = run(*command, SAMPLE_LOGS, env=WIDE).stdout
+    shown = {word for word in text.split() if re.fullmatch(r"\S*breaks-demo", word)}
+    assert shown == {SHORT}
