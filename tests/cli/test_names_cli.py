@@ -71,3 +71,11 @@ def test_terminal_tables_show_the_same_short_project_name(command: list[str]) ->
     text = run(*command, SAMPLE_LOGS, env=WIDE).stdout
     shown = {word for word in text.split() if re.fullmatch(r"\S*breaks-demo", word)}
     assert shown == {SHORT}
+
+
+def test_at_80_columns_the_two_sonnet_models_read_apart() -> None:
+    text = run("scan", SAMPLE_LOGS, env={"COLUMNS": "80"}).stdout
+    rows = text[text.index("By model") : text.index("By agent")].splitlines()
+    models = [row.split()[0] for row in rows if row.strip().startswith("claude-sonnet")]
+    assert sorted(models) == ["claude-sonnet-4", "claude-sonnet-4-5"]
+    assert all(len(row) <= 80 for row in rows)
