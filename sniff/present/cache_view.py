@@ -9,7 +9,7 @@ from rich.table import Table
 
 from sniff.analyses.cache import CacheReport, Comparison, Measures
 from sniff.present.console import measures_table, short_project
-from sniff.present.formats import compact, money, percent
+from sniff.present.formats import compact, money, percent, plural
 
 TOP_ROWS = 10
 
@@ -19,7 +19,7 @@ def print_cache(console: Console, report: CacheReport) -> None:
     error = report.error
     console.print(
         f"[bold]Cache simulation[/] · policy: {report.policy} · "
-        f"{report.observed.requests:,} requests"
+        f"{plural(report.observed.requests, 'request')}"
     )
     if error.bias is None:
         console.print("No reported cache reads to compare the simulation with.")

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from sniff.analyses.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset, LineIssue
-from sniff.present.formats import compact, duration, money, percent, tokens
+from sniff.present.formats import compact, duration, money, percent, plural, tokens
 from sniff.pricing import PriceSource
 
 TOP_SESSIONS = 10
@@ -55,8 +55,8 @@ def print_header(
         end = summary.last.astimezone(zone).strftime("%Y-%m-%d %H:%M")
         period = f" · {start} → {end}"
     console.print(
-        f"[bold]sniff[/] · {summary.totals.requests:,} requests from {len(dataset.files):,} "
-        f"files{period} · prices: {prices.library}"
+        f"[bold]sniff[/] · {plural(summary.totals.requests, 'request')} from "
+        f"{plural(len(dataset.files), 'file')}{period} · prices: {prices.library}"
         + (f" (overrides: {', '.join(prices.overrides)})" if prices.overrides else "")
     )
 
@@ -130,7 +130,7 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
     skipped = dataset.skipped
     if skipped:
         console.print(
-            f"[yellow]{len(skipped):,} line(s) skipped[/] (not valid JSON objects); "
+            f"[yellow]{plural(len(skipped), 'line')} skipped[/] (not valid JSON objects); "
             "--verbose lists them."
         )
     for issue in dataset.unreadable:
@@ -139,7 +139,7 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
         console.print(f"[yellow]not a log format sniff reads:[/] {path}", highlight=False)
     if summary.totals.failed_requests:
         console.print(
-            f"{summary.totals.failed_requests:,} request(s) failed (no response or an error "
+            f"{plural(summary.totals.failed_requests, 'request')} failed (no response or an error "
             "status): counted, at no cost."
         )
     if summary.unpriced_models:
@@ -149,8 +149,8 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
         )
     if summary.ttl_assumed_requests:
         console.print(
-            f"{summary.ttl_assumed_requests:,} request(s) wrote cache without saying which TTL: "
-            "priced as 5-minute writes."
+            f"{plural(summary.ttl_assumed_requests, 'request')} wrote cache without saying which "
+            "TTL: priced as 5-minute writes."
         )
 
 

@@ -137,7 +137,7 @@ def test_text_output_groups_by_file_and_counts() -> None:
     assert "»2026-11-12T18:42:09Z«" in text
     assert f"fix: {RULES['SN006'].fix}" in text
     assert "more cached tokens" in text and "per 1,000 calls at 1 call/min (estimate)" in text
-    assert text.endswith("1 file(s) checked: 1 error(s), 0 warning(s), 0 info(s).")
+    assert text.endswith("1 file checked: 1 error, 0 warnings, 0 info.")
 
 
 # --- exit codes and the choice of rules ------------------------------------------------------
@@ -163,7 +163,7 @@ def test_exit_1_at_or_above_fail_on_and_0_below(name: str, fail_on: str | None, 
 def test_clean_prompts_exit_0_even_failing_on_info() -> None:
     result = run("--fail-on", "info", GOOD)
     assert result.exit_code == 0, result.output
-    assert "0 error(s), 0 warning(s), 0 info(s)" in flat(result.stdout)
+    assert "0 errors, 0 warnings, 0 info" in flat(result.stdout)
 
 
 def test_select_runs_only_the_named_rules() -> None:
@@ -264,7 +264,7 @@ def test_fix_rewrites_a_copy_shows_the_diff_and_relints_clean(
     # the diff and the summary go to stderr; stdout stays the report of the fixed file
     assert f"{copy} (before)" in result.stderr and f"{copy} (fixed)" in result.stderr
     summary = flat(result.stderr)
-    assert "--fix rewrote 1 file(s)" in summary and "0 after" in summary
+    assert "--fix rewrote 1 file:" in summary and "0 after" in summary
     assert ("more cached tokens" in summary) is priced
     assert [item["rule"] for item in json.loads(result.stdout)["findings"]] == []
     again = lint_json("--fail-on", "info", copy)
@@ -303,7 +303,7 @@ def test_fix_drops_a_lone_one_hour_ttl_on_the_tail(tmp_path: Path) -> None:
     path.write_text(json.dumps(body, indent=2), encoding="utf-8")
     assert "SN010" in {item["rule"] for item in lint_json(path)["findings"]}
     result = run("--fix", path)
-    assert "--fix rewrote 1 file(s)" in flat(result.stderr)
+    assert "--fix rewrote 1 file:" in flat(result.stderr)
     assert "SN010" not in {item["rule"] for item in lint_json(path)["findings"]}
     fixed = json.loads(path.read_text())["messages"][0]["content"][0]
     assert fixed["cache_control"] == {"type": "ephemeral"}

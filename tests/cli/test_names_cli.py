@@ -79,3 +79,33 @@ def test_at_80_columns_the_two_sonnet_models_read_apart() -> None:
     models = [row.split()[0] for row in rows if row.strip().startswith("claude-sonnet")]
     assert sorted(models) == ["claude-sonnet-4", "claude-sonnet-4-5"]
     assert all(len(row) <= 80 for row in rows)
+
+
+def test_one_of_a_thing_is_counted_in_the_singular(tmp_path: Path, cc: Any) -> None:
+    log = cc.write(
+        tmp_path / "projects" / "-home-dana-src-webshop" / f"{cc.SESSION}.jsonl",
+        [
+            cc.user("u1", None, "2026-01-05T10:00:00Z"),
+            cc.assistant("msg_1", "a1", "u1", "2026-01-05T10:00:04Z", cc.usage(100, 0, 3_000)),
+            "not JSON",
+        ],
+    )
+    scan = " ".join(run("scan", tmp_path, env=WIDE).stdout.split())
+    assert "· 1 request from 1 file ·" in scan
+    assert "1 line skipped" in scan
+    assert "1 request wrote cache without saying which TTL" in scan
+    assert " 1 files" not in scan and " 1 requests" not in scan
+    assert "Cache simulation · policy: as logged · 1 request\n" in run("cache", log).stdout
+    lint = " ".join(run("lint", log).stdout.split())
+    assert lint.endswith("1 file checked: 0 errors, 0 warnings, 0 info.")
+    assert "1 file, " in run("index").stdout
+
+
+@pytest.mark.parametrize(
+    ("count", "expected"), [(0, "0 files"), (1, "1 file"), (2, "2 files"), (1_024, "1,024 files")]
+)
+def test_plural_says_one_file_and_many_files(count: int, expected: str) -> None:
+    from sniff.present.formats import plural
+
+    assert plural(count, "file") == expected
+    assert plural(count, "info", "info").endswith(" info")
