@@ -58,7 +58,10 @@ def export(
     o.report_issues(selection.dataset, verbose)
     chosen = selection.filters.apply(selection.dataset.requests)
     result = write(output, chosen, selection.prices)
+    from sniff.present.formats import plural
+
     tables = ", ".join(f"{name} {rows:,}" for name, rows in result.rows.items())
     typer.echo(
-        f"{output}: {tables} rows ({result.added:,} new requests, {result.kept:,} already exported)"
+        f"{output}: {tables} rows ({plural(result.added, 'new request')}, "
+        f"{result.kept:,} already exported)"
     )

@@ -30,6 +30,7 @@ def index(
     from sniff.ingest.index_store import INDEX_FILE
     from sniff.ingest.index_store import clear as clear_index
     from sniff.ingest.indexed import default_index_folder, open_index
+    from sniff.present.formats import plural
 
     folder = default_index_folder()
     if folder is None:
@@ -53,11 +54,16 @@ def index(
         typer.echo(f"The index at {path} cannot be opened; sniff reads every file whole.")
         return
     try:
-        files, covered = store.stats()
+        held = store.stats()
     finally:
         store.close()
     size = path.stat().st_size
+    readings = (
+        f" ({plural(held.readings, 'reading')}: a file is kept once for each way commands read it)"
+        if held.readings != held.files
+        else ""
+    )
     typer.echo(
-        f"{path}: {files:,} file(s), {covered / 1e6:,.1f} MB of logs indexed "
-        f"in {size / 1e6:,.1f} MB. `sniff index --clear` empties it."
+        f"{path}: {plural(held.files, 'file')}, {held.size / 1e6:,.1f} MB of logs indexed "
+        f"in {size / 1e6:,.1f} MB{readings}. `sniff index --clear` empties it."
     )

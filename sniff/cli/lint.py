@@ -22,7 +22,9 @@ def lint(
     paths: Annotated[
         list[Path] | None,
         typer.Argument(
-            help="Prompt files (text, Markdown, JSON bodies) and logs.", show_default=False
+            help="Logs (files, or folders walked for *.jsonl) and prompt files (text, Markdown, "
+            "JSON bodies) named one by one.",
+            show_default=False,
         ),
     ] = None,
     explain: Annotated[
@@ -55,19 +57,32 @@ def lint(
             "--calls-per-minute", help="Call rate for pricing a prompt file's findings.", min=0.001
         ),
     ] = None,
+    prompts: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--prompts",
+            help="A folder of prompt files (or one file) to lint as prompts (repeatable).",
+            metavar="DIR",
+        ),
+    ] = None,
 ) -> None:
     """Find what breaks prefix caching in prompts and logged requests, priced, with the fix.
+
+    A folder is walked for logs only; prompt files are linted when named, or under --prompts.
 
     Exit 1 when a finding reaches --fail-on (default: error). Rules can be chosen in
     pyproject.toml under [tool.sniff.lint] (select, ignore, fail-on, calls-per-minute).
     """
     from sniff.errors import UserError
+    from sniff.lint.inputs import prompt_files
     from sniff.lint.rules import RULES
+
+    paths = [*(paths or []), *prompt_files(prompts or [])]
 
     if explain is not None:
         rule = RULES.get(explain.upper())
         if rule is None:
-            raise UserError(f"no rule {explain!r}; rules: {', '.join(RULES)}")
+            raise UserError(f"no rule {explain!r}; rules: {', '.join(sorted(RULES))}")
         typer.echo(f"{rule.id} {rule.name} ({rule.severity.label}): {rule.summary}\n")
         typer.echo(rule.explanation + "\n")
         typer.echo(f"Fix: {rule.fix}")

@@ -10,7 +10,7 @@ from rich.markup import escape
 from sniff.lint import LintReport, check
 from sniff.lint.fix import fix_files
 from sniff.lint.inputs import load_prompts
-from sniff.present.formats import compact, money
+from sniff.present.formats import compact, money, plural
 from sniff.pricing import PriceBook
 
 
@@ -42,7 +42,8 @@ def apply_fixes(report: LintReport, console: Console | None = None) -> LintRepor
     before = sum(1 for f in report.findings if f.file in {fix.file for fix in fixes})
     after = sum(1 for f in again.findings if f.file in {fix.file for fix in fixes})
     console.print(
-        f"--fix rewrote {len(fixes)} file(s): {before} finding(s) before, {after} after"
+        f"--fix rewrote {plural(len(fixes), 'file')}: {plural(before, 'finding')} before, "
+        f"{after:,} after"
         + (
             f"; worth {compact(gained_tokens)} more cached tokens, {money(gained_usd)}"
             if gained_tokens

@@ -87,6 +87,18 @@ class Entry:
     synthetic: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Holdings:
+    """What `sniff index` reports: distinct files, not rows."""
+
+    files: int
+    """Distinct log files."""
+    size: int
+    """Their bytes, each file once (at the largest size it was read)."""
+    readings: int
+    """Rows: a file is kept once per way of reading it (`indexed.mode_of`)."""
+
+
 class IndexStore:
     """An open index. Every method swallows database errors: the index is an accelerator."""
 
@@ -268,13 +280,16 @@ class IndexStore:
         except (sqlite3.Error, OSError):
             self.broken = True
 
-    def stats(self) -> tuple[int, int]:
-        """(files indexed, bytes of logs they cover)."""
+    def stats(self) -> Holdings:
+        """What the index holds; a file read several ways is one file of one size."""
         try:
-            row = self._db.execute("SELECT COUNT(*), COALESCE(SUM(size), 0) FROM files").fetchone()
+            row = self._db.execute(
+                "SELECT COUNT(*), COALESCE(SUM(size), 0), COALESCE(SUM(readings), 0) FROM "
+                "(SELECT MAX(size) AS size, COUNT(*) AS readings FROM files GROUP BY path)"
+            ).fetchone()
         except sqlite3.Error:
-            return 0, 0
-        return int(row[0]), int(row[1])
+            return Holdings(0, 0, 0)
+        return Holdings(int(row[0]), int(row[1]), int(row[2]))
 
     def _check_version(self, fingerprint: str) -> None:
         self._db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")

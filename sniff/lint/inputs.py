@@ -19,7 +19,7 @@ import orjson
 from sniff.errors import UserError
 from sniff.ingest import anthropic_api, openai_api
 from sniff.ingest.anthropic_api import API as ANTHROPIC
-from sniff.ingest.discover import expand
+from sniff.ingest.discover import LOG_SUFFIX, expand
 from sniff.ingest.formats import detect
 from sniff.ingest.openai_api import CHAT, RESPONSES
 from sniff.ingest.prompt_blocks import cache_mark
@@ -44,25 +44,73 @@ PARAMS = (
 def load_prompts(paths: list[Path]) -> tuple[list[LintPrompt], list[Path]]:
     """Prompts from prompt files and request logs; and the logs that hold no prompts.
 
+    A file is a log (`*.jsonl`) or a prompt file; a folder is walked for logs as every command
+    walks it (`discover.expand`): the Markdown and text beside logs are notes, not prompts
+    (`prompt_files` finds those of a folder of prompts).
+
     Raises:
-        UserError: a path does not exist or a prompt file cannot be read.
+        UserError: a path does not exist, a folder holds no log, or a prompt file cannot be
+            read.
     """
     prompts: list[LintPrompt] = []
     usage_only: list[Path] = []
     for path in paths:
         if not path.exists():
             raise UserError(f"no such file or directory: {path}")
-        files = [path] if path.is_file() else sorted(_prompt_files(path))
-        for file in files:
-            if file.suffix == ".jsonl":
-                found = list(_logged(file))
-                if found:
-                    prompts.extend(found)
-                else:
-                    usage_only.append(file)
+        if path.is_file() and path.suffix != LOG_SUFFIX:
+            prompts.extend(_prompt_file(path))
+            continue
+        sources = expand([path])
+        if not sources:
+            raise UserError(_no_logs(path))
+        for source in sources:
+            log = Path(source.path)
+            found = list(_logged(log)) if log.is_file() else []  # an export holds no prompts
+            if found:
+                prompts.extend(found)
             else:
-                prompts.extend(_prompt_file(file))
+                usage_only.append(log)
     return prompts, usage_only
+
+
+def prompt_files(paths: list[Path]) -> list[Path]:
+    """The prompt files `paths` name: files as they are, folders walked for text, Markdown
+    and JSON bodies, leaving out their documentation (README, CHANGELOG, ...: name such a
+    file to lint it) and logs.
+
+    Raises:
+        UserError: a path does not exist, or a folder holds no prompt file.
+    """
+    found: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise UserError(f"no such file or directory: {path}")
+        if path.is_file():
+            found.append(path)
+            continue
+        inside = sorted(
+            file
+            for file in path.rglob("*")
+            if file.is_file()
+            and file.stem.upper() not in DOCUMENTATION
+            and (file.suffix in TEXT_SUFFIXES or file.suffix == ".json")
+        )
+        if not inside:
+            suffixes = ", ".join(sorted({*TEXT_SUFFIXES, ".json"}))
+            raise UserError(f"no prompt files ({suffixes}) under {path}")
+        found.extend(inside)
+    return found
+
+
+def _no_logs(folder: Path) -> str:
+    """Why a folder gave nothing to lint, and what to type if it holds prompts."""
+    try:
+        prompt_files([folder])
+    except UserError:
+        return f"no logs (*{LOG_SUFFIX}) under {folder}"
+    return (
+        f"no logs (*{LOG_SUFFIX}) under {folder}; its prompt files: sniff lint --prompts {folder}"
+    )
 
 
 def body_prompt(file: str, body: dict[str, Any], **extra: Any) -> LintPrompt:
@@ -93,16 +141,6 @@ def text_prompt(file: str, text: str) -> LintPrompt:
             )
         offset += len(paragraph) + 2
     return LintPrompt(file=file, blocks=tuple(blocks), api=TEXT, source_text=text)
-
-
-def _prompt_files(folder: Path) -> Iterator[Path]:
-    """The prompt files and logs in a folder; its documentation (README, CHANGELOG, ...) is
-    not a prompt, though it may be Markdown: name such a file to lint it."""
-    for file in folder.rglob("*"):
-        if not file.is_file() or file.stem.upper() in DOCUMENTATION:
-            continue
-        if file.suffix in TEXT_SUFFIXES or file.suffix in (".json", ".jsonl"):
-            yield file
 
 
 def _prompt_file(file: Path) -> list[LintPrompt]:

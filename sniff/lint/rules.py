@@ -412,11 +412,16 @@ def dynamic_before_static(context: LintContext) -> Iterator[Finding]:
         if dynamic and static and dynamic[0] < static[-1]:
             block = prompt.blocks[dynamic[0]]
             match = placeholders[dynamic[0]][0]
+            follow = (
+                "1 static paragraph follows"
+                if len(static) == 1
+                else f"{len(static)} static paragraphs follow"
+            )
             yield finding(
                 "SN014",
                 prompt,
                 block,
-                f"{block.path} has a placeholder and {len(static)} static paragraph(s) follow it",
+                f"{block.path} has a placeholder and {follow} it",
                 match.group(0),
                 match.start(),
             )

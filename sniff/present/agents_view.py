@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.agents import AgentReport, CommandRow, Spread
-from sniff.present.formats import first_line
+from sniff.present.formats import first_line, plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -90,12 +90,14 @@ def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> 
     from sniff.present.report_agents import TOOL_HEADERS, command_rows, texts, tool_rows
 
     calls = sum(row.calls for row in report.tools)
-    console.print(f"[bold]Tool use[/] · {calls:,} calls of {len(report.tools):,} tools")
+    console.print(
+        f"[bold]Tool use[/] · {plural(calls, 'call')} of {plural(len(report.tools), 'tool')}"
+    )
     rows = texts(tool_rows(report, limit))
     console.print(measures_table("Tools", TOOL_HEADERS, rows, text_columns=2))
     console.print(
         f"[bold]Failures[/] · {report.tool_failures:,} of {report.results:,} tool results "
-        f"({percent(report.tool_failure_rate)}), {report.api_errors:,} API error(s)"
+        f"({percent(report.tool_failure_rate)}), {plural(report.api_errors, 'API error')}"
     )
     rows = [
         [row.error_class, first_line(row.examples[0][1]) if row.examples else "", f"{row.count:,}"]

@@ -89,7 +89,12 @@ def print_top_breaks(console: Console, breaks: BreakDigest, zone: tzinfo) -> Non
 
 def _totals(title: str, key: str, rows: list[CauseTotals]) -> Any:
     cells = [
-        [row.key, f"{row.breaks:,}", compact(row.rebuilt_tokens), money(row.cost_usd)]
+        [
+            short_project(row.key) if key == "project" else row.key,
+            f"{row.breaks:,}",
+            compact(row.rebuilt_tokens),
+            money(row.cost_usd),
+        ]
         for row in rows
     ]
     return measures_table(title, [key, "breaks", "rebuilt", "cost"], cells, text_columns=1)

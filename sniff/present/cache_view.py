@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.table import Table
 
 from sniff.analyses.cache import CacheReport, Comparison, Measures
-from sniff.present.console import measures_table
-from sniff.present.formats import compact, money, percent, signed_money
+from sniff.present.console import measures_table, short_project
+from sniff.present.formats import compact, money, percent, plural, signed_money
 
 TOP_ROWS = 10
 
@@ -19,7 +19,7 @@ def print_cache(console: Console, report: CacheReport) -> None:
     error = report.error
     console.print(
         f"[bold]Cache simulation[/] · policy: {report.policy} · "
-        f"{report.observed.requests:,} requests"
+        f"{plural(report.observed.requests, 'request')}"
     )
     if error.bias is None:
         console.print("No reported cache reads to compare the simulation with.")
@@ -131,7 +131,7 @@ def _cells(measures: Measures) -> list[str]:
 def _comparisons(title: str, key: str, rows: list[Comparison]) -> Table:
     cells = [
         [
-            row.key[:8] if key == "session" else row.key,
+            row.key[:8] if key == "session" else short_project(row.key),
             f"{row.observed.requests:,}",
             percent(row.observed.hit_rate),
             percent(row.simulated.hit_rate),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 import shutil
+from collections import Counter
 from collections.abc import Iterable
 from datetime import tzinfo
 from typing import TextIO
@@ -13,11 +15,13 @@ from rich.table import Table
 
 from sniff.analyses.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset, LineIssue
-from sniff.present.formats import compact, duration, money, percent, tokens
+from sniff.present.formats import compact, duration, money, percent, plural, tokens
 from sniff.pricing import PriceSource
 
 TOP_SESSIONS = 10
 RECENT_DAYS = 31
+DATE_STAMP = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
+"""A model snapshot's date: `-20250514`, `-2025-08-07`."""
 
 
 def print_summary(
@@ -51,8 +55,8 @@ def print_header(
         end = summary.last.astimezone(zone).strftime("%Y-%m-%d %H:%M")
         period = f" · {start} → {end}"
     console.print(
-        f"[bold]sniff[/] · {summary.totals.requests:,} requests from {len(dataset.files):,} "
-        f"files{period} · prices: {prices.library}"
+        f"[bold]sniff[/] · {plural(summary.totals.requests, 'request')} from "
+        f"{plural(len(dataset.files), 'file')}{period} · prices: {prices.library}"
         + (f" (overrides: {', '.join(prices.overrides)})" if prices.overrides else "")
     )
 
@@ -98,7 +102,7 @@ def breakdown(title: str, key_name: str, groups: Iterable[Group]) -> Table:
         for group in groups
     ]
     headers = [key_name, "reqs", "input", "read", "write", "output", "hit", "cost", "saved"]
-    return measures_table(title, headers, rows, text_columns=1)
+    return measures_table(title, headers, rows, text_columns=1, dated=key_name == "model")
 
 
 def sessions_table(rows: Iterable[SessionRow], title: str, zone: tzinfo) -> Table:
@@ -126,7 +130,7 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
     skipped = dataset.skipped
     if skipped:
         console.print(
-            f"[yellow]{len(skipped):,} line(s) skipped[/] (not valid JSON objects); "
+            f"[yellow]{plural(len(skipped), 'line')} skipped[/] (not valid JSON objects); "
             "--verbose lists them."
         )
     for issue in dataset.unreadable:
@@ -135,7 +139,7 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
         console.print(f"[yellow]not a log format sniff reads:[/] {path}", highlight=False)
     if summary.totals.failed_requests:
         console.print(
-            f"{summary.totals.failed_requests:,} request(s) failed (no response or an error "
+            f"{plural(summary.totals.failed_requests, 'request')} failed (no response or an error "
             "status): counted, at no cost."
         )
     if summary.unpriced_models:
@@ -145,8 +149,8 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
         )
     if summary.ttl_assumed_requests:
         console.print(
-            f"{summary.ttl_assumed_requests:,} request(s) wrote cache without saying which TTL: "
-            "priced as 5-minute writes."
+            f"{plural(summary.ttl_assumed_requests, 'request')} wrote cache without saying which "
+            "TTL: priced as 5-minute writes."
         )
 
 
@@ -166,6 +170,42 @@ def short_project(project: str) -> str:
     return "/".join(parts[-2:]) if len(parts) > 2 else project
 
 
+def fit_names(names: list[str], width: int, *, dated: bool = False) -> list[str]:
+    """`names` in at most `width` characters, names that differ still reading differently.
+
+    Model names (`dated`) first lose their snapshot date (`claude-sonnet-4-20250514` reads
+    `claude-sonnet-4`), except where another name would then read the same. A name still too
+    long loses its end (`claude-opus…`), or, where that would make it read like another, its
+    middle (`claude-s…4-5` beside `claude-s…t-4`).
+    """
+    shown = {name: name for name in names}
+    if all(len(name) <= width for name in shown):
+        return names
+    if dated:
+        undated = {name: DATE_STAMP.sub("", name) for name in shown}
+        counts = Counter(undated.values())
+        shown = {name: short if counts[short] == 1 else name for name, short in undated.items()}
+    cut = {name: _elide(short, width, 0) for name, short in shown.items()}
+    for reading, count in Counter(cut.values()).items():
+        if count == 1:
+            continue
+        group = [name for name, fitted in cut.items() if fitted == reading]
+        others = set(cut.values()) - {reading}
+        for tail in (*range(3, width - 1), 2, 1):
+            tried = {name: _elide(shown[name], width, tail) for name in group}
+            if len(set(tried.values())) == len(group) and not others & set(tried.values()):
+                cut.update(tried)
+                break
+    return [cut[name] for name in names]
+
+
+def _elide(name: str, width: int, tail: int) -> str:
+    """`name` in `width` characters: its start, `…`, and its last `tail` characters."""
+    if len(name) <= width:
+        return name
+    return name[: width - 1 - tail] + "…" + (name[-tail:] if tail else "")
+
+
 def zone_name(zone: tzinfo) -> str:
     """The zone's name as a user would type it."""
     return str(getattr(zone, "key", None) or zone)
@@ -178,14 +218,23 @@ def measures_table(
     *,
     text_columns: int,
     shrinkable: int = 0,
+    dated: bool = False,
 ) -> Table:
-    """A table whose numbers never get cut: only the `shrinkable` text column gives way."""
+    """A table whose numbers never get cut: only the `shrinkable` text column gives way, its
+    values shortened by `fit_names` (`dated`: they are model names)."""
     widths = [
         max([len(header), *(len(row[i]) for row in rows)]) for i, header in enumerate(headers)
     ]
     # Columns are separated by two spaces and the table is indented by one.
     room = shutil.get_terminal_size().columns - 1 - 2 * (len(headers) - 1)
     room -= sum(width for i, width in enumerate(widths) if i != shrinkable)
+    fitted = max(8, min(room, widths[shrinkable], 36))
+    if rows and fitted < widths[shrinkable]:
+        names = fit_names([row[shrinkable] for row in rows], fitted, dated=dated)
+        rows = [
+            [*row[:shrinkable], name, *row[shrinkable + 1 :]]
+            for row, name in zip(rows, names, strict=True)
+        ]
     table = Table(
         title=title,
         title_justify="left",
@@ -198,8 +247,7 @@ def measures_table(
     )
     for index, header in enumerate(headers):
         if index == shrinkable:
-            width = max(8, min(room, widths[index], 36))
-            table.add_column(header, no_wrap=True, overflow="ellipsis", max_width=width)
+            table.add_column(header, no_wrap=True, overflow="ellipsis", max_width=fitted)
         else:
             numeric = index >= text_columns
             table.add_column(

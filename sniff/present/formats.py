@@ -83,3 +83,8 @@ def axis_seconds(value: float) -> str:
 def first_line(text: str) -> str:
     """The first line of `text` that is not blank, stripped ("" for none)."""
     return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """`1 file`, `2 files`, `1,024 files`; `many` for a noun that does not just take an s."""
+    return f"{count:,} {noun if count == 1 else many or noun + 's'}"

@@ -11,7 +11,7 @@ from sniff import __version__
 from sniff.lint import LintReport
 from sniff.lint.model import Finding, Severity
 from sniff.lint.rules import RULES
-from sniff.present.formats import compact, money
+from sniff.present.formats import compact, money, plural
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -54,8 +54,11 @@ def print_lint(console: Console, report: LintReport) -> None:
     counts = {severity: 0 for severity in Severity}
     for found in report.findings:
         counts[found.severity] += 1
-    summary = ", ".join(f"{counts[s]} {s.label}(s)" for s in sorted(Severity, reverse=True))
-    console.print(f"\n{report.files} file(s) checked: {summary}.")
+    summary = ", ".join(
+        plural(counts[s], s.label, "info" if s is Severity.INFO else None)
+        for s in sorted(Severity, reverse=True)
+    )
+    console.print(f"\n{plural(report.files, 'file')} checked: {summary}.")
 
 
 def lint_json(report: LintReport) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from sniff.analyses.browse import Archive, build_archive
 from sniff.ingest.incremental import ArchiveReader, Progress
 from sniff.model import Dataset
+from sniff.present.formats import plural
 from sniff.pricing import PriceBook
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.overview import OverviewScreen
@@ -113,7 +114,7 @@ class SniffApp(App[None]):
         else:
             self.sub_title = (
                 f"reading {progress.fraction:.0%}: {progress.files_read:,} of "
-                f"{progress.files_total:,} files"
+                f"{plural(progress.files_total, 'file')}"
             )
         for screen in self.screen_stack:
             if isinstance(screen, ArchiveScreen):
@@ -126,7 +127,7 @@ class SniffApp(App[None]):
             if first and self.lint_findings is None:
                 self._lint()
             elif not first:
-                self.notify(f"Re-read {progress.changed:,} changed file(s).")
+                self.notify(f"Re-read {plural(progress.changed, 'changed file')}.")
                 relint = progress.changed or archive.dataset.files != self.linted_files
                 if self.linted_files is not None and relint:  # (given findings are kept)
                     self._lint()  # the findings were of the files as they were

@@ -259,7 +259,7 @@ def test_verbose_lists_skipped_lines_as_file_line_reason(tmp_path, cc):
     assert any(line.startswith(f"{path}:4: invalid JSON") for line in lines), lines
     quiet = run("scan", str(path), env=WIDE)
     assert f"{path}:2" not in quiet.output
-    assert "2 line(s) skipped" in quiet.stdout
+    assert "2 lines skipped" in quiet.stdout
     as_json = run("scan", "--json", "--verbose", str(path), env={"COLUMNS": "500"})
     assert json.loads(as_json.stdout)["warnings"]["skipped_lines"] == 2  # the list is on stderr
     assert f"{path}:2: a JSON array, not an object" in as_json.stderr.splitlines()

@@ -4,6 +4,7 @@ selection, `[tool.sniff.lint]`, --fix, and one-line user errors."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,9 @@ from sniff.lint.rules import RULES
 ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = ROOT / "sample_logs" / "prompts"
 BAD, GOOD = PROMPTS / "bad", PROMPTS / "good"
+ALL_BAD = ("--prompts", BAD, BAD)
+"""The bad samples: their prompt files, and the logs in their folder (SN012)."""
+ALL_GOOD = ("--prompts", GOOD, GOOD)
 FINDING_KEYS = {
     "rule",
     "name",
@@ -83,7 +87,7 @@ def test_explain_an_unknown_rule_is_a_user_error() -> None:
 
 
 def test_json_has_the_documented_shape() -> None:
-    report = lint_json(BAD)
+    report = lint_json(*ALL_BAD)
     assert set(report) == {"files", "fail_on", "failed", "findings"}
     assert (report["files"], report["fail_on"], report["failed"]) == (15, "error", True)
     assert {item["rule"] for item in report["findings"]} == set(RULES)
@@ -97,8 +101,8 @@ def test_json_has_the_documented_shape() -> None:
 
 
 def test_sarif_loads_back_with_every_finding_at_its_place() -> None:
-    findings = lint_json(BAD)["findings"]
-    result = run("--format", "sarif", BAD)
+    findings = lint_json(*ALL_BAD)["findings"]
+    result = run("-f", "sarif", *ALL_BAD)
     assert result.exit_code == 1, result.output
     sarif = json.loads(result.stdout)
     assert sarif["version"] == "2.1.0"
@@ -124,7 +128,7 @@ def test_sarif_loads_back_with_every_finding_at_its_place() -> None:
 
 
 def test_sarif_of_clean_prompts_has_no_results() -> None:
-    result = run("--format", "sarif", GOOD)
+    result = run("-f", "sarif", *ALL_GOOD)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["runs"][0].get("results", []) == []
 
@@ -137,7 +141,7 @@ def test_text_output_groups_by_file_and_counts() -> None:
     assert "»2026-11-12T18:42:09Z«" in text
     assert f"fix: {RULES['SN006'].fix}" in text
     assert "more cached tokens" in text and "per 1,000 calls at 1 call/min (estimate)" in text
-    assert text.endswith("1 file(s) checked: 1 error(s), 0 warning(s), 0 info(s).")
+    assert text.endswith("1 file checked: 1 error, 0 warnings, 0 info.")
 
 
 # --- exit codes and the choice of rules ------------------------------------------------------
@@ -161,19 +165,19 @@ def test_exit_1_at_or_above_fail_on_and_0_below(name: str, fail_on: str | None, 
 
 
 def test_clean_prompts_exit_0_even_failing_on_info() -> None:
-    result = run("--fail-on", "info", GOOD)
+    result = run("--fail-on", "info", *ALL_GOOD)
     assert result.exit_code == 0, result.output
-    assert "0 error(s), 0 warning(s), 0 info(s)" in flat(result.stdout)
+    assert "0 errors, 0 warnings, 0 info" in flat(result.stdout)
 
 
 def test_select_runs_only_the_named_rules() -> None:
-    report = lint_json("--select", "SN008", "--select", "SN010", BAD)
+    report = lint_json("--select", "SN008", "--select", "SN010", *ALL_BAD)
     assert {item["rule"] for item in report["findings"]} == {"SN008", "SN010"}
     assert report["failed"] is False  # two warnings
 
 
 def test_ignore_skips_the_named_rules() -> None:
-    report = lint_json("--ignore", "SN001", "--ignore", "SN006", BAD)
+    report = lint_json("--ignore", "SN001", "--ignore", "SN006", *ALL_BAD)
     assert {item["rule"] for item in report["findings"]} == set(RULES) - {"SN001", "SN006"}
 
 
@@ -199,13 +203,13 @@ def test_pyproject_table_chooses_rules_and_fail_on(
         '[tool.sniff.lint]\nignore = ["SN008"]\nfail-on = "warning"\ncalls-per-minute = 5\n'
     )
     monkeypatch.chdir(tmp_path)
-    result = run("--format", "json", "prompts")
+    result = run("-f", "json", "--prompts", "prompts")
     assert result.exit_code == 1, result.output  # the SN010 warning fails at "warning"
     report = json.loads(result.stdout)
     assert report["fail_on"] == "warning"
     assert {item["rule"] for item in report["findings"]} == {"SN010"}
     # flags win over the table
-    assert run("--fail-on", "error", str(prompts)).exit_code == 0
+    assert run("--fail-on", "error", "--prompts", prompts).exit_code == 0
 
 
 def test_pyproject_calls_per_minute_states_the_rate(
@@ -214,7 +218,7 @@ def test_pyproject_calls_per_minute_states_the_rate(
     copy_samples(tmp_path, "SN006-breakpoint-on-volatile-block.json")
     (tmp_path / "pyproject.toml").write_text("[tool.sniff.lint]\ncalls-per-minute = 5\n")
     monkeypatch.chdir(tmp_path)
-    [item] = lint_json("prompts")["findings"]
+    [item] = lint_json("--prompts", "prompts")["findings"]
     assert item["saving"]["basis"] == "per 1,000 calls at 5 calls/min (estimate)"
 
 
@@ -229,7 +233,7 @@ def test_a_bad_pyproject_table_is_a_user_error(
     copy_samples(tmp_path, "SN008-below-minimum.json")
     (tmp_path / "pyproject.toml").write_text(f"[tool.sniff.lint]\n{table}\n")
     monkeypatch.chdir(tmp_path)
-    assert named in one_line_error(run("prompts"))
+    assert named in one_line_error(run("--prompts", "prompts"))
 
 
 # --- --fix ---------------------------------------------------------------------------------------
@@ -264,7 +268,7 @@ def test_fix_rewrites_a_copy_shows_the_diff_and_relints_clean(
     # the diff and the summary go to stderr; stdout stays the report of the fixed file
     assert f"{copy} (before)" in result.stderr and f"{copy} (fixed)" in result.stderr
     summary = flat(result.stderr)
-    assert "--fix rewrote 1 file(s)" in summary and "0 after" in summary
+    assert "--fix rewrote 1 file:" in summary and "0 after" in summary
     assert ("more cached tokens" in summary) is priced
     assert [item["rule"] for item in json.loads(result.stdout)["findings"]] == []
     again = lint_json("--fail-on", "info", copy)
@@ -303,7 +307,7 @@ def test_fix_drops_a_lone_one_hour_ttl_on_the_tail(tmp_path: Path) -> None:
     path.write_text(json.dumps(body, indent=2), encoding="utf-8")
     assert "SN010" in {item["rule"] for item in lint_json(path)["findings"]}
     result = run("--fix", path)
-    assert "--fix rewrote 1 file(s)" in flat(result.stderr)
+    assert "--fix rewrote 1 file:" in flat(result.stderr)
     assert "SN010" not in {item["rule"] for item in lint_json(path)["findings"]}
     fixed = json.loads(path.read_text())["messages"][0]["content"][0]
     assert fixed["cache_control"] == {"type": "ephemeral"}
@@ -381,10 +385,79 @@ def test_invalid_json_names_the_place(tmp_path: Path) -> None:
     assert f"{broken}:2:" in one_line_error(run(broken))
 
 
-def test_a_folder_is_linted_without_its_documentation(tmp_path: Path) -> None:
+def test_a_prompts_folder_is_linted_without_its_documentation(tmp_path: Path) -> None:
     """A README beside the prompts is documentation: linted only when named."""
     (tmp_path / "README.md").write_text(
         "Fill `{{ customer }}` in first.\n\nGenerated 2026-01-31.\n"
     )
-    assert lint_json(tmp_path)["findings"] == []
+    (tmp_path / "system.md").write_text("You are a careful support agent.\n")
+    report = lint_json("--prompts", tmp_path)
+    assert (report["files"], report["findings"]) == (1, [])
     assert lint_json(tmp_path / "README.md")["findings"] != []
+    assert lint_json("--prompts", tmp_path / "README.md")["findings"] != []
+
+
+def log_folder(folder: Path) -> Path:
+    """A folder of logs with notes beside them that would be findings if read as prompts."""
+    logs = folder / "logs"
+    logs.mkdir(parents=True)
+    shutil.copy(BAD / "logs" / "SN012-ttl-gaps.jsonl", logs / "session.jsonl")
+    shutil.copy(BAD / "SN001-volatile-system.md", logs / "NOTES.md")
+    shutil.copy(BAD / "SN014-dynamic-before-static.md", logs / "todo.txt")
+    shutil.copy(BAD / "SN006-breakpoint-on-volatile-block.json", logs / "body.json")
+    return logs
+
+
+def test_a_log_folder_lints_only_its_logs(tmp_path: Path) -> None:
+    logs = log_folder(tmp_path)
+    result = run("-f", "json", logs)
+    assert result.exit_code == 0, result.output  # the log's own finding is a warning
+    report = json.loads(result.stdout)
+    assert report["files"] == 1
+    assert {item["file"] for item in report["findings"]} == {str(logs / "session.jsonl")}
+    assert run("--fail-on", "warning", logs).exit_code == 1
+    # the notes are linted when asked for
+    assert {Path(item["file"]).name for item in lint_json("--prompts", logs)["findings"]} == {
+        "NOTES.md",
+        "todo.txt",
+        "body.json",
+    }
+
+
+SHARED = Path(
+    os.environ.get("SNIFF_SHARED_SAMPLES") or ROOT.parent / "shared" / "samples"
+).resolve()
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared samples not found at {SHARED}")
+def test_the_shared_samples_lint_no_markdown_and_fail_on_their_logs_findings() -> None:
+    from sniff.ingest.discover import expand
+
+    result = run("-f", "json", SHARED)
+    report = json.loads(result.stdout)
+    assert report["files"] == len(expand([SHARED]))  # every log, and nothing else
+    linted = {Path(item["file"]).suffix for item in report["findings"]}
+    assert linted == {".jsonl"}
+    assert result.exit_code == (
+        1 if any(i["severity"] == "error" for i in report["findings"]) else 0
+    )
+
+
+def test_a_folder_without_logs_points_to_prompts(tmp_path: Path) -> None:
+    prompts = copy_samples(tmp_path, "SN008-below-minimum.json")
+    line = one_line_error(run(prompts))
+    assert f"no logs (*.jsonl) under {prompts}" in line and f"--prompts {prompts}" in line
+    (tmp_path / "empty").mkdir()
+    assert "--prompts" not in one_line_error(run(tmp_path / "empty"))
+
+
+def test_a_prompts_folder_without_prompts_is_one_line(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    shutil.copy(BAD / "logs" / "SN012-ttl-gaps.jsonl", logs / "session.jsonl")
+    assert "no prompt files (.j2, .jinja, .json, " in one_line_error(run("--prompts", logs))
+
+
+def test_an_unknown_rule_lists_the_rules_in_order() -> None:
+    line = one_line_error(run("--explain", "SN999"))
+    assert line.endswith("rules: " + ", ".join(f"SN{n:03d}" for n in range(1, 15)))

@@ -104,7 +104,7 @@ def test_the_terminal_and_the_report_show_the_same_failures_and_user_requests() 
     console = Console(record=True, width=200)
     print_agents(console, report)
     shown = console.export_text()
-    assert "1 of 2 tool results (50.0%), 1 API error(s)" in shown
+    assert "1 of 2 tool results (50.0%), 1 API error" in shown
     titles = [title for title, _, _, _ in sections(report)]
     assert titles[1] == "Failures: 1 of 2 tool results (50.0%)"
     lines = shown.splitlines()

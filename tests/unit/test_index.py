@@ -679,7 +679,7 @@ def test_two_runs_at_once_give_the_same_numbers(tmp_path: Path) -> None:
     store = indexed.open_index()
     assert store is not None
     try:
-        assert store.stats()[0] == 240
+        assert store.stats().files == 240
     finally:
         store.close()
 
@@ -769,6 +769,31 @@ def test_prompt_reading_modes_are_kept_apart(tmp_path: Path, spy: Spy) -> None:
     assert same_as_without_index([tmp_path], with_prompts="sized") == sized
     assert same_as_without_index([tmp_path]) == plain
     assert spy.tasks == []
+
+
+def test_sniff_index_counts_each_file_once_however_often_it_was_read(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+
+    files = corpus(tmp_path)
+    same_as_without_index([tmp_path])
+    same_as_without_index([tmp_path], with_prompts="sized")  # a second row for every file
+    store = indexed.open_index()
+    assert store is not None
+    try:
+        held = store.stats()
+    finally:
+        store.close()
+    assert held.files == len(files)
+    assert held.size == sum(path.stat().st_size for path in files.values())
+    assert held.readings == 2 * len(files)
+
+    result = CliRunner().invoke(app, ["index"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert f": {len(files)} files, " in text
+    assert f"({2 * len(files)} readings: a file is kept once for each way" in text
 
 
 # --- found wanting -----------------------------------------------------------------------------

@@ -15,7 +15,7 @@ import pytest
 
 from sniff.lint import LintConfig, check, lint
 from sniff.lint.fix import fixed_body, fixed_text, is_fixable
-from sniff.lint.inputs import body_prompt, load_prompts, text_prompt
+from sniff.lint.inputs import body_prompt, load_prompts, prompt_files, text_prompt
 from sniff.lint.model import Finding, LintPrompt, Severity
 from sniff.lint.rules import RULES
 from sniff.lint.volatile import find_placeholders, find_volatile, line_and_column
@@ -104,8 +104,9 @@ def test_good_twin_has_nothing_at_warning_or_above(rule: str, name: str) -> None
 
 
 def test_the_bad_folder_shows_every_rule_and_the_good_folder_none() -> None:
-    assert rules_of(findings(BAD)) == set(RULES)
-    assert findings(GOOD) == []
+    for folder, expected in ((BAD, set(RULES)), (GOOD, set())):
+        found = lint([*prompt_files([folder]), folder], EVERYTHING).findings  # prompts, logs
+        assert rules_of(found) == expected
 
 
 @pytest.mark.parametrize(("rule", "name"), [case[:2] for case in CASES], ids=IDS)

@@ -10,6 +10,7 @@ from textual.widgets import Footer, Header, Static
 from sniff.analyses.browse import Archive
 from sniff.analyses.findings import ArchiveFinding, collect_findings
 from sniff.present.console import short_project
+from sniff.present.formats import plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import usd
 from sniff.tui.widgets.table import BrowseTable, Column, Row
@@ -37,13 +38,13 @@ class FindingsScreen(ArchiveScreen):
         self.sub_title = "findings"
         lint = self.sniff.lint_findings
         found = collect_findings(archive, lint)
-        title = Text(f"{len(found):,} findings", style="bold")
+        title = Text(plural(len(found), "finding"), style="bold")
         breaks = sum(item.kind == "break" for item in found)
-        title.append(f"  ·  {breaks:,} cache breaks  ·  ")
+        title.append(f"  ·  {plural(breaks, 'cache break')}  ·  ")
         if lint is None:
             title.append("lint: checking the logged prompts…", style="italic")
         else:
-            title.append(f"{len(lint):,} lint findings")
+            title.append(plural(len(lint), "lint finding"))
         title.append("\nEnter opens the request; cold starts are not listed (they are expected).")
         self.query_one("#title", Static).update(title)
         self.query_one(BrowseTable).set_rows(

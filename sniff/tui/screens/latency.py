@@ -11,7 +11,7 @@ from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive
 from sniff.analyses.latency import METRICS, LatencyReport, analyze_latency
-from sniff.present.formats import percent, seconds
+from sniff.present.formats import percent, plural, seconds
 from sniff.present.latency_view import NAMES, histogram
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import figure
@@ -106,7 +106,7 @@ class LatencyScreen(ArchiveScreen):
             self._present(report)
 
     def _present(self, report: LatencyReport) -> None:
-        title = Text(f"{NAMES[report.metric]}: {report.count:,} requests ", style="bold")
+        title = Text(f"{NAMES[report.metric]}: {plural(report.count, 'request')} ", style="bold")
         title.append(f"({report.exact:,} exact, {report.count - report.exact:,} approximate)")
         title.append("  ·  m: next metric", style="italic")
         for note in report.notes:

@@ -10,7 +10,7 @@ from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive, BreakCost, SessionView
 from sniff.analyses.summary import Totals
-from sniff.present.formats import duration
+from sniff.present.formats import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import count, figure, rate, usd
 from sniff.tui.widgets.table import BrowseTable, Column, Row
@@ -50,7 +50,7 @@ class ProjectScreen(ArchiveScreen):
         totals = row.totals if row is not None else Totals()
         breaks = row.breaks if row is not None else BreakCost()
         title = totals_text(totals, breaks, self.colours)
-        title.append(f"\n{self.project}  ·  {len(sessions):,} sessions", style="bold")
+        title.append(f"\n{self.project}  ·  {plural(len(sessions), 'session')}", style="bold")
         self.query_one("#title", Static).update(title)
         zone = archive.zone
         self.query_one(BrowseTable).set_rows([self._row(view, zone) for view in sessions])

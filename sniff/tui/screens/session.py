@@ -13,7 +13,7 @@ from sniff.analyses.browse import Archive, BreakCost, TimelineEntry
 from sniff.analyses.latency import timing
 from sniff.analyses.summary import Totals
 from sniff.model import Request
-from sniff.present.formats import duration
+from sniff.present.formats import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import cache_bar, count, figure, usd
 from sniff.tui.widgets.table import BrowseTable, Column, Row
@@ -88,7 +88,9 @@ class SessionScreen(ArchiveScreen):
         text.append(f"\n{first.project}  ·  session {self.session_id[:8]}  ·  from {start}")
         idle = sum(entry.idle for entry in timeline)
         if idle:
-            text.append(f"  ·  {idle} idle gap(s) longer than the cache TTL", style="italic")
+            text.append(
+                f"  ·  {plural(idle, 'idle gap')} longer than the cache TTL", style="italic"
+            )
         return text
 
     def _gap(self, entry: TimelineEntry) -> Row:

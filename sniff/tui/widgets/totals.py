@@ -6,7 +6,7 @@ from rich.text import Text
 
 from sniff.analyses.browse import BreakCost
 from sniff.analyses.summary import Totals
-from sniff.present.formats import compact, money, percent
+from sniff.present.formats import compact, money, percent, plural
 from sniff.tui.palette import Palette
 
 
@@ -24,7 +24,7 @@ def totals_text(totals: Totals, breaks: BreakCost, colours: Palette) -> Text:
     text.append("  ·  breaks ")
     text.append(f"{breaks.count:,} costing {money(breaks.usd)}", style=colours.uncached)
     text.append("\n")
-    text.append(f"{totals.requests:,} requests  ·  ")
+    text.append(f"{plural(totals.requests, 'request')}  ·  ")
     text.append(f"uncached {compact(totals.input_tokens)}", style=colours.uncached)
     text.append("  ·  ")
     text.append(f"read {compact(totals.cache_read_tokens)}", style=colours.read)
