@@ -6,7 +6,13 @@
 
 from __future__ import annotations
 
-from sniff.engine.policies import POLICIES, Policy, load_policies, with_overrides
+from sniff.engine.policies import (
+    POLICIES,
+    Policy,
+    load_policies,
+    own_with_overrides,
+    with_overrides,
+)
 from sniff.engine.prompts import SimPrompt, build_prompts, session_ttls
 from sniff.engine.simulate import SimUsage, simulate
 from sniff.engine.tree import Node, PrefixTree
@@ -20,6 +26,7 @@ __all__ = [
     "SimUsage",
     "build_prompts",
     "load_policies",
+    "own_with_overrides",
     "session_ttls",
     "simulate",
     "with_overrides",

@@ -8,6 +8,7 @@ command line or with a file of the same shape, without waiting for a release.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
 from importlib.resources import files
@@ -116,7 +117,10 @@ def with_overrides(
     if ttl is not None:
         if ttl not in policy.ttl_seconds:
             known = ", ".join(policy.ttl_seconds)
-            raise UserError(f"--ttl {ttl} is not a TTL of the {policy.name} policy ({known})")
+            raise UserError(
+                f"--ttl {ttl} cannot apply to the {policy.name} policy: it offers no {ttl} TTL "
+                f"(its TTLs: {known})"
+            )
         changes["ttl"] = ttl
         changes["force_ttl"] = True
     if min_tokens is not None:
@@ -125,6 +129,29 @@ def with_overrides(
     if kv_tokens is not None:
         changes["kv_tokens"] = kv_tokens
     return replace(policy, **changes)
+
+
+def own_with_overrides(
+    policies: dict[str, Policy],
+    names: Iterable[str],
+    *,
+    ttl: str | None = None,
+    min_tokens: int | None = None,
+) -> dict[str, Policy]:
+    """`policies` with the overrides applied to each provider's own policy (`names`): a TTL
+    only to the policies that offer it, as the provider would.
+
+    Raises:
+        UserError: none of them offers `ttl`.
+    """
+    chosen = sorted(names)
+    if ttl is not None and not any(ttl in policies[name].ttl_seconds for name in chosen):
+        raise UserError(f"--ttl {ttl} is not a TTL of any provider's policy ({', '.join(chosen)})")
+    changed = dict(policies)
+    for name in chosen:
+        offered = ttl if ttl is not None and ttl in policies[name].ttl_seconds else None
+        changed[name] = with_overrides(policies[name], ttl=offered, min_tokens=min_tokens)
+    return changed
 
 
 def _policy(name: str, values: dict[str, Any]) -> Policy:
