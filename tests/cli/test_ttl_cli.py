@@ -1,9 +1,14 @@
-"""`sniff cache --ttl`: a TTL reaches only the requests whose provider offers it.
+"""Longer TTLs on the command line: what `--ttl` reaches, and one verdict for lint and breaks.
 
-`sample_logs` holds Claude Code sessions (Anthropic: 5-minute and 1-hour TTLs) and Codex
-rollouts (OpenAI: automatic caching, no TTL to choose). Asked for a TTL without a policy, each
-provider keeps its own rules and the TTL applies where it exists, said in one line; asked for a
-policy that offers no such TTL, the command refuses (exit 2, one line).
+A TTL reaches only the requests whose provider offers it. `sample_logs` holds Claude Code
+sessions (Anthropic: 5-minute and 1-hour TTLs) and Codex rollouts (OpenAI: automatic caching,
+no TTL to choose). Asked for a TTL without a policy, each provider keeps its own rules and the
+TTL applies where it exists, said in one line; asked for a policy that offers no such TTL, the
+command refuses (exit 2, one line).
+
+The longer-TTL advice of `sniff lint` (SN012) and `sniff cache --breaks` is one computation:
+on the shared samples (outside the repository; skipped when absent) both give the same figure
+for the Claude Code session d3ad4cdc, and the Codex rollouts get none.
 """
 
 from __future__ import annotations
@@ -91,3 +96,62 @@ def test_a_minimum_without_a_policy_keeps_each_provider_under_its_own_rules() ->
     # OpenAI's own minimum is 1,024 tokens: the rollouts simulate as they did
     as_logged = sessions(cache_json(CODEX))
     assert sessions(cache_json("--min-tokens", "1024", CODEX)) == as_logged
+
+
+SHARED = ROOT.parent / "shared" / "samples"
+D3AD = (
+    SHARED
+    / "sniffly/tests/mock-data/-Users-chip-dev-ai-music/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"
+)
+LOCALPUSH = SHARED / "localpush"
+
+
+def shared(path: Path) -> Path:
+    if not path.exists():
+        pytest.skip(f"{path} is not here")
+    return path
+
+
+def lint_text(*paths: Path) -> str:
+    result = CliRunner().invoke(app, ["lint", *map(str, paths)], env=WIDE)
+    assert result.exit_code in (0, 1), result.output
+    return " ".join(result.stdout.split())
+
+
+def breaks_advice(*paths: Path) -> dict[str, Any]:
+    result = run("--breaks", "--json", *paths)
+    assert result.exit_code == 0, result.output
+    advice: dict[str, Any] = json.loads(result.stdout)["ttl_advice"]
+    return advice
+
+
+@pytest.mark.parametrize("scope", ["session", "samples"])
+def test_lint_and_cache_breaks_give_one_verdict_for_a_session(scope: str) -> None:
+    from sniff.lint import LintConfig, lint
+    from sniff.present.formats import money
+
+    path = shared(D3AD) if scope == "session" else shared(SHARED)
+    [session] = [v for v in breaks_advice(path)["sessions"] if v["session"].startswith("d3ad4cdc")]
+    [found] = [
+        f for f in lint([path], LintConfig(select=("SN012",))).findings if "d3ad4cdc" in f.message
+    ]
+    assert found.saving is not None and found.saving.usd is not None
+    assert round(found.saving.usd, 6) == session["net_saving_usd"] > 0
+    # 1-hour writes at 2x instead of 1.25x, against the three rebuilds after 6 to 9 minutes
+    assert session["avoided_breaks"] == 3 and session["extra_write_cost_usd"] > 0
+    assert f"{money(session['net_saving_usd'])} net" in lint_text(path)
+    if scope == "session":  # the file alone: the whole is the session
+        whole = breaks_advice(path)
+        assert whole["net_saving_usd"] == session["net_saving_usd"]
+        assert whole["recommend_1h"] is True
+
+
+def test_a_codex_rollout_gets_no_longer_ttl_advice_from_either() -> None:
+    path = shared(LOCALPUSH)
+    advice = breaks_advice(path)
+    assert advice["retentions"] == [] and advice["sessions"] == []
+    assert advice["no_setting"] == [{"source": "codex", "requests": 485}]
+    assert "SN012" not in lint_text(path)
+    text = " ".join(run("--breaks", path).stdout.split())
+    assert "No longer-TTL advice for the 485 codex request(s)" in text
+    assert "1-hour TTL" not in text
