@@ -56,20 +56,46 @@ def _longer_ttl(provider: str, source: str, model: str, day: date) -> LongerTtl 
 
 
 @dataclass(slots=True)
-class WriteTally:
-    """One session's requests that could have used a longer TTL."""
+class Tally:
+    """Requests that could have used a longer TTL, and the parts of its verdict: summed
+    exactly (`math.fsum`) when the verdict is made, whatever the order they came in."""
 
     requests: int = 0
     unpriced: int = 0
-    extra_usd: list[float] = field(default_factory=list)
-    """What each request's default-TTL writes would have cost more at the longer TTL."""
+    extra: list[float] = field(default_factory=list)
+    """What the default TTL's writes would have cost more, each request's (and, less, each
+    spared break's writes, which would not have been made)."""
+    avoided: list[float] = field(default_factory=list)
+    """What each spared break cost more than reads."""
+    spared: list[Break] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        """Count another tally in."""
+        self.requests += other.requests
+        self.unpriced += other.unpriced
+        self.extra += other.extra
+        self.avoided += other.avoided
+        self.spared += other.spared
+
+    def verdict(self, longer: LongerTtl, session: str | None) -> Verdict:
+        """The verdict of these requests (`session` None: every session)."""
+        priced = self.requests > self.unpriced
+        return Verdict(
+            longer,
+            session,
+            self.requests,
+            self.unpriced,
+            math.fsum(self.extra) if priced else None,
+            math.fsum(self.avoided) if priced else None,
+            tuple(sorted(self.spared, key=_in_time)),
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class TtlPart:
     """What one part of the logs brings to the advice; parts that share no chain join."""
 
-    writes: dict[tuple[str, str], WriteTally]
+    writes: dict[tuple[str, str], Tally]
     """(provider, session) → its requests that could have used the provider's longer TTL."""
     spared: list[Break]
     """The breaks a longer TTL would have spared, in the order they were found."""
@@ -88,7 +114,7 @@ def ttl_part(
     Args:
         ttl_in_force: how long the cache the break's predecessor left was kept (seconds).
     """
-    writes: dict[tuple[str, str], WriteTally] = {}
+    writes: dict[tuple[str, str], Tally] = {}
     no_setting: dict[str, int] = {}
     for request in requests:
         longer = longer_ttl_for(request)
@@ -97,7 +123,7 @@ def ttl_part(
             if sold is not None and request.source in sold.not_in:
                 no_setting[request.source] = no_setting.get(request.source, 0) + 1
             continue
-        tally = writes.setdefault((longer.provider, request.session_id), WriteTally())
+        tally = writes.setdefault((longer.provider, request.session_id), Tally())
         tally.requests += 1
         if not prices.is_priced(request.model):
             tally.unpriced += 1
@@ -106,7 +132,7 @@ def ttl_part(
         if written and longer.write_price:
             rates = prices.rates(request.model, request.when, request.usage.prompt_tokens)
             if rates is not None:
-                tally.extra_usd.append(written * _dearer(rates, longer))
+                tally.extra.append(written * _dearer(rates, longer))
     spared = [
         found
         for found in breaks
@@ -172,14 +198,11 @@ class TtlAdvice:
 
 def join(parts: Sequence[TtlPart]) -> TtlPart:
     """The parts as one (their sets must share no chain)."""
-    writes: dict[tuple[str, str], WriteTally] = {}
+    writes: dict[tuple[str, str], Tally] = {}
     no_setting: dict[str, int] = {}
     for part in parts:
         for key, tally in part.writes.items():
-            joined = writes.setdefault(key, WriteTally())
-            joined.requests += tally.requests
-            joined.unpriced += tally.unpriced
-            joined.extra_usd.extend(tally.extra_usd)
+            writes.setdefault(key, Tally()).add(tally)
         for source, count in part.no_setting.items():
             no_setting[source] = no_setting.get(source, 0) + count
     spared = [found for part in parts for found in part.spared]
@@ -194,53 +217,23 @@ def advise(part: TtlPart, prices: PriceBook) -> TtlAdvice:
         assert longer is not None  # a spared break's request could have used it
         spared.setdefault((longer.provider, found.request.session_id), []).append(found)
     sessions: list[Verdict] = []
-    everything: dict[str, _Sums] = {}
+    everything: dict[str, Tally] = {}
     for provider, session in sorted(part.writes):
         tally, longer = part.writes[(provider, session)], longer_ttls()[provider]
         its = spared.get((provider, session), [])
-        sums = _Sums(
+        sums = Tally(
             tally.requests,
             tally.unpriced,
-            [*tally.extra_usd, *(-_rewritten(b, longer, prices) for b in its)],
+            [*tally.extra, *(-_rewritten(b, longer, prices) for b in its)],
             [b.cost_usd or 0.0 for b in its],
             its,
         )
         if its:
             sessions.append(sums.verdict(longer, session))
-        everything.setdefault(provider, _Sums()).add(sums)
+        everything.setdefault(provider, Tally()).add(sums)
     retentions = tuple(sums.verdict(longer_ttls()[p], None) for p, sums in everything.items())
     sessions.sort(key=lambda v: (-(v.net_saving_usd or 0.0), v.session or ""))
     return TtlAdvice(retentions, tuple(sessions), tuple(sorted(part.no_setting.items())))
-
-
-@dataclass(slots=True)
-class _Sums:
-    """The parts of a verdict, summed exactly when it is made."""
-
-    requests: int = 0
-    unpriced: int = 0
-    extra: list[float] = field(default_factory=list)
-    avoided: list[float] = field(default_factory=list)
-    spared: list[Break] = field(default_factory=list)
-
-    def add(self, other: _Sums) -> None:
-        self.requests += other.requests
-        self.unpriced += other.unpriced
-        self.extra += other.extra
-        self.avoided += other.avoided
-        self.spared += other.spared
-
-    def verdict(self, longer: LongerTtl, session: str | None) -> Verdict:
-        priced = self.requests > self.unpriced
-        return Verdict(
-            longer,
-            session,
-            self.requests,
-            self.unpriced,
-            math.fsum(self.extra) if priced else None,
-            math.fsum(self.avoided) if priced else None,
-            tuple(sorted(self.spared, key=_in_time)),
-        )
 
 
 def _default_writes(request: Request, longer: LongerTtl) -> int:
