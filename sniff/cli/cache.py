@@ -83,6 +83,10 @@ def cache(
     With --breaks: every request that re-paid for its cached prefix, its cause and its price.
     """
     if breaks:
+        _simulation_only(
+            policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens,
+            policy_file=policy_file,
+        )  # fmt: skip
         _breaks(
             paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
             json=json, pricing=pricing, log_format=log_format, verbose=verbose,
@@ -149,6 +153,20 @@ def cache(
     from sniff.present.cache_view import print_cache
 
     print_cache(Console(), report)
+
+
+def _simulation_only(**options: object) -> None:
+    """Breaks are what the logs observed, not a simulation: a simulation's option cannot hold.
+
+    Raises:
+        UserError: one was given.
+    """
+    from sniff.errors import UserError
+
+    given = [name for name, value in options.items() if value is not None]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise UserError(f"{flag} sets the simulation; --breaks reports what the logs observed")
 
 
 def _breaks(

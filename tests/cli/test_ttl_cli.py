@@ -155,3 +155,18 @@ def test_a_codex_rollout_gets_no_longer_ttl_advice_from_either() -> None:
     text = " ".join(run("--breaks", path).stdout.split())
     assert "No longer-TTL advice for the 485 codex request(s)" in text
     assert "1-hour TTL" not in text
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("--ttl", "1h"), ("--policy", "openai"), ("--min-tokens", "0"), ("--kv-tokens", "10")],
+    ids=["ttl", "policy", "min-tokens", "kv-tokens"],
+)
+def test_a_simulation_option_with_breaks_is_a_usage_error(args: tuple[str, ...]) -> None:
+    """`--breaks` reports what the logs observed: `--ttl 1h` there would be dropped unsaid."""
+    result = run("--breaks", *args, CLAUDE_CODE)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"sniff: error: {args[0]} sets the simulation; --breaks reports what the logs observed\n"
+    )
