@@ -277,9 +277,8 @@ def _break_part(
     return replace(
         part,
         breaks=[_light(found) for found in part.breaks],
-        avoided=[_light(found) for found in part.avoided],
         tolerated=[replace(t, request=_strip(t.request)) for t in part.tolerated],
-        written_5m={k: (n, _strip(r)) for k, (n, r) in part.written_5m.items()},
+        ttl=replace(part.ttl, spared=[_light(found) for found in part.ttl.spared]),
     )
 
 

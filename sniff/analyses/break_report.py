@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, tzinfo
 
+from sniff.analyses.ttl_advice import TtlAdvice, TtlPart, advise, join
 from sniff.model import Request
 from sniff.pickling import by_fields
 from sniff.pricing import PriceBook
@@ -102,19 +103,6 @@ class GapBucket:
 
 
 @dataclass(frozen=True, slots=True)
-class TtlAdvice:
-    """What a 1-hour TTL would have changed, from the observed gaps."""
-
-    extra_write_cost_usd: float
-    """5-minute writes paid again at the 1-hour price."""
-    avoided_rebuild_cost_usd: float
-    """Breaks of expired 5-minute entries with a gap under an hour, no longer paid."""
-    avoided_breaks: int
-    net_saving_usd: float
-    recommend_1h: bool
-
-
-@dataclass(frozen=True, slots=True)
 class BreakReport:
     """`sniff cache --breaks`."""
 
@@ -156,10 +144,8 @@ class BreakPart:
     tolerated: list[Tolerated]
     gap_requests: list[int]
     """Requests whose gap since their predecessor falls in each of GAP_BUCKETS."""
-    written_5m: dict[tuple[str, date], tuple[int, Request]]
-    """5-minute write tokens per model and day, with the day's first such request."""
-    avoided: list[Break]
-    """Breaks a 1-hour TTL would have spared (expired 5-minute entries, gaps under an hour)."""
+    ttl: TtlPart
+    """What the part brings to the longer-TTL advice."""
 
 
 def break_report(
@@ -171,12 +157,6 @@ def break_report(
         (found for part in parts for found in part.tolerated),
         key=lambda found: (start_of(found.request), found.request.key),
     )
-    written: dict[tuple[str, date], tuple[int, Request]] = {}
-    for part in parts:
-        for key, (tokens, first) in part.written_5m.items():
-            total, earliest = written.get(key, (0, first))
-            written[key] = (total + tokens, min(earliest, first, key=_order))
-    avoided = list(heapq.merge(*(part.avoided for part in parts), key=dearest_first))
     gap_requests = [sum(part.gap_requests[i] for part in parts) for i in range(len(GAP_BUCKETS))]
     faults = [found for found in breaks if found.fault]
     return BreakReport(
@@ -190,7 +170,7 @@ def break_report(
             reverse=True,
         ),
         gaps=_gap_buckets(gap_requests, faults),
-        ttl_advice=_ttl_advice(written, avoided, prices),
+        ttl_advice=advise(join([part.ttl for part in parts]), prices),
     )
 
 
@@ -243,27 +223,3 @@ def _gap_buckets(requests: list[int], faults: list[Break]) -> list[GapBucket]:
             zip(GAP_LABELS, GAP_BUCKETS, requests, strict=True)
         )
     ]
-
-
-def _order(request: Request) -> tuple[float, str]:
-    return (start_of(request), request.key)
-
-
-def _ttl_advice(
-    written: dict[tuple[str, date], tuple[int, Request]], avoided: list[Break], prices: PriceBook
-) -> TtlAdvice:
-    """A 1-hour TTL: every 5-minute write costs the 1-hour price, and every break of an entry
-    that expired after 5 minutes but less than an hour becomes a read."""
-    extra = 0.0
-    for key in sorted(written):
-        tokens, request = written[key]
-        rates = prices.rates(request.model, request.when)
-        if rates is not None:
-            extra += tokens * (rates.cache_write_1h - rates.cache_write_5m)
-    saved = sum(found.cost_usd or 0.0 for found in avoided)
-    for found in avoided:  # their rewrites would not happen, at either price
-        rewritten = found.rebuilt_tokens - found.rebuilt_1h_tokens
-        rates = prices.rates(found.request.model, found.request.when)
-        if rates is not None:
-            extra -= rewritten * (rates.cache_write_1h - rates.cache_write_5m)
-    return TtlAdvice(extra, saved, len(avoided), saved - extra, saved > extra)

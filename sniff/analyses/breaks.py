@@ -12,7 +12,7 @@ first, then what let it expire.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import date, tzinfo
+from datetime import tzinfo
 from typing import Any
 
 from sniff.analyses.break_report import (
@@ -28,6 +28,7 @@ from sniff.analyses.break_report import (
     gap_bucket,
     start_of,
 )
+from sniff.analyses.ttl_advice import ttl_part
 from sniff.model import Agent, Request
 from sniff.pricing import PriceBook
 
@@ -105,15 +106,8 @@ def break_part(
         elif isinstance(verdict, Tolerated):
             tolerated.append(verdict)
     breaks.sort(key=dearest_first)
-    avoided = [
-        found
-        for found in breaks
-        if found.cause == "ttl_expired"
-        and found.gap_seconds is not None
-        and found.gap_seconds <= TTL_1H
-        and chains.ttl(found.request, found.previous) == TTL_5M
-    ]
-    return BreakPart(breaks, tolerated, gap_requests, _written_5m(ordered), avoided)
+    ttl = ttl_part(ordered, breaks, lambda found: chains.ttl(found.request, found.previous), prices)
+    return BreakPart(breaks, tolerated, gap_requests, ttl)
 
 
 def chain_links(requests: Sequence[Request]) -> dict[str, tuple[Request, float, float]]:
@@ -369,14 +363,3 @@ def _price(
         + one_hour * (rates.cache_write_1h - rates.cache_read)
         + as_input * (rates.input - rates.cache_read)
     )
-
-
-def _written_5m(ordered: list[Request]) -> dict[tuple[str, date], tuple[int, Request]]:
-    written: dict[tuple[str, date], tuple[int, Request]] = {}
-    for request in ordered:  # 5-minute writes per model and day: one price lookup each
-        tokens = request.usage.cache_write_5m_tokens
-        if tokens:
-            key = (request.model, request.when.date())
-            total, first = written.get(key, (0, request))
-            written[key] = (total + tokens, first)
-    return written

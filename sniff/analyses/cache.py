@@ -209,14 +209,15 @@ def analyze_cache(
         pair[0].merge(seen)
         pair[1].merge(simulated_session)
     return CacheReport(
-        policy="as logged" if chosen is None else chosen.label(),
+        policy=chosen.label() if chosen is not None else _own_label(own_policies, kept),
         observed=observed,
         simulated=simulated,
         error=_error([prompts[i] for i in kept], [own[i] for i in kept]),
         by_session=_comparisons(sessions),
         by_project=_comparisons(projects),
         shared_prefixes=_shared_prefixes(tree, prompts, prices),
-        notes=_notes(prompts, kept),
+        notes=_notes(prompts, kept)
+        + ([] if chosen else _ttl_scope(prompts, policies, own_policies, kept)),
         what_if=[
             WhatIf(policy.label(), policy.description, measures, _delta(measures, observed))
             for policy, measures in zip(what_ifs, pending.results(), strict=True)
@@ -408,6 +409,46 @@ def _describe(node: Node) -> str:
         kinds[part.kind] = kinds.get(part.kind, 0) + 1
     parts = [f"{count} {kind}" for kind, count in reversed(list(kinds.items()))]
     return " + ".join(parts) + f" ({node.depth} blocks)"
+
+
+def _own_label(own_policies: list[Policy], kept: list[int]) -> str:
+    """`as logged`, or the providers' own policies named where a TTL was forced on some."""
+    used = list({id(own_policies[index]): own_policies[index] for index in kept}.values())
+    if not any(policy.force_ttl for policy in used):
+        return "as logged"
+    return " + ".join(policy.label() for policy in used)
+
+
+def _ttl_scope(
+    prompts: list[SimPrompt],
+    policies: dict[str, Policy],
+    own_policies: list[Policy],
+    kept: list[int],
+) -> list[str]:
+    """One line where a TTL forced on the providers' own policies did not reach every request:
+    the others keep their provider's own rules, which offer no such TTL."""
+    ttl = next((policy.ttl for policy in policies.values() if policy.force_ttl), None)
+    if ttl is None:
+        return []
+    forced: dict[str, int] = {}
+    kept_own: dict[str, int] = {}
+    for index in kept:
+        counts = forced if own_policies[index].force_ttl else kept_own
+        provider = prompts[index].request.provider
+        counts[provider] = counts.get(provider, 0) + 1
+    if not kept_own:
+        return []
+    applied = (
+        f"applied to the {_counted(forced)} request(s) only" if forced else "applies to no request"
+    )
+    return [
+        f"TTL {ttl} {applied}: the {_counted(kept_own)} request(s) keep their provider's own "
+        f"rules, which offer no {ttl} TTL."
+    ]
+
+
+def _counted(by_provider: dict[str, int]) -> str:
+    return " and ".join(f"{count:,} {provider}" for provider, count in sorted(by_provider.items()))
 
 
 def _notes(prompts: list[SimPrompt], kept: Iterable[int]) -> list[str]:

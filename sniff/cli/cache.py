@@ -29,15 +29,17 @@ def cache(
         str | None,
         typer.Option(
             "--policy",
-            help="Simulate under this policy (anthropic, openai, ideal, engine). "
-            "Default: each provider's own.",
+            help="Simulate every request under this policy (anthropic, openai, ideal, "
+            "engine). Default: each provider's own.",
             metavar="NAME",
         ),
     ] = None,
     ttl: Annotated[
         str | None,
         typer.Option(
-            "--ttl", help="Write every breakpoint with this TTL: 5m or 1h.", metavar="TTL"
+            "--ttl",
+            help="Write every breakpoint with this TTL (5m or 1h), where the provider offers it.",
+            metavar="TTL",
         ),
     ] = None,
     min_tokens: Annotated[
@@ -81,14 +83,18 @@ def cache(
     With --breaks: every request that re-paid for its cached prefix, its cause and its price.
     """
     if breaks:
+        _simulation_only(
+            policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens,
+            policy_file=policy_file,
+        )  # fmt: skip
         _breaks(
             paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
             json=json, pricing=pricing, log_format=log_format, verbose=verbose,
             no_index=no_index, dask=dask,
         )  # fmt: skip
         return
-    from sniff.analyses.cache import analyze_cache
-    from sniff.engine import load_policies, what_if_policies, with_overrides
+    from sniff.analyses.cache import OWN_POLICY, analyze_cache
+    from sniff.engine import load_policies, own_with_overrides, what_if_policies, with_overrides
     from sniff.errors import UserError
 
     policies = load_policies(policy_file)
@@ -97,13 +103,14 @@ def cache(
     if ttl is not None and ttl not in ("5m", "1h"):
         raise UserError(f"--ttl must be 5m or 1h, not {ttl!r}")
     chosen = None
-    if policy is not None or ttl is not None or min_tokens is not None or kv_tokens is not None:
-        base = policies[policy or ("engine" if kv_tokens is not None else "anthropic")]
+    if policy is not None or kv_tokens is not None:
+        # one policy for every request: a TTL it does not offer is a usage error
         chosen = with_overrides(
-            base,
-            ttl=ttl if base.name == "anthropic" else None,
-            min_tokens=min_tokens,
-            kv_tokens=kv_tokens,
+            policies[policy or "engine"], ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens
+        )
+    elif ttl is not None or min_tokens is not None:
+        policies = own_with_overrides(
+            policies, set(OWN_POLICY.values()), ttl=ttl, min_tokens=min_tokens
         )
     what_ifs = what_if_policies(policies, kv_tokens)
     selection = o.select(
@@ -140,6 +147,20 @@ def cache(
     from sniff.present.cache_view import print_cache
 
     print_cache(Console(), report)
+
+
+def _simulation_only(**options: object) -> None:
+    """Breaks are what the logs observed, not a simulation: a simulation's option cannot hold.
+
+    Raises:
+        UserError: one was given.
+    """
+    from sniff.errors import UserError
+
+    given = [name for name, value in options.items() if value is not None]
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise UserError(f"{flag} sets the simulation; --breaks reports what the logs observed")
 
 
 def _breaks(

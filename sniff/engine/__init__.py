@@ -10,6 +10,7 @@ from sniff.engine.policies import (
     POLICIES,
     Policy,
     load_policies,
+    own_with_overrides,
     what_if_policies,
     with_overrides,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "SimUsage",
     "build_prompts",
     "load_policies",
+    "own_with_overrides",
     "session_ttls",
     "simulate",
     "what_if_policies",

@@ -8,6 +8,7 @@ command line or with a file of the same shape, without waiting for a release.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
 from importlib.resources import files
@@ -28,6 +29,45 @@ class MinTokensRule:
     model: str
     tokens: int
     since: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LongerTtl:
+    """A longer cache lifetime a provider sells, and what it costs (`longer_ttl` in the data)."""
+
+    provider: str
+    """The policy (provider) that offers it."""
+    ttl: str
+    name: str
+    """How the advice names it: `the 1-hour TTL`."""
+    setting: str
+    """How a request asks for it."""
+    seconds: float
+    """The idle gap it can be counted on to bridge."""
+    write_price: str
+    """The price class its writes are billed at (a `Rates` field), empty when no dearer."""
+    instead_of: str
+    """The price class of the default TTL's writes it replaces."""
+    models: tuple[str, ...] = ()
+    """The models that offer it (a name, or a dated snapshot of it); empty: every model."""
+    not_in: tuple[str, ...] = ()
+    """Log sources (agent tools) that have no setting for it."""
+    since: str = ""
+    source: str = ""
+
+    def offered(self, source: str, model: str, day: date) -> bool:
+        """Whether a request of `model` from `source` on `day` could have asked for it."""
+        if source in self.not_in or day.isoformat() < self.since:
+            return False
+        return not self.models or any(
+            model == name or _snapshot_of(model, name) for name in self.models
+        )
+
+
+def _snapshot_of(model: str, name: str) -> bool:
+    """`gpt-4.1-2025-04-14` is a dated snapshot of `gpt-4.1`; `gpt-4.1-mini` is not."""
+    rest = model[len(name) :]
+    return model.startswith(name) and len(rest) == 11 and rest[0] == "-" and rest[1:5].isdigit()
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +97,8 @@ class Policy:
     min_tokens_rules: tuple[MinTokensRule, ...] = ()
     force_ttl: bool = False
     """Write every breakpoint with `ttl`, whatever TTL the request marked it with (what-ifs)."""
+    longer_ttl: LongerTtl | None = None
+    """The longer lifetime the provider sells, if any."""
 
     def seconds(self, ttl: str | None) -> float:
         """The lifetime of an entry written with `ttl` (the policy's default when None)."""
@@ -116,7 +158,10 @@ def with_overrides(
     if ttl is not None:
         if ttl not in policy.ttl_seconds:
             known = ", ".join(policy.ttl_seconds)
-            raise UserError(f"--ttl {ttl} is not a TTL of the {policy.name} policy ({known})")
+            raise UserError(
+                f"--ttl {ttl} cannot apply to the {policy.name} policy: it offers no {ttl} TTL "
+                f"(its TTLs: {known})"
+            )
         changes["ttl"] = ttl
         changes["force_ttl"] = True
     if min_tokens is not None:
@@ -136,6 +181,29 @@ def what_if_policies(policies: dict[str, Policy], kv_tokens: int | None = None) 
         with_overrides(policies["engine"], kv_tokens=kv_tokens),
         policies["ideal"],
     ]
+
+
+def own_with_overrides(
+    policies: dict[str, Policy],
+    names: Iterable[str],
+    *,
+    ttl: str | None = None,
+    min_tokens: int | None = None,
+) -> dict[str, Policy]:
+    """`policies` with the overrides applied to each provider's own policy (`names`): a TTL
+    only to the policies that offer it, as the provider would.
+
+    Raises:
+        UserError: none of them offers `ttl`.
+    """
+    chosen = sorted(names)
+    if ttl is not None and not any(ttl in policies[name].ttl_seconds for name in chosen):
+        raise UserError(f"--ttl {ttl} is not a TTL of any provider's policy ({', '.join(chosen)})")
+    changed = dict(policies)
+    for name in chosen:
+        offered = ttl if ttl is not None and ttl in policies[name].ttl_seconds else None
+        changed[name] = with_overrides(policies[name], ttl=offered, min_tokens=min_tokens)
+    return changed
 
 
 def _policy(name: str, values: dict[str, Any]) -> Policy:
@@ -161,6 +229,31 @@ def _policy(name: str, values: dict[str, Any]) -> Policy:
             max_lifetime_seconds=float(values.get("max_lifetime_seconds", 0)),
             kv_tokens=int(values.get("kv_tokens", 0)),
             min_tokens_rules=rules,
+            longer_ttl=_longer_ttl(name, values.get("longer_ttl")),
         )
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise UserError(f"cache policy {name!r}: bad or missing value ({error})") from error
+
+
+PRICE_CLASSES = frozenset({"", "input", "cache_read", "cache_write_5m", "cache_write_1h"})
+
+
+def _longer_ttl(provider: str, values: Any) -> LongerTtl | None:
+    if values is None:
+        return None
+    prices = (str(values.get("write_price", "")), str(values.get("instead_of", "")))
+    if not set(prices) <= PRICE_CLASSES:
+        raise ValueError(f"longer_ttl prices must be among {', '.join(sorted(PRICE_CLASSES))}")
+    return LongerTtl(
+        provider=provider,
+        ttl=str(values["ttl"]),
+        name=str(values["name"]),
+        setting=str(values["setting"]),
+        seconds=float(values["seconds"]),
+        write_price=prices[0],
+        instead_of=prices[1],
+        models=tuple(str(model) for model in values.get("models", ())),
+        not_in=tuple(str(source) for source in values.get("not_in", ())),
+        since=str(values.get("since", "")),
+        source=str(values.get("source", "")),
+    )

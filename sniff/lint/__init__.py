@@ -79,7 +79,7 @@ def check(
         chains=chains,
         minimum=_minimum(),
         count=lambda text: tokens.count(text),
-        gaps=_gap_findings(usage_only, prices) if "SN012" in config.rules() else [],
+        gaps=_gap_findings(_logs(prompts, usage_only), prices) if "SN012" in config.rules() else [],
     )
     findings: list[Finding] = []
     for rule_id in config.rules():
@@ -161,35 +161,47 @@ def _minimum() -> Any:
     return minimum
 
 
-def _gap_findings(usage_only: list[Path], prices: PriceBook) -> list[Finding]:
-    """TTL gaps of logs that hold only usage, from the break analysis, one finding a session."""
-    if not usage_only:
+def _logs(prompts: list[LintPrompt], usage_only: list[Path]) -> list[Path]:
+    """Every log being linted: those with prompts, and those with only usage."""
+    logged = {Path(prompt.file) for prompt in prompts if prompt.logged}
+    return sorted({*usage_only, *(path for path in logged if path.is_file())})
+
+
+def _gap_findings(logs: list[Path], prices: PriceBook) -> list[Finding]:
+    """SN012, one finding a session where the provider's longer TTL would have paid for its
+    dearer writes: the verdict and figure `sniff cache --breaks` gives for the session."""
+    if not logs:
         return []
     from sniff.analyses.breaks import find_breaks
     from sniff.api import load
     from sniff.lint.model import Saving
+    from sniff.present.formats import money
 
-    report = find_breaks(load(usage_only, prices).requests, prices)
-    sessions: dict[str, list[Any]] = {}
-    for found in report.breaks:
-        if found.cause == "ttl_expired":
-            sessions.setdefault(found.request.session_id, []).append(found)
+    # read as `cache --breaks` reads them, so that both judge the same breaks
+    requests = load(logs, prices, with_prompts="sized").requests
     findings = []
-    for session, breaks in sessions.items():
-        first = breaks[0].request
-        cost = sum(b.cost_usd or 0.0 for b in breaks)
-        tokens_rebuilt = sum(b.rebuilt_tokens for b in breaks)
+    for verdict in find_breaks(requests, prices).ttl_advice.sessions:
+        if not verdict.pays:
+            continue
+        first, longer, session = verdict.spared[0].request, verdict.longer, verdict.session or ""
+        gaps = ", ".join(f"{(b.gap_seconds or 0) / 60:.0f} min" for b in verdict.spared[:5])
         findings.append(
             Finding(
                 rule="SN012",
                 severity=RULES["SN012"].severity,
-                message=f"{len(breaks)} idle gap(s) longer than the TTL in session {session[:8]}",
+                message=f"{len(verdict.spared)} idle gap(s) outlived the cache in session "
+                f"{session}: {longer.name} ({longer.setting}) would have paid for itself",
                 file=first.file,
                 line=first.line,
                 request=first.key,
-                evidence=", ".join(f"{(b.gap_seconds or 0) / 60:.0f} min" for b in breaks[:5]),
+                evidence=f"gaps of {gaps}; {money(verdict.avoided_rebuild_cost_usd)} of "
+                f"rebuilds avoided, {money(verdict.extra_write_cost_usd)} more for its writes",
                 fix=RULES["SN012"].fix,
-                saving=Saving(tokens_rebuilt, cost, "rebuilt after these gaps (see --breaks)"),
+                saving=Saving(
+                    verdict.avoided_tokens,
+                    verdict.net_saving_usd,
+                    "net of the dearer writes (as `sniff cache --breaks` gives it)",
+                ),
             )
         )
     return findings

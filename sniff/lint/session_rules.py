@@ -9,7 +9,6 @@ in the same `RULES` as the rules on one prompt (`rules`).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 
 from sniff.lint.model import Finding, LintBlock, LintPrompt, Severity
 from sniff.lint.rules import LintContext, changed_at, diff, finding, rule
@@ -186,30 +185,20 @@ def setting_changed(context: LintContext) -> Iterator[Finding]:
     "SN012",
     "ttl-gaps",
     Severity.WARNING,
-    "Idle gaps longer than the cache's TTL within a session",
-    "Use the 1-hour TTL for sessions with long pauses; see `sniff cache --breaks`.",
+    "Idle gaps outlived the cache where the provider's longer TTL would have paid for itself",
+    "Ask for the provider's longer TTL in these requests; see `sniff cache --breaks`.",
 )
 def ttl_gaps(context: LintContext) -> Iterator[Finding]:
-    """A cached prefix lives 5 minutes (or 1 hour) after its last use, counted from the start of
-    the request that used it. A session that pauses longer pays to write its whole prefix again
-    on the next request. For sessions that pause for minutes at a time, the 1-hour TTL costs
-    less; `sniff cache --breaks` prices every such gap and compares the two TTLs."""
+    """A cached prefix lives a few minutes after its last use (Anthropic: 5 minutes, from the
+    start of the request that used it; OpenAI: 5 to 10 minutes idle). A session that pauses
+    longer writes its prefix again on the next request. Where the provider sells a longer
+    lifetime (Anthropic's 1-hour TTL, at 2x base input per write instead of 1.25x; OpenAI's
+    extended retention on the models that offer it), this rule fires for a session only when
+    that lifetime would have saved money: every write of the session at the longer TTL's
+    price, against the rebuilds after the gaps it would have bridged. The figure is the one
+    `sniff cache --breaks` gives for the session. A tool with no setting for it (the Codex CLI)
+    gets no such advice."""
     yield from context.gaps
-    for chain in context.chains:
-        for before, after in zip(chain, chain[1:], strict=False):
-            if before.started is None or after.started is None:
-                continue
-            ttl = 3600.0 if any(b.mark == "1h" for b in before.blocks) else 300.0
-            gap = after.started - before.started
-            if gap > ttl:
-                when = datetime.fromtimestamp(after.started, UTC).strftime("%Y-%m-%d %H:%M")
-                yield finding(
-                    "SN012",
-                    after,
-                    None,
-                    f"{gap / 60:.0f} minutes idle before this request ({when} UTC), "
-                    f"TTL {ttl / 60:.0f} minutes",
-                )
 
 
 def _model_switches(context: LintContext) -> Iterator[Finding]:

@@ -11,6 +11,7 @@ from sniff.analyses.breaks import Break, BreakReport, CauseTotals
 
 if TYPE_CHECKING:
     from sniff.analyses.scan_parts import BreakDigest
+    from sniff.analyses.ttl_advice import Verdict
 
 
 def top_breaks_json(breaks: BreakDigest) -> dict[str, Any]:
@@ -62,15 +63,49 @@ def by_cause_json(report: BreakReport) -> list[dict[str, Any]]:
 
 
 def ttl_advice_json(report: BreakReport) -> dict[str, Any]:
-    """What a 1-hour TTL would have changed."""
+    """What each provider's longer TTL would have changed, over everything and per session.
+
+    The first five keys are the Anthropic 1-hour TTL's over everything (as they always were);
+    `retentions` has one entry per provider's longer TTL, `sessions` the sessions it would
+    have spared a break in.
+    """
     advice = report.ttl_advice
+    hour = advice.of("anthropic")
     return {
-        "extra_write_cost_usd": round(advice.extra_write_cost_usd, 6),
-        "avoided_rebuild_cost_usd": round(advice.avoided_rebuild_cost_usd, 6),
-        "avoided_breaks": advice.avoided_breaks,
-        "net_saving_usd": round(advice.net_saving_usd, 6),
-        "recommend_1h": advice.recommend_1h,
+        "extra_write_cost_usd": _usd(hour.extra_write_cost_usd) if hour else 0.0,
+        "avoided_rebuild_cost_usd": _usd(hour.avoided_rebuild_cost_usd) if hour else 0.0,
+        "avoided_breaks": len(hour.spared) if hour else 0,
+        "net_saving_usd": _usd(hour.net_saving_usd) if hour else 0.0,
+        "recommend_1h": hour is not None and hour.pays,
+        "retentions": [verdict_json(verdict) for verdict in advice.retentions],
+        "sessions": [verdict_json(verdict) for verdict in advice.sessions],
+        "no_setting": [
+            {"source": source, "requests": requests} for source, requests in advice.no_setting
+        ],
     }
+
+
+def verdict_json(verdict: Verdict) -> dict[str, Any]:
+    """One verdict: a provider's longer TTL over one session (or all of them)."""
+    longer = verdict.longer
+    return {
+        "provider": longer.provider,
+        "ttl": longer.ttl,
+        "setting": longer.setting,
+        **({} if verdict.session is None else {"session": verdict.session}),
+        "requests": verdict.requests,
+        "unpriced_requests": verdict.unpriced_requests,
+        "extra_write_cost_usd": _usd(verdict.extra_write_cost_usd),
+        "avoided_rebuild_cost_usd": _usd(verdict.avoided_rebuild_cost_usd),
+        "avoided_breaks": len(verdict.spared),
+        "avoided_tokens": verdict.avoided_tokens,
+        "net_saving_usd": _usd(verdict.net_saving_usd),
+        "pays": verdict.pays,
+    }
+
+
+def _usd(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
 
 
 def break_json(found: Break) -> dict[str, Any]:

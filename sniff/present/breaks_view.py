@@ -11,6 +11,7 @@ from sniff.analyses.breaks import Break, BreakReport, CauseTotals
 
 if TYPE_CHECKING:
     from sniff.analyses.scan_parts import BreakDigest
+    from sniff.analyses.ttl_advice import TtlAdvice, Verdict
 from sniff.present.console import measures_table, short_project
 from sniff.present.formats import compact, duration, money
 
@@ -40,20 +41,66 @@ def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
             text_columns=1,
         )
     )
-    advice = report.ttl_advice
-    verdict = "would have saved" if advice.recommend_1h else "would have cost"
-    console.print(
-        f"A 1-hour TTL {verdict} {money(abs(advice.net_saving_usd))}: "
-        f"{money(advice.extra_write_cost_usd)} more for 1-hour writes, "
-        f"{money(advice.avoided_rebuild_cost_usd)} of rebuilds avoided "
-        f"({advice.avoided_breaks:,} breaks after gaps of 5 to 60 minutes)."
-    )
+    for line in ttl_advice_lines(report.ttl_advice):
+        console.print(line, highlight=False)
     if report.tolerated:
         console.print(
             f"{len(report.tolerated):,} request(s) read slightly less than the previous one, "
             "within the tolerance for the uncached tail: not breaks.",
             style="dim",
         )
+
+
+def ttl_advice_lines(advice: TtlAdvice) -> list[str]:
+    """Each provider's longer TTL over everything, the sessions where it pays, and the tools
+    that cannot ask for one."""
+    lines = []
+    for verdict in advice.retentions:
+        lines.append(_verdict_line(verdict))
+        paying = [v for v in advice.sessions if v.longer == verdict.longer and v.pays]
+        if paying:
+            listed = ", ".join(f"{v.session} {money(v.net_saving_usd)}" for v in paying[:5])
+            more = f" and {len(paying) - 5:,} more" if len(paying) > 5 else ""
+            lines.append(
+                f"  It pays in {len(paying):,} session(s): {listed}{more}; set it with "
+                f"{verdict.longer.setting}."
+            )
+    for source, requests in advice.no_setting:
+        lines.append(
+            f"No longer-TTL advice for the {requests:,} {source} request(s): that tool has no "
+            "setting for a longer cache lifetime."
+        )
+    return lines
+
+
+def _verdict_line(verdict: Verdict) -> str:
+    longer, net = verdict.longer, verdict.net_saving_usd
+    name = longer.name[0].upper() + longer.name[1:]
+    if net is None:
+        return f"{name}: unpriced ({verdict.requests:,} request(s) of models without a price)."
+    outcome = (
+        f"would have saved {money(net)}"
+        if net > 0
+        else f"would have cost {money(-net)} more"
+        if net < 0
+        else "would have changed nothing"
+    )
+    writes = (
+        f"{money(verdict.extra_write_cost_usd)} more for its writes"
+        if longer.write_price
+        else "no charge for its writes"
+    )
+    unpriced = (
+        f"; {verdict.unpriced_requests:,} unpriced request(s) left out"
+        if verdict.unpriced_requests
+        else ""
+    )
+    return (
+        f"{name} ({longer.provider}) {outcome}: {writes}, "
+        f"{money(verdict.avoided_rebuild_cost_usd)} of rebuilds avoided "
+        f"({len(verdict.spared):,} breaks after idle gaps of up to "
+        f"{longer.seconds / 60:.0f} minutes){unpriced}."
+    )
 
 
 def breaks_table(breaks: list[Break], title: str, zone: tzinfo) -> Any:

@@ -543,57 +543,6 @@ def test_gaps_histogram_counts_requests_breaks_and_their_cost() -> None:
     assert [row.upper_seconds for row in report.gaps][:3] == [60.0, 300.0, 600.0]
 
 
-def test_ttl_advice_weighs_one_hour_writes_against_the_rebuilds_they_avoid() -> None:
-    report = breaks(
-        req("a", 0, 0, 10_000),
-        req("b", 30, 10_000, 500, previous="a"),
-        req("c", 20 * MINUTE, 0, 10_900, previous="b"),  # expired after 20 min: 10,500 rebuilt
-        req("d", 21 * MINUTE, 10_900, 200, previous="c"),
-        req("e", 200 * MINUTE, 0, 11_300, previous="d"),  # over an hour: 1 h would not help
-        # a chain already on 1-hour writes adds nothing
-        req("x", 0, 0, 0, session="s2", write_1h=9_000),
-        req("y", 25 * MINUTE, 9_000, 0, session="s2", write_1h=300, previous="x"),
-    )
-    assert causes(report) == {
-        "a": "cold_start",
-        "c": "ttl_expired",
-        "e": "ttl_expired",
-        "x": "cold_start",
-    }
-    _, read, write_5m, write_1h, _ = per_token(SONNET)
-    advice = report.ttl_advice
-    # every 5-minute write paid at the 1-hour price (10,000 + 500 + 10,900 + 200 + 11,300),
-    # but for the 10,500 rebuilt by c, which a 1-hour TTL would not write at all
-    extra = (32_900 - 10_500) * (write_1h - write_5m)
-    avoided = 10_500 * (write_5m - read)
-    assert advice.extra_write_cost_usd == pytest.approx(extra)
-    assert (advice.avoided_breaks, advice.avoided_rebuild_cost_usd) == (1, pytest.approx(avoided))
-    assert advice.net_saving_usd == pytest.approx(avoided - extra)
-    assert advice.recommend_1h is False  # $0.0362 saved, $0.0504 more for writes
-
-
-def test_ttl_advice_recommends_one_hour_when_rebuilds_dominate() -> None:
-    # three rebuilds of ~30,000 tokens after 10-minute gaps, few new tokens in between
-    requests = [req("a0", 0, 0, 30_000), req("a1", 30, 30_000, 100, previous="a0")]
-    for index in range(1, 4):
-        cached = requests[-1].usage.cache_read_tokens + requests[-1].usage.cache_write_tokens
-        rebuild = req(f"b{index}", index * 10 * MINUTE, 0, cached + 100, previous=requests[-1].key)
-        requests += [
-            rebuild,
-            req(f"c{index}", index * 10 * MINUTE + 30, cached + 100, 100, previous=rebuild.key),
-        ]
-    report = breaks(*requests)
-    _, read, write_5m, write_1h, _ = per_token(SONNET)
-    rebuilt = 30_100 + 30_300 + 30_500
-    written = sum(request.usage.cache_write_5m_tokens for request in requests)
-    advice = report.ttl_advice
-    assert [found.cause for found in report.faults] == ["ttl_expired"] * 3
-    assert advice.avoided_breaks == 3
-    assert advice.avoided_rebuild_cost_usd == pytest.approx(rebuilt * (write_5m - read))
-    assert advice.extra_write_cost_usd == pytest.approx((written - rebuilt) * (write_1h - write_5m))
-    assert advice.recommend_1h is True
-
-
 # --- defects found and fixed (sniff/analyses/breaks.py) -----------------------------------------
 
 

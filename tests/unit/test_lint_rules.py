@@ -8,6 +8,7 @@ rule). Edge cases are built here as request bodies and logged requests.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -458,17 +459,43 @@ def test_a_new_cache_key_per_request_is_sn011_and_one_key_is_not() -> None:
     assert run(same, "SN011") == []
 
 
-def test_idle_gaps_are_measured_against_the_ttl() -> None:
-    def body(mark: str) -> dict[str, Any]:
-        return marked_body(mark)
+def kiosk_log(tmp_path: Path, pause_minutes: float) -> Path:
+    """The SN012 sample with its customer back after `pause_minutes` instead of 15."""
+    records = [
+        json.loads(line) for line in (BAD / "logs/SN012-ttl-gaps.jsonl").read_text().splitlines()
+    ]
+    second = datetime.fromisoformat(records[1]["started_at"])
+    back = second + timedelta(minutes=pause_minutes)
+    records[2]["started_at"] = back.isoformat().replace("+00:00", "Z")
+    records[2]["ended_at"] = (back + timedelta(seconds=4)).isoformat().replace("+00:00", "Z")
+    path = tmp_path / f"kiosk-{pause_minutes:g}.jsonl"
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    return path
 
-    short = [logged(body("5m"), 1, started=0.0), logged(body("5m"), 2, started=240.0)]
-    assert run(short, "SN012") == []
-    long = [logged(body("5m"), 1, started=0.0), logged(body("5m"), 2, started=900.0)]
-    [found] = run(long, "SN012")
-    assert "15 minutes idle" in found.message and "TTL 5 minutes" in found.message
-    hour = [logged(body("1h"), 1, started=0.0), logged(body("1h"), 2, started=900.0)]
-    assert run(hour, "SN012") == []
+
+@pytest.mark.parametrize(("pause", "fires"), [(15, True), (4, False), (90, False)])
+def test_idle_gaps_fire_where_the_one_hour_ttl_would_have_paid(
+    tmp_path: Path, pause: float, fires: bool
+) -> None:
+    """15 minutes: the rebuild costs more than 1-hour writes would have. 4 minutes: the cache
+    had not expired. 90 minutes: longer than an hour, a 1-hour TTL would not have kept it."""
+    found = [f for f in findings(kiosk_log(tmp_path, pause)) if f.rule == "SN012"]
+    assert bool(found) is fires
+    assert [f for f in findings(GOOD / "logs/SN012-ttl-gaps.jsonl") if f.rule == "SN012"] == []
+
+
+def test_sn012_quotes_the_net_saving_cache_breaks_gives_for_the_session(tmp_path: Path) -> None:
+    from sniff.analyses.breaks import find_breaks
+    from sniff.api import load
+
+    path = kiosk_log(tmp_path, 15)
+    [found] = [f for f in findings(path) if f.rule == "SN012"]
+    requests = load([path], PriceBook(), with_prompts="sized").requests
+    [verdict] = find_breaks(requests, PriceBook()).ttl_advice.sessions
+    assert found.saving is not None and found.saving.usd is not None
+    assert found.saving.usd == verdict.net_saving_usd > 0
+    assert found.saving.cached_tokens == verdict.avoided_tokens == 2_014
+    assert "kiosk-bend-7c41" in found.message and "1-hour TTL" in found.message
 
 
 # --- --fix: what each fix writes ----------------------------------------------------------------
