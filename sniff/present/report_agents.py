@@ -32,8 +32,7 @@ def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]
     return [
         ("Tool use", TOOL_HEADERS, tool_rows(report), 2),
         (
-            f"Failures: {report.tool_failures:,} of {report.results:,} tool results "
-            f"({percent(report.tool_failure_rate)})",
+            f"Failures: {failure_summary(report)}",
             ["class", "meaning", "count", "example"],
             failures,
             2,
@@ -46,6 +45,22 @@ def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]
             2,
         ),
     ]
+
+
+def failure_summary(report: AgentReport, api_errors: bool = False) -> str:
+    """Failed tool results of all, and (where there are any) the cancelled calls and those whose
+    outcome the log does not state; with `api_errors`, the API errors too."""
+    parts = [
+        f"{report.tool_failures:,} of {report.results:,} tool results "
+        f"({percent(report.tool_failure_rate)})"
+    ]
+    if api_errors:
+        parts.append(f"{report.api_errors:,} API error(s)")
+    if report.cancelled:
+        parts.append(f"{report.cancelled:,} cancelled when a parallel call failed")
+    if report.unknown_outcomes:
+        parts.append(f"{report.unknown_outcomes:,} call(s) whose outcome the log does not state")
+    return ", ".join(parts)
 
 
 def tool_rows(report: AgentReport, limit: int | None = None) -> list[Row]:

@@ -98,7 +98,7 @@ def test_a_redacted_report_keeps_every_number() -> None:
 @needs_shared
 def test_agents_json_has_tools_errors_and_commands() -> None:
     report = json.loads(run("agents", "--json", str(SNIFFLY)))
-    assert set(report) == {"tools", "errors", "commands"}
+    assert set(report) == {"has_activity", "without_activity", "tools", "errors", "commands"}
     commands = report["commands"]
     assert commands["count"] == len(commands["rows"]) == 13
     assert sum(row["model_calls"] for row in commands["rows"]) <= 90
@@ -110,3 +110,23 @@ def test_agents_on_logs_without_activity_says_so_plainly(tmp_path: Path) -> None
     (tmp_path / "empty.jsonl").write_text("")
     report = json.loads(run("agents", "--json", str(tmp_path)))
     assert report["tools"]["calls"] == 0 and report["commands"]["count"] == 0
+    assert (report["has_activity"], report["without_activity"]) == (False, [])
+
+
+def test_a_format_that_records_no_activity_gets_one_line_not_empty_tables() -> None:
+    trace = str(REPO / "sample_logs" / "claude-trace")
+    shown = run("agents", "--no-index", trace)
+    assert shown.splitlines() == [
+        "No agent activity: the claude-trace files record API requests, not what agents did."
+    ]
+    report = json.loads(run("agents", "--json", "--no-index", trace))
+    assert (report["has_activity"], report["without_activity"]) == (False, ["claude-trace"])
+    assert report["tools"]["calls"] == report["commands"]["count"] == 0
+    # beside logs that have some, the tables stay and the line says what they leave out
+    shown = run("agents", "--no-index", str(REPO / "sample_logs"))
+    assert "Tool use ·" in shown
+    assert shown.splitlines()[-1] == (
+        "Not counted: the claude-trace and request-log files record API requests only, no agent"
+        " activity."
+    )
+
