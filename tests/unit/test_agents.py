@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import msgspec
 import pytest
 
 from sniff.analyses.agents import analyze_agents, command_requests
+from sniff.ingest import claude_code
+from sniff.ingest.claude_code_activity import INJECTED
 from sniff.model import Activity, Agent, AgentEvent, Request, ToolCall, ToolResult, Usage
 
 PROJECT = "/home/dana/src/webshop"
@@ -148,3 +151,22 @@ def test_formats_without_activity_are_named() -> None:
     report = analyze_agents([request("r1"), trace], Activity(), UTC)
     assert report.without_activity == ("claude-trace",)
     assert not report.has_activity
+
+
+@pytest.mark.parametrize("start", [start for start, _ in INJECTED])
+def test_no_text_the_harness_injects_is_a_user_request(start: str) -> None:
+    def said(uuid: str, content: object) -> str:
+        message = {"role": "user", "content": content}
+        return json.dumps({
+            "type": "user", "sessionId": "s1", "uuid": uuid, "isSidechain": False,
+            "timestamp": f"2026-03-02T09:00:0{uuid}Z", "message": message,
+        })  # fmt: skip
+
+    lines = [
+        said("1", f"{start} ...harness text..."),
+        said("2", [{"type": "text", "text": f"{start} ..."}]),
+        said("3", [{"type": "text", "text": "fix the build"}, {"type": "text", "text": start}]),
+    ]
+    result = claude_code.parse_data("s1.jsonl", "\n".join(lines).encode() + b"\n", "")
+    assert result.activity is not None
+    assert [event.text for event in result.activity.events] == ["fix the build"]
