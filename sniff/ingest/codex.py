@@ -185,12 +185,16 @@ class Reader:
         elif kind == "exec_command_end":
             if payload.call_id and payload.exit_code is not None:
                 self.activity.exit(payload.call_id, payload.exit_code, timestamp)
-        elif self.agent != Agent.MAIN.value or self._in_replay(timestamp):
-            return  # a subagent's messages come from its parent agent; a fork's, from its parent
         elif kind == "user_message":
-            self.activity.user_message(payload.message, timestamp)
-        elif kind == "turn_aborted" and bytes(payload.reason) == b'"interrupted"':
-            self.activity.interrupted(timestamp)
+            if self._users_own(timestamp):
+                self.activity.user_message(payload.message, timestamp)
+        elif kind == "turn_aborted" and self._users_own(timestamp):
+            self.activity.aborted(payload.reason, timestamp)
+
+    def _users_own(self, timestamp: str) -> bool:
+        """Whether a message is the user's: not in a subagent's rollout (its messages come from
+        the agent that spawned it), nor in a fork's copy of its parent's history."""
+        return self.agent == Agent.MAIN.value and not self._in_replay(timestamp)
 
     def _in_replay(self, timestamp: str) -> bool:
         """Whether an item of a forked rollout belongs to the parent's history it opens with:

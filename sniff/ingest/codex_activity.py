@@ -56,6 +56,7 @@ FAILURES: tuple[tuple[bytes, str], ...] = (
 """Codex's own messages for a call that failed without an exit code, as the start of the
 output's raw JSON text, with why each means a failure. Each then gets a class from its text
 (`analyses.tool_errors`)."""
+_FAILURE = re.compile(b'^"(?:' + b"|".join(re.escape(start) for start, _ in FAILURES) + b")")
 
 _OUTPUT = msgspec.json.Decoder(str)
 
@@ -90,7 +91,7 @@ class RolloutActivity:
         if found is not None:
             code = int(found.group(1))
             self.results[call_id] = (timestamp, _failure(code, raw) if code else None)
-        elif any(head.startswith(b'"' + start) for start, _ in FAILURES):
+        elif _FAILURE.match(head):
             self.results[call_id] = (timestamp, _text(raw)[:EXCERPT])
 
     def exit(self, call_id: str, code: int, timestamp: str) -> None:
@@ -106,9 +107,11 @@ class RolloutActivity:
         identity = hashlib.blake2b(f"{timestamp}\n{text}".encode(), digest_size=8).hexdigest()
         self.events.append(("instruction", timestamp, text[:EXCERPT], f"codex:{identity}"))
 
-    def interrupted(self, timestamp: str) -> None:
-        """The user interrupted the turn (`turn_aborted`, reason `interrupted`)."""
-        self.events.append(("interrupt", timestamp, "", ""))
+    def aborted(self, reason: msgspec.Raw, timestamp: str) -> None:
+        """A turn ended early (`turn_aborted`): by the user when its reason is `interrupted`
+        (not `replaced` by a new message, nor `review_ended`)."""
+        if bytes(reason) == b'"interrupted"':
+            self.events.append(("interrupt", timestamp, "", ""))
 
     def freeze(self, session: str, project: str, responses: list[str], family: int) -> Activity:
         """The activity as records. `responses`: the keys of the responses the rollout counts,
