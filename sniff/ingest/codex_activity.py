@@ -29,10 +29,9 @@ import sys
 
 import msgspec
 
+from sniff.ingest.claude_code_activity import EXCERPT
 from sniff.model import Activity, AgentEvent, ToolCall, ToolResult
 
-EXCERPT = 240
-"""Characters kept of a user request or a failure's text (as for Claude Code)."""
 CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 RESULT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
 HEAD, TAIL = 256, 160
