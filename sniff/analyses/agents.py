@@ -1,12 +1,16 @@
 """Provides `analyze_agents`: which tools agents used, which failed and why, and what each
 user request led to.
 
-Counts are exact: each tool call is one `tool_use` block of a deduplicated response, each
-failure one `tool_result` marked `is_error` (or an API error entry, or an interruption), each
-user request one message the user typed (see `ingest.claude_code_activity`). What a tool's
-results added to the context comes from usage: the prompt of the request that carried the
-results, less the prompt and output of the request that asked for the tools. It is exact when
-that request asked for one tool; shared equally among its tools (and labelled so) otherwise.
+Counts are exact: each tool call is one `tool_use` block of a deduplicated response (a Codex
+function or custom tool call), each failure one `tool_result` marked `is_error` (a Codex output
+stating a failure, or an API error entry, or an interruption), each user request one message
+the user typed (see `ingest.claude_code_activity`, `ingest.codex_activity`). A call whose
+outcome the log does not state is counted as such, never as a success; a call cancelled because
+a parallel one failed is listed with the failures but is none of them
+(`tool_errors.NOT_FAILURES`). What a tool's results added to the context comes from usage: the
+prompt of the request that carried the results, less the prompt and output of the request that
+asked for the tools. It is exact when that request asked for one tool; shared equally among its
+tools (and labelled so) otherwise.
 """
 
 from __future__ import annotations
@@ -18,7 +22,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 
 from sniff.analyses.summary import LocalDays
-from sniff.analyses.tool_errors import API_ERROR, ERROR_CLASSES, USER_INTERRUPTED, classify
+from sniff.analyses.tool_errors import (
+    API_ERROR,
+    CANCELLED_SIBLING,
+    ERROR_CLASSES,
+    NOT_FAILURES,
+    USER_INTERRUPTED,
+    classify,
+)
+from sniff.ingest import claude_code, codex
 from sniff.ingest.record import epoch
 from sniff.model import Activity, AgentEvent, Request, ToolCall
 
@@ -26,6 +38,8 @@ BUILT_IN = "built-in"
 SUBAGENTS = "subagents"
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 EXAMPLES = 3
+ACTIVITY_FORMATS = frozenset({claude_code.SOURCE, codex.SOURCE})
+"""Log formats that record what agents did; the others (API request logs) hold requests only."""
 
 
 @dataclass(slots=True)
@@ -37,6 +51,7 @@ class ToolRow:
     """`built-in`, `subagents` (Task launches) or the MCP server (`mcp__<server>__<tool>`)."""
     calls: int = 0
     errors: int = 0
+    """Failed calls (not counting the cancelled ones)."""
     result_tokens: int = 0
     """Prompt tokens its results added to the next request (see the module docstring)."""
     exact_calls: int = 0
@@ -102,11 +117,30 @@ class AgentReport:
     """Model calls per user request that reached the model."""
     cost: Spread | None
     """Dollars per user request that reached the model."""
+    unknown_outcomes: int = 0
+    """Tool calls whose outcome the log does not state (no result, or one stating none)."""
+    without_activity: tuple[str, ...] = ()
+    """Log formats of the requests that record no agent activity at all."""
+
+    @property
+    def calls(self) -> int:
+        """Tool calls."""
+        return sum(row.calls for row in self.tools)
+
+    @property
+    def has_activity(self) -> bool:
+        """Whether the logs hold any tool call, result or user request."""
+        return bool(self.tools or self.results or self.commands or self.errors)
 
     @property
     def failures(self) -> int:
-        """Failed tool results and API errors."""
-        return sum(row.count for row in self.errors)
+        """Failed tool results and API errors (calls cancelled for a sibling's failure are not)."""
+        return sum(row.count for row in self.errors if row.error_class not in NOT_FAILURES)
+
+    @property
+    def cancelled(self) -> int:
+        """Parallel calls cancelled because another one failed."""
+        return sum(row.count for row in self.errors if row.error_class == CANCELLED_SIBLING)
 
     @property
     def api_errors(self) -> int:
@@ -145,7 +179,7 @@ def analyze_agents(requests: Sequence[Request], activity: Activity, zone: tzinfo
     tools = _tools(activity.calls, by_key, requests)
     errors, per_day = _failures(activity, names, day)
     for result in activity.results:
-        if result.error is not None and result.tool_use_id in names:
+        if _failed(result.error) and result.tool_use_id in names:
             tools[names[result.tool_use_id]].errors += 1
     by_project: dict[str, Counter[str]] = {}
     by_day: dict[str, Counter[str]] = {}
@@ -173,7 +207,14 @@ def analyze_agents(requests: Sequence[Request], activity: Activity, zone: tzinfo
         # requests that reached the model: a local command (/cost, /model) calls none
         steps=_spread([float(c.model_calls) for c in commands if c.model_calls]),
         cost=_spread([c.cost_usd for c in commands if c.model_calls]),
+        unknown_outcomes=len(names.keys() - {result.tool_use_id for result in activity.results}),
+        without_activity=tuple(sorted({r.source for r in requests} - ACTIVITY_FORMATS)),
     )
+
+
+def _failed(error: str | None) -> bool:
+    """Whether a result with this failure text (None: it succeeded) is a failure of its call."""
+    return error is not None and classify(error) not in NOT_FAILURES
 
 
 def _tools(
@@ -221,7 +262,7 @@ def _failures(
         counts[0] += 1
         if result.error is None:
             continue
-        counts[1] += 1
+        counts[1] += _failed(result.error)
         tool = names.get(result.tool_use_id, "")
         _count(rows[classify(result.error, tool or None)], tool, result.error, result.at)
     for event in activity.events:

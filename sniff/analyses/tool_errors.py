@@ -1,13 +1,15 @@
 """Provides the taxonomy of failed tool calls: `ERROR_CLASSES`, `classify` and `exit_code`.
 
-Why: a transcript marks a failed tool call only with `"is_error": true` on its `tool_result`;
-what went wrong is free text, written either by Claude Code itself (a refused permission, an
-Edit whose `old_string` is not in the file, a file written before it was read) or by the tool
-(a shell command's stderr). Counting failures is only useful once they are sorted into causes
-that point at a habit: an agent that keeps writing files it has not read, guessing paths, or
-running commands the user declines. This module names those causes and sorts a failure's text
-into one of them, from patterns taken from real transcripts (`../shared/samples/`) and the
-messages Claude Code is known to write (`../shared/docs/log-formats.md` §1.9).
+Why: a transcript marks a failed tool call only with `"is_error": true` on its `tool_result` (a
+Codex rollout only by a non-zero exit code or one of Codex's own messages, see
+`ingest.codex_activity`); what went wrong is free text, written either by the harness itself (a
+refused permission, an Edit whose `old_string` is not in the file, a file written before it was
+read) or by the tool (a shell command's stderr). Counting failures is only useful once they are
+sorted into causes that point at a habit: an agent that keeps writing files it has not read,
+guessing paths, or running commands the user declines. This module names those causes and sorts
+a failure's text into one of them, from patterns taken from real transcripts
+(`../shared/samples/`) and the messages Claude Code is known to write
+(`../shared/docs/log-formats.md` §1.9).
 
 How a text is sorted: `RULES` is an ordered list of (class, pattern); the first pattern found
 in the text decides. Claude Code's own messages come first, anchored at the start of the text,
@@ -17,6 +19,10 @@ a refused permission), most specific first; then a non-zero exit code. A failed 
 whose text names none of these is `command_failed` all the same: Claude Code marks a shell
 call as failed when its command exits non-zero, and old versions (1.0.x) wrote only the
 command's output, with no "Exit code N". Anything else is `other`.
+
+One class is an outcome but no failure: `cancelled_sibling`, a parallel call Claude Code did
+not run because another call of the same response failed ("Sibling tool call errored"). It is
+listed with the failures but not counted among them (`NOT_FAILURES`): the call itself never ran.
 
 API errors are no tool result: Claude Code writes them as an assistant line with
 `isApiErrorMessage: true` and model `<synthetic>`. The caller classifies such a line as
@@ -32,6 +38,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+CANCELLED_SIBLING: Final = "cancelled_sibling"
 USER_REJECTED: Final = "user_rejected"
 USER_INTERRUPTED: Final = "user_interrupted"
 COMMAND_FAILED: Final = "command_failed"
@@ -47,11 +54,16 @@ ERROR_CLASSES: Final[dict[str, str]] = {
     USER_REJECTED: (
         "The user declined the tool use at the permission prompt (\"The user doesn't want to"
         ' proceed with this tool use", or "... to take this action right now" when the prompt'
-        " was dismissed), with or without feedback."
+        ' was dismissed; Codex: "exec command rejected by user", "patch rejected by user"),'
+        " with or without feedback."
     ),
     USER_INTERRUPTED: (
         "The user pressed Esc or otherwise interrupted while the tool ran"
-        ' ("[Request interrupted by user for tool use]").'
+        ' ("[Request interrupted by user for tool use]"; Codex: "aborted").'
+    ),
+    CANCELLED_SIBLING: (
+        "Not a failure of the call: it was one of several parallel calls, and Claude Code"
+        ' cancelled it because another of them failed ("Sibling tool call errored").'
     ),
     COMMAND_FAILED: (
         'A shell command exited non-zero ("Exit code N", "exited with code N"), or a failed'
@@ -73,7 +85,8 @@ ERROR_CLASSES: Final[dict[str, str]] = {
     EDIT_TARGET_NOT_FOUND: (
         "An Edit's old_string does not pick one place in the file: not found (\"String to"
         ' replace not found in file.") or found several times while replace_all is false'
-        ' ("Found 2 matches of the string to replace").'
+        ' ("Found 2 matches of the string to replace"); a Codex patch whose context lines are'
+        ' not in the file ("Failed to find expected lines").'
     ),
     PERMISSION_DENIED: (
         "A permission was missing: Claude Code's settings refused the tool (\"Claude requested"
@@ -93,6 +106,9 @@ ERROR_CLASSES: Final[dict[str, str]] = {
 }
 """Every class a failed tool call can get, with what it means, in the order to show them."""
 
+NOT_FAILURES: Final = frozenset({CANCELLED_SIBLING})
+"""Classes of calls that did not run: shown with the failures, not counted as failures."""
+
 _HARNESS = r"^\s*(?:<tool_use_error>\s*)?(?:Error:\s*)?"
 """Where Claude Code's own messages start: the text's start, maybe inside its error tag."""
 
@@ -103,13 +119,16 @@ def _rule(error_class: str, pattern: str, anchored: bool = False) -> tuple[str, 
 
 RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     # Claude Code's own messages, which may quote anything after them.
+    _rule(CANCELLED_SIBLING, r"Sibling tool call errored", True),
     _rule(
         USER_REJECTED,
         r"The user doesn[’']t want to (?:proceed with this tool use|take this action)",
         True,
     ),
+    _rule(USER_REJECTED, r"(?:exec command|patch) rejected by user", True),  # Codex's
     # The interrupt marker can follow a killed command's "Exit code 137".
     _rule(USER_INTERRUPTED, r"\[Request interrupted by user(?: for tool use)?\]"),
+    _rule(USER_INTERRUPTED, r"aborted\s*$", True),  # Codex's output of an interrupted call
     _rule(PERMISSION_DENIED, r"Claude requested permissions? to ", True),
     _rule(PERMISSION_DENIED, r"Permission to use \S+.*? (?:has been|was) denied", True),
     _rule(FILE_NOT_READ, r"File has not been read yet", True),
@@ -117,6 +136,7 @@ RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     _rule(EDIT_TARGET_NOT_FOUND, r"String to replace not found", True),
     _rule(EDIT_TARGET_NOT_FOUND, r"Found \d+ matches of the string to replace", True),
     _rule(EDIT_TARGET_NOT_FOUND, r"old_string not found", True),
+    _rule(EDIT_TARGET_NOT_FOUND, r"Failed to find expected lines"),  # Codex's apply_patch
     _rule(API_ERROR, r"(?:Please run /login · )?API Error: ", True),
     _rule(API_ERROR, r"Claude AI usage limit reached", True),
     # Causes a tool's output states, most specific first.
@@ -133,8 +153,11 @@ RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
 )
 """The ordered (class, pattern) list `classify` reads: the first pattern found decides."""
 
-SHELL_TOOLS: Final = frozenset({"Bash"})
-"""Tools that run a shell command: their failures with no stated cause are `command_failed`."""
+SHELL_TOOLS: Final = frozenset(
+    {"Bash", "exec_command", "write_stdin", "shell", "shell_command", "local_shell"}
+)
+"""Tools that run a shell command (Claude Code's, Codex's): their failures with no stated cause
+are `command_failed`."""
 
 _EXIT_CODE = re.compile(
     r"\b(?:exit (?:code|status)|exited with(?: code| status)?) (\d+)\b", re.IGNORECASE

@@ -6,9 +6,12 @@ the cost. Only small facts are kept: ids, names, times, and short excerpts of us
 and failures (full tool outputs are never decoded).
 
 What counts as a user request: a `user` line of the main conversation whose text is not a
-tool result, not injected by the harness (`isMeta`, a compaction summary, local command
-output, the caveat before it) and not an interruption marker. A slash command counts as one
-request, named (`/review`); the prompt it expands to is injected (`isMeta`) and does not.
+tool result, not an interruption marker and not written by the harness: not `isMeta` (a
+command's expanded prompt, a caveat), not `isCompactSummary`, and not a text `INJECTED` lists
+(a background task's notification, local command output, reminders). A slash command counts
+as one request, named (`/review`); the prompt it expands to is injected (`isMeta`) and does
+not. Model calls that follow an injected text belong to the request before it: a task's
+notification wakes the agent to go on with what the user asked.
 """
 
 from __future__ import annotations
@@ -28,7 +31,24 @@ INTERRUPTED = "[Request interrupted by user"
 COMMAND = re.compile(r"<command-name>\s*(/?[^<\s]+)\s*</command-name>")
 ARGUMENTS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 ERROR_TAG = re.compile(r"</?tool_use_error>")
-INJECTED = ("<local-command-stdout>", "<local-command-stderr>", "Caveat: The messages below")
+INJECTED: tuple[tuple[str, str], ...] = (
+    ("<task-notification>", "a background task or subagent ended (Claude Code 2.1; queued first)"),
+    ("<local-command-stdout>", "the output of a local command (/model, /cost), after its line"),
+    ("<local-command-stderr>", "the same, its error output"),
+    ("<local-command-caveat>", "the caveat written before a local command's lines"),
+    ("Caveat: The messages below", "the same caveat, untagged (Claude Code 2.0)"),
+    ("<bash-stdout>", "the output of a shell command the user ran with `!`"),
+    ("<bash-stderr>", "the same, its error output"),
+    ("<user-prompt-submit-hook>", "the output of a UserPromptSubmit hook"),
+    ("This session is being continued from a previous conversation", "a compaction summary"),
+)
+"""Texts the harness writes as a user turn, by how they start, and what each is. Seen in the
+samples: local command output and caveats (a 2.0 transcript, the sample logs), compaction
+summaries. Named by the log format notes: task notifications (which `queue-operation` lines
+carry first), compaction summaries. The others are Claude Code's own tags for harness output."""
+REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
+"""Reminders the harness adds to a turn (seen in the text blocks of user turns of a claude-trace
+capture, and in tool results): never typed, removed from a request's text."""
 
 
 class ActivityLog:
@@ -81,11 +101,11 @@ class ActivityLog:
                     said.append("[image]")
         if not said or not typed or not isinstance(line, WireLine):
             return
-        text = "\n".join(said).strip()
+        text = "\n".join(typed_text(part) for part in said).strip()
         if text.startswith(INTERRUPTED):
             self.events.append(("interrupt", session, timestamp, text[:EXCERPT], None, ""))
             return
-        if not text or text.startswith(INJECTED):
+        if not text:
             return
         found = COMMAND.search(text)
         command = None
@@ -125,6 +145,18 @@ class ActivityLog:
                 for kind, session, at, text, command, uuid in self.events
             ),
         )
+
+
+def typed_text(text: str) -> str:
+    """What of a user turn's text (a string, or one text block) the user typed: "" for a text
+    the harness injected (`INJECTED`), and no reminders (`REMINDER`)."""
+    if "<system-reminder>" in text:
+        text = REMINDER.sub("", text)
+    text = text.strip()
+    return "" if text.startswith(_INJECTED_STARTS) else text
+
+
+_INJECTED_STARTS = tuple(start for start, _ in INJECTED)
 
 
 def _head(raw: Raw, size: int = 64) -> bytes:

@@ -14,6 +14,9 @@ Timing is approximate: a rollout stamps each item when it is written, whole. A r
 at the last input written before the model's first output item (a user message, a tool's
 output, a new turn context), its first output item stands for the first token, and the usage
 event that counts it for its end.
+
+Tool calls, their outcomes, user requests and interruptions are read in the same pass
+(`codex_activity`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Any
 import msgspec
 
 from sniff.ingest.anthropic_api import count
+from sniff.ingest.codex_activity import CALL_ITEMS, RESULT_ITEMS, RolloutActivity
 from sniff.ingest.lines import decode_lines
 from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
 from sniff.model import Agent, LineIssue
@@ -66,6 +70,8 @@ class TokenInfo(msgspec.Struct, gc=False):
 
 
 class Payload(msgspec.Struct, gc=False):
+    """Any line's payload: the fields of every line type sniff reads (texts stay raw JSON)."""
+
     type: str | None = None
     role: str | None = None
     id: str | None = None
@@ -76,6 +82,12 @@ class Payload(msgspec.Struct, gc=False):
     info: TokenInfo | None = None
     response_id: str | None = None
     usage: CodexUsage | None = None
+    call_id: str | None = None
+    name: str | None = None
+    output: msgspec.Raw = msgspec.Raw(b"")
+    message: msgspec.Raw = msgspec.Raw(b"")
+    exit_code: int | None = None
+    reason: msgspec.Raw = msgspec.Raw(b"")
 
 
 class RolloutLine(msgspec.Struct, gc=False):
@@ -117,6 +129,7 @@ class Reader:
         """The last input written before the model answered: when the request went out."""
         self.first_output: str | None = None
         """The model's first output item of the request being answered."""
+        self.activity = RolloutActivity()
 
     def feed(self, data: bytes, first_line: int = 1, newlines: int | None = None) -> None:
         """Read more whole lines of the rollout, the first of them being line `first_line`."""
@@ -126,8 +139,12 @@ class Reader:
             self.line(number, line)
 
     def result(self) -> FileResult:
-        """What the lines read so far hold."""
-        return FileResult(list(self.responses()), list(self.issues), 0, SOURCE)
+        """What the lines read so far hold: the responses, and the activity."""
+        responses = self.responses()
+        keys = [response.key for response in responses]
+        family = 1 if self.from_records else 0  # the index into a call's `asking`
+        activity = self.activity.freeze(self.session_id, self.project, keys, family)
+        return FileResult(list(responses), list(self.issues), 0, SOURCE, activity)
 
     def responses(self) -> list[Response]:
         # Newer rollouts write each response twice; the records are the ones with ids.
@@ -150,6 +167,43 @@ class Reader:
             )
         elif line.type == "event_msg" and payload.type == "token_count" and payload.info:
             self._token_count(number, payload.info, line.timestamp)
+        elif line.type == "response_item" or line.type == "event_msg":
+            self._activity(payload, line.timestamp or "")
+
+    def _activity(self, payload: Payload, timestamp: str) -> None:
+        """Tool calls and their outputs, user requests and interruptions (`codex_activity`)."""
+        kind = payload.type
+        if kind in CALL_ITEMS:
+            call_id = payload.call_id or payload.id
+            name = payload.name or ("local_shell" if kind == "local_shell_call" else None)
+            if call_id:
+                asking = (len(self.from_counts), len(self.from_records))
+                self.activity.call(call_id, name, timestamp, asking)
+        elif kind in RESULT_ITEMS:
+            if payload.call_id:
+                self.activity.output(payload.call_id, payload.output, timestamp)
+        elif kind == "exec_command_end":
+            if payload.call_id and payload.exit_code is not None:
+                self.activity.exit(payload.call_id, payload.exit_code, timestamp)
+        elif kind == "user_message":
+            if self._users_own(timestamp):
+                self.activity.user_message(payload.message, timestamp)
+        elif kind == "turn_aborted" and self._users_own(timestamp):
+            self.activity.aborted(payload.reason, timestamp)
+
+    def _users_own(self, timestamp: str) -> bool:
+        """Whether a message is the user's: not in a subagent's rollout (its messages come from
+        the agent that spawned it), nor in a fork's copy of its parent's history."""
+        return self.agent == Agent.MAIN.value and not self._in_replay(timestamp)
+
+    def _in_replay(self, timestamp: str) -> bool:
+        """Whether an item of a forked rollout belongs to the parent's history it opens with:
+        written before its first usage event, or in the same second (see `_replayed`)."""
+        if self.parent_id is None:
+            return False
+        if self.burst_second is None:
+            return not self.from_counts and not self.from_records
+        return timestamp[:19] == self.burst_second
 
     def _clock(self, kind: str | None, payload: Payload, timestamp: str | None) -> None:
         """Follow when the pending request went out and when its answer began."""

@@ -14,11 +14,14 @@ LISTED = 15
 
 
 def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[str, Any]:
-    """`sniff agents --json`: keys `tools`, `errors`, `commands`."""
+    """`sniff agents --json`: keys `has_activity`, `without_activity`, `tools`, `errors`,
+    `commands` (the last three always, zero where the logs hold no activity)."""
     rows = report.commands if commands_limit is None else report.commands[:commands_limit]
     return {
+        "has_activity": report.has_activity,
+        "without_activity": list(report.without_activity),
         "tools": {
-            "calls": sum(row.calls for row in report.tools),
+            "calls": report.calls,
             "by_tool": [
                 {
                     "tool": row.tool,
@@ -40,6 +43,8 @@ def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[
         "errors": {
             "tool_results": report.results,
             "failures": report.failures,
+            "cancelled": report.cancelled,
+            "outcome_unknown": report.unknown_outcomes,
             "by_class": [
                 {
                     "class": row.error_class,
@@ -84,37 +89,57 @@ def command_json(row: CommandRow) -> dict[str, Any]:
 
 
 def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> None:
-    """Tools, failures by class, and the dearest user requests."""
+    """Tools, failures by class, and the dearest user requests; a table only where it has rows,
+    and one line instead of all of them where the logs hold no activity."""
     from sniff.present.console import measures_table
     from sniff.present.formats import percent
-    from sniff.present.report_agents import TOOL_HEADERS, command_rows, texts, tool_rows
+    from sniff.present.report_agents import (
+        TOOL_HEADERS,
+        command_rows,
+        failure_summary,
+        texts,
+        tool_rows,
+    )
 
-    calls = sum(row.calls for row in report.tools)
+    if not report.has_activity:
+        console.print(no_activity(report))
+        return
     console.print(
-        f"[bold]Tool use[/] · {plural(calls, 'call')} of {plural(len(report.tools), 'tool')}"
+        f"[bold]Tool use[/] · {plural(report.calls, 'call')} of {plural(len(report.tools), 'tool')}"
     )
-    rows = texts(tool_rows(report, limit))
-    console.print(measures_table("Tools", TOOL_HEADERS, rows, text_columns=2))
-    console.print(
-        f"[bold]Failures[/] · {report.tool_failures:,} of {report.results:,} tool results "
-        f"({percent(report.tool_failure_rate)}), {plural(report.api_errors, 'API error')}"
-    )
-    rows = [
-        [row.error_class, first_line(row.examples[0][1]) if row.examples else "", f"{row.count:,}"]
-        for row in report.errors
-    ]
-    console.print(
-        measures_table(
-            "By class", ["class", "example", "count"], rows, text_columns=2, shrinkable=1
-        )
-    )
+    if report.tools:
+        rows = texts(tool_rows(report, limit))
+        console.print(measures_table("Tools", TOOL_HEADERS, rows, text_columns=2))
+    console.print(f"[bold]Failures[/] · {failure_summary(report, api_errors=True)}")
+    if report.errors:
+        rows = [
+            [row.error_class, first_line(row.examples[0][1]) if row.examples else "",
+             f"{row.count:,}"]
+            for row in report.errors
+        ]  # fmt: skip
+        headers = ["class", "example", "count"]
+        console.print(measures_table("By class", headers, rows, text_columns=2, shrinkable=1))
     console.print(
         f"[bold]User requests[/] · {len(report.commands):,}, "
         f"{report.interruptions:,} interrupted ({percent(report.interruption_rate)})"
     )
-    rows = texts(command_rows(report, limit))
-    headers = ["request", "time (UTC)", "calls", "tools", "cost", "interrupted"]
-    console.print(measures_table("Dearest requests", headers, rows, text_columns=2, shrinkable=0))
+    if report.commands:
+        rows = texts(command_rows(report, limit))
+        headers = ["request", "time (UTC)", "calls", "tools", "cost", "interrupted"]
+        table = measures_table("Dearest requests", headers, rows, text_columns=2, shrinkable=0)
+        console.print(table)
+    if report.without_activity:
+        console.print(no_activity(report))
+
+
+def no_activity(report: AgentReport) -> str:
+    """One line: which logs record no agent activity (all of them, when nothing has any)."""
+    if not report.without_activity:
+        return "No agent activity: these logs hold no tool calls or user requests."
+    files = " and ".join(report.without_activity)
+    if report.has_activity:
+        return f"Not counted: the {files} files record API requests only, no agent activity."
+    return f"No agent activity: the {files} files record API requests, not what agents did."
 
 
 def _spread(spread: Spread | None) -> dict[str, float] | None:

@@ -8,7 +8,7 @@ dearest user requests) by `sniff agents`' terminal tables; the JSON writer uses
 from __future__ import annotations
 
 from sniff.analyses.agents import AgentReport
-from sniff.present.formats import compact, first_line, money, percent
+from sniff.present.formats import compact, first_line, money, percent, plural
 
 LISTED = 15
 
@@ -32,8 +32,7 @@ def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]
     return [
         ("Tool use", TOOL_HEADERS, tool_rows(report), 2),
         (
-            f"Failures: {report.tool_failures:,} of {report.results:,} tool results "
-            f"({percent(report.tool_failure_rate)})",
+            f"Failures: {failure_summary(report)}",
             ["class", "meaning", "count", "example"],
             failures,
             2,
@@ -46,6 +45,24 @@ def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]
             2,
         ),
     ]
+
+
+def failure_summary(report: AgentReport, api_errors: bool = False) -> str:
+    """Failed tool results of all, and (where there are any) the cancelled calls and those whose
+    outcome the log does not state; with `api_errors`, the API errors too."""
+    parts = [
+        f"{report.tool_failures:,} of {report.results:,} tool results "
+        f"({percent(report.tool_failure_rate)})"
+    ]
+    if api_errors:
+        parts.append(plural(report.api_errors, "API error"))
+    if report.cancelled:
+        parts.append(f"{report.cancelled:,} cancelled when a parallel call failed")
+    if report.unknown_outcomes:
+        parts.append(
+            f"{plural(report.unknown_outcomes, 'call')} whose outcome the log does not state"
+        )
+    return ", ".join(parts)
 
 
 def tool_rows(report: AgentReport, limit: int | None = None) -> list[Row]:

@@ -1,14 +1,20 @@
-"""`sniff agents` on the sample project written to show agent behaviour: every count, exactly.
+"""`sniff agents` on the sample project written to show agent behaviour: every count, exactly;
+and on the real Codex rollouts of the shared samples.
 
 `sample_logs/README.md` describes the session; the expected numbers below were counted from
-its lines by hand (each `tool_use` id once, each `tool_result` with `is_error` once).
+its lines by hand (each `tool_use` id once, each `tool_result` with `is_error` once). The Codex
+numbers were counted over the rollouts with jq: each `function_call` and `custom_tool_call`
+item, each `user_message` event, each growth of the cumulative usage between two of those.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
@@ -18,15 +24,24 @@ PROJECT = Path(__file__).resolve().parents[2] / (
 )
 
 
-def agents() -> dict[str, object]:
-    result = CliRunner().invoke(app, ["agents", "--json", "--no-index", str(PROJECT)])
+LOCALPUSH = (
+    Path(
+        os.environ.get("SNIFF_SHARED_SAMPLES")
+        or Path(__file__).resolve().parents[2].parent / "shared" / "samples"
+    )
+    / "localpush"
+)
+
+
+def agents(folder: Path = PROJECT, *options: str) -> dict[str, object]:
+    result = CliRunner().invoke(app, ["agents", "--json", *options, str(folder)])
     assert result.exit_code == 0, result.output
     report: dict[str, object] = json.loads(result.stdout)
     return report
 
 
 def test_every_tool_call_counts_once() -> None:
-    tools = agents()["tools"]
+    tools = agents(PROJECT, "--no-index")["tools"]
     assert isinstance(tools, dict)
     assert {row["tool"]: row["calls"] for row in tools["by_tool"]} == {
         "Bash": 8,
@@ -48,7 +63,7 @@ def test_every_tool_call_counts_once() -> None:
 
 
 def test_every_failure_is_in_its_class() -> None:
-    errors = agents()["errors"]
+    errors = agents(PROJECT, "--no-index")["errors"]
     assert isinstance(errors, dict)
     assert {row["class"]: row["count"] for row in errors["by_class"]} == {
         "user_rejected": 1,
@@ -68,7 +83,7 @@ def test_every_failure_is_in_its_class() -> None:
 
 
 def test_each_user_request_with_what_it_led_to() -> None:
-    commands = agents()["commands"]
+    commands = agents(PROJECT, "--no-index")["commands"]
     assert isinstance(commands, dict)
     rows = [
         (
@@ -92,3 +107,33 @@ def test_each_user_request_with_what_it_led_to() -> None:
     ]
     assert commands["rows"][4]["text"] == "/review src/cart.py"
     assert commands["steps"] == {"median": 4.5, "p90": 5.0, "max": 12.0}
+
+
+@pytest.mark.skipif(not LOCALPUSH.is_dir(), reason=f"no shared samples at {LOCALPUSH}")
+def test_codex_rollouts_tools_outcomes_and_user_requests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
+    report: dict[str, Any] = agents(LOCALPUSH, "--no-index")
+    tools = report["tools"]
+    assert tools["calls"] == 737  # 656 function calls and 81 custom tool calls
+    calls = {row["tool"]: row["calls"] for row in tools["by_tool"]}
+    assert calls["apply_patch"] == 81 and sum(calls.values()) - calls["apply_patch"] == 656
+    assert (calls["exec_command"], calls["write_stdin"], calls["update_plan"]) == (518, 95, 6)
+    assert {row["server"]: row["calls"] for row in tools["by_server"]}[
+        "supabase_right_aim_ops"
+    ] == 23
+    # the fixture's outputs are redacted: no exit code, so no outcome, and none counted a success
+    errors = report["errors"]
+    assert (errors["tool_results"], errors["failures"], errors["outcome_unknown"]) == (0, 0, 737)
+    commands = report["commands"]
+    assert commands["count"] == len(commands["rows"]) == 53
+    assert sum(row["model_calls"] for row in commands["rows"]) == 485
+    assert sum(row["tool_calls"] for row in commands["rows"]) == 737
+    first = commands["rows"][0]
+    assert (first["at"], first["model_calls"], first["tool_calls"]) == (
+        "2026-02-23T11:40:29.279Z", 21, 27,
+    )  # fmt: skip
+    # the records the index keeps give the same answer, read cold and then warm
+    assert agents(LOCALPUSH) == report
+    assert agents(LOCALPUSH) == report

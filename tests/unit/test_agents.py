@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
+import msgspec
 import pytest
 
 from sniff.analyses.agents import analyze_agents, command_requests
+from sniff.ingest import claude_code
+from sniff.ingest.claude_code_activity import INJECTED
 from sniff.model import Activity, Agent, AgentEvent, Request, ToolCall, ToolResult, Usage
 
 PROJECT = "/home/dana/src/webshop"
@@ -112,3 +116,57 @@ def test_the_terminal_and_the_report_show_the_same_failures_and_user_requests() 
         for row in rows:
             [line] = [line for line in lines if line.startswith(f" {row[0][0]} ")]
             assert line.split() == " ".join(text for text, _ in row).split()
+
+
+def test_a_call_cancelled_for_a_failed_sibling_is_no_failure_of_its_own() -> None:
+    activity = Activity(
+        calls=(
+            ToolCall("t1", "Bash", "r1", "s1", PROJECT, "2026-03-02T09:00:05Z"),
+            ToolCall("t2", "Bash", "r1", "s1", PROJECT, "2026-03-02T09:00:05Z"),
+            ToolCall("t3", "Read", "r1", "s1", PROJECT, "2026-03-02T09:00:05Z"),
+        ),
+        results=(
+            ToolResult("t1", "s1", "2026-03-02T09:00:09Z", error="Exit code 1\nnpm ERR!"),
+            ToolResult(
+                "t2",
+                "s1",
+                "2026-03-02T09:00:09Z",
+                error="<tool_use_error>Sibling tool call errored</tool_use_error>",
+            ),  # fmt: skip
+        ),
+    )
+    report = analyze_agents([request("r1")], activity, UTC)
+    assert {row.error_class: row.count for row in report.errors} == {
+        "command_failed": 1,
+        "cancelled_sibling": 1,
+    }
+    assert (report.failures, report.tool_failures, report.cancelled) == (1, 1, 1)
+    assert {row.tool: row.errors for row in report.tools} == {"Bash": 1, "Read": 0}
+    assert report.errors_by_day == [("2026-03-02", 2, 1)]
+    assert report.unknown_outcomes == 1  # the Read has no result
+
+
+def test_formats_without_activity_are_named() -> None:
+    trace = msgspec.structs.replace(request("r2", 30), source="claude-trace")
+    report = analyze_agents([request("r1"), trace], Activity(), UTC)
+    assert report.without_activity == ("claude-trace",)
+    assert not report.has_activity
+
+
+@pytest.mark.parametrize("start", [start for start, _ in INJECTED])
+def test_no_text_the_harness_injects_is_a_user_request(start: str) -> None:
+    def said(uuid: str, content: object) -> str:
+        message = {"role": "user", "content": content}
+        return json.dumps({
+            "type": "user", "sessionId": "s1", "uuid": uuid, "isSidechain": False,
+            "timestamp": f"2026-03-02T09:00:0{uuid}Z", "message": message,
+        })  # fmt: skip
+
+    lines = [
+        said("1", f"{start} ...harness text..."),
+        said("2", [{"type": "text", "text": f"{start} ..."}]),
+        said("3", [{"type": "text", "text": "fix the build"}, {"type": "text", "text": start}]),
+    ]
+    result = claude_code.parse_data("s1.jsonl", "\n".join(lines).encode() + b"\n", "")
+    assert result.activity is not None
+    assert [event.text for event in result.activity.events] == ["fix the build"]

@@ -60,6 +60,12 @@ CASES = [
         "edit_target_not_found",
         id="near-miss-rejected-quoted-in-an-edit",
     ),
+    pytest.param(
+        "exec command rejected by user", "exec_command", "user_rejected", id="codex-rejected"
+    ),
+    pytest.param(
+        "patch rejected by user", "apply_patch", "user_rejected", id="codex-patch-rejected"
+    ),
     # user_interrupted
     pytest.param(
         "[Request interrupted by user for tool use]", "Bash", "user_interrupted", id="interrupted"
@@ -82,7 +88,34 @@ CASES = [
         "command_failed",
         id="near-miss-interrupted-inside-the-command",
     ),
+    pytest.param("aborted", "exec_command", "user_interrupted", id="codex-aborted"),
+    pytest.param(
+        "Exit code 1\nmake: *** [build] aborted",
+        "exec_command",
+        "command_failed",
+        id="near-miss-codex-aborted-in-the-output",
+    ),  # fmt: skip
+    # cancelled_sibling
+    pytest.param(
+        "<tool_use_error>Sibling tool call errored</tool_use_error>",
+        "Bash",
+        "cancelled_sibling",
+        id="sibling",
+    ),
+    pytest.param("Sibling tool call errored", "Read", "cancelled_sibling", id="sibling-untagged"),
+    pytest.param(
+        "Exit code 1\nassert 'Sibling tool call errored' in shown",
+        "Bash",
+        "command_failed",
+        id="near-miss-sibling-in-a-command-output",
+    ),
     # command_failed
+    pytest.param(
+        "Exit code 2\nerror[E0425]: cannot find value `cache` in this scope",
+        "exec_command",
+        "command_failed",
+        id="codex-exit-code",
+    ),
     pytest.param(
         "Exit code 1\nFAILED tests/test_cart.py::test_total - AssertionError: 0 != 5",
         "Bash",
@@ -205,6 +238,13 @@ CASES = [
         "file_not_found",
         id="near-miss-edit-by-shell",
     ),
+    pytest.param(
+        "apply_patch verification failed: Failed to find expected lines in src/cache.rs:\n"
+        "    fn get_or_render(",
+        "apply_patch",
+        "edit_target_not_found",
+        id="codex-patch-context-not-found",
+    ),
     # permission_denied
     pytest.param(
         "Claude requested permissions to write to /path/to/Demo/CLAUDE.md, but you haven't"
@@ -290,6 +330,7 @@ def test_classes_are_the_documented_taxonomy_in_order() -> None:
     assert list(ERROR_CLASSES) == [
         "user_rejected",
         "user_interrupted",
+        "cancelled_sibling",
         "command_failed",
         "timeout",
         "file_not_found",
