@@ -243,37 +243,34 @@ def _per_unit(
     spec: list[list[tuple[int, int]]],
     *batches: list[FileResult],
     pricing: Path | None,
-    analyse: Callable[[list[Any], Any, Callable[[Any], int]], Any],
+    analyse: Callable[[list[Any], Any, Any], Any],
 ) -> list[Any]:
-    """A task: `analyse(requests, prices, minimum)` for some units (idempotent: it reads only
+    """A task: `analyse(requests, prices, rules)` for some units (idempotent: it reads only
     its inputs), each unit's requests merged and priced here, where its records are."""
-    from sniff.analyses.breaks import policy_minimum
+    from sniff.analyses.breaks import CacheRules
 
     prices = _prices(pricing)
-    minimum = policy_minimum()
+    rules = CacheRules()
     return [
-        analyse(requests, prices, minimum)
-        for requests in _unit_requests(spec, batches, prices.cost)
+        analyse(requests, prices, rules) for requests in _unit_requests(spec, batches, prices.cost)
     ]
 
 
 def _scan_part(
-    requests: list[Any], prices: Any, minimum: Callable[[Any], int], filters: Filters, zone: tzinfo
+    requests: list[Any], prices: Any, rules: Any, filters: Filters, zone: tzinfo
 ) -> ScanPart:
     """A unit's scan part, its breaks without prompt blocks."""
     from sniff.analyses.scan_parts import ScanPart, scan_part
 
-    part = scan_part(requests, prices, zone, filters.keep, minimum)
+    part = scan_part(requests, prices, zone, filters.keep, rules)
     return ScanPart(part.cells, replace(part.breaks, top=tuple(map(_light, part.breaks.top))))
 
 
-def _break_part(
-    requests: list[Any], prices: Any, minimum: Callable[[Any], int], filters: Filters
-) -> BreakPart:
+def _break_part(requests: list[Any], prices: Any, rules: Any, filters: Filters) -> BreakPart:
     """A unit's break part, without prompt blocks."""
     from sniff.analyses.breaks import break_part
 
-    part = break_part(requests, prices, minimum, filters.keep)
+    part = break_part(requests, prices, rules, filters.keep)
     return replace(
         part,
         breaks=[_light(found) for found in part.breaks],

@@ -6,17 +6,20 @@ request should read at least what its predecessor read and wrote: the prefix the
 its reads drop below that by more than a tolerance, the tokens it wrote again were rebuilt, at
 the write price instead of the read price: that difference is the break's price. Each break
 gets one cause, in the precedence of docs/prompt-caching.md §5.5: what changed the prefix
-first, then what let it expire.
+first, then what let it expire, with the evidence the log holds for it (`Break.detail`).
+Some breaks are no one's fault (`break_report.EXPECTED`): a chain's cold start, a compaction,
+and thinking blocks a model drops at a new user turn.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import date, tzinfo
-from typing import Any
+from typing import NamedTuple
 
 from sniff.analyses.break_report import (
     CAUSES,
+    EXPECTED,
     GAP_BUCKETS,
     Break,
     BreakPart,
@@ -28,22 +31,26 @@ from sniff.analyses.break_report import (
     gap_bucket,
     start_of,
 )
+from sniff.analyses.break_rules import CacheRules
 from sniff.model import Agent, Request
+from sniff.present.formats import duration
 from sniff.pricing import PriceBook
 
 __all__ = [
     "CAUSES",
+    "EXPECTED",
     "Break",
     "BreakPart",
     "BreakReport",
+    "CacheRules",
     "CauseTotals",
+    "Link",
     "Tolerated",
     "break_part",
     "break_report",
     "chain_links",
     "dearest_first",
     "find_breaks",
-    "policy_minimum",
 ]
 
 TOLERANCE_TOKENS = 256
@@ -56,50 +63,55 @@ SHRINK_SHARE = 0.5
 TTL_5M, TTL_1H = 300.0, 3600.0
 IDLE_TTL = 600.0
 """OpenAI's automatic cache lives 5 to 10 minutes idle (the bundled `openai` policy)."""
+THINKING = frozenset({"thinking", "redacted_thinking"})
+TURN_STEPS = 10_000
+"""How far back a request's turn is looked for: a tool loop longer than this is not judged."""
 
 
 def find_breaks(
     requests: Sequence[Request],
     prices: PriceBook,
-    minimum: Callable[[Request], int] | None = None,
+    rules: CacheRules | None = None,
     zone: tzinfo | None = None,
     keep: Callable[[Request], bool] | None = None,
 ) -> BreakReport:
     """Every break among `requests`.
 
     Args:
-        minimum: a request's smallest cacheable prefix (default: its provider's policy).
+        rules: the providers' cache rules (default: the bundled policies).
         zone: the time zone weeks are counted in.
         keep: which requests the report covers; chains are followed through all of them.
     """
-    return break_report([break_part(requests, prices, minimum, keep)], prices, zone)
+    return break_report([break_part(requests, prices, rules, keep)], prices, zone)
 
 
 def break_part(
     requests: Sequence[Request],
     prices: PriceBook,
-    minimum: Callable[[Request], int] | None = None,
+    rules: CacheRules | None = None,
     keep: Callable[[Request], bool] | None = None,
 ) -> BreakPart:
     """The breaks among `requests` (see `find_breaks`), as a part to join."""
-    minimum = minimum or policy_minimum()
+    rules = rules or CacheRules()
     chains = _Chains.of(requests)
     starts = chains.starts
     ordered = chains.ordered if keep is None else [r for r in chains.ordered if keep(r)]
     breaks: list[Break] = []
     tolerated: list[Tolerated] = []
     gap_requests = [0] * len(GAP_BUCKETS)
+    first_requests = 0
     for request in ordered:
         previous = chains.previous(request)
         if previous is None:
+            first_requests += 1
             if _rewritten(request):
-                breaks.append(_cold_start(request, prices))
+                breaks.append(_chain_start(request, prices))
             continue
         gap = starts[request.key] - starts[previous.key]
         gap_requests[gap_bucket(gap)] += 1
         if request.usage.cache_read_tokens > previous.usage.cache_read_tokens:
             continue  # reads grew: never a break
-        verdict = _judge(request, previous, chains, prices, minimum, gap)
+        verdict = _judge(request, previous, chains, prices, rules, gap)
         if isinstance(verdict, Break):
             breaks.append(verdict)
         elif isinstance(verdict, Tolerated):
@@ -113,24 +125,37 @@ def break_part(
         and found.gap_seconds <= TTL_1H
         and chains.ttl(found.request, found.previous) == TTL_5M
     ]
-    return BreakPart(breaks, tolerated, gap_requests, _written_5m(ordered), avoided)
+    return BreakPart(breaks, tolerated, gap_requests, _written_5m(ordered), avoided, first_requests)
 
 
-def chain_links(requests: Sequence[Request]) -> dict[str, tuple[Request, float, float]]:
-    """Each request's predecessor in its chain, how long the cache it left was kept (TTL), and
-    the gap between their starts (seconds).
+def chain_links(requests: Sequence[Request]) -> dict[str, Link]:
+    """Each request's predecessor in its chain, with the TTL and gap between them and the
+    prefix they share.
 
     The same links and gaps `find_breaks` follows; a browser uses them to show what changed
     since the previous request and which idle gaps outlived the cache.
     """
     chains = _Chains.of(requests)
-    links: dict[str, tuple[Request, float, float]] = {}
+    links: dict[str, Link] = {}
     for request in chains.ordered:
         previous = chains.previous(request)
         if previous is not None:
             gap = chains.starts[request.key] - chains.starts[previous.key]
-            links[request.key] = (previous, chains.ttl(request, previous), gap)
+            shared = _shared_prefix(request, previous, chains.linked(request)).tokens
+            links[request.key] = Link(previous, chains.ttl(request, previous), gap, shared)
     return links
+
+
+class Link(NamedTuple):
+    """What a request continues."""
+
+    previous: Request
+    ttl_seconds: float
+    """How long the cache the predecessor left was kept."""
+    gap_seconds: float
+    """From the predecessor's start to the request's."""
+    shared_tokens: int
+    """The prefix the request shares with its predecessor: what it should read."""
 
 
 class _Chains:
@@ -197,20 +222,33 @@ class _Chains:
         )
 
 
+class _Prefix(NamedTuple):
+    """The prefix a request shares with its predecessor, and what its logged prompt tells."""
+
+    tokens: int
+    """In the request's own tokens."""
+    detail: str = ""
+    """The first block that differs, where both prompts are logged and one does."""
+    estimated: bool = False
+    """Counted from blocks by a tokenizer, not from reported usage."""
+    dropped: str = ""
+    """The kind of the predecessor's first block the request does not repeat."""
+
+
 def _judge(
     request: Request,
     previous: Request,
     chains: _Chains,
     prices: PriceBook,
-    minimum: Callable[[Request], int],
+    rules: CacheRules,
     gap: float,
 ) -> Break | Tolerated | None:
     usage, before = request.usage, previous.usage
-    shared, detail = _shared_prefix(request, previous)
-    expected = min(shared, usage.prompt_tokens)
+    prefix = _shared_prefix(request, previous, chains.linked(request))
+    expected = min(prefix.tokens, usage.prompt_tokens)
     read = usage.cache_read_tokens
     # a prefix measured in counted (not reported) tokens is an estimate: allow for its error
-    share = ESTIMATE_SHARE if detail else TOLERANCE_SHARE
+    share = ESTIMATE_SHARE if prefix.estimated else TOLERANCE_SHARE
     tolerance = max(TOLERANCE_TOKENS, round(share * expected))
     missing = expected - read
     if missing <= 0 or read > before.cache_read_tokens:
@@ -223,7 +261,7 @@ def _judge(
     rebuilt = written + as_input
     if rebuilt <= 0:
         return None
-    cause = _cause(request, previous, chains, minimum, gap, shared, detail)
+    cause, detail = _cause(request, previous, chains, rules, gap, prefix, tolerance)
     rebuilt_1h = min(written, usage.cache_write_1h_tokens)
     return Break(
         request,
@@ -242,32 +280,101 @@ def _cause(
     request: Request,
     previous: Request,
     chains: _Chains,
-    minimum: Callable[[Request], int],
+    rules: CacheRules,
     gap: float,
-    shared: int,
-    detail: str,
-) -> str:
+    prefix: _Prefix,
+    tolerance: int,
+) -> tuple[str, str]:
+    """The break's cause and the evidence for it, from what the log holds."""
     if request.model != previous.model:
-        return "model_switch"
-    size, before = request.usage.prompt_tokens, previous.usage.prompt_tokens
-    if size < SHRINK_SHARE * before or (
-        not chains.linked(request)
-        and chains.compacted_between(
-            request, chains.starts[previous.key], chains.starts[request.key]
-        )
-    ):
-        return "compaction"
+        return "model_switch", f"{previous.model} → {request.model}"
+    compacted = _compaction(request, previous, chains)
+    if compacted:
+        return "compaction", compacted
     if request.version and previous.version and request.version != previous.version:
-        return "version_change"
-    if size < minimum(request) and not request.usage.cache_write_tokens:
-        return "below_minimum"
-    if detail or size < shared:
-        return "prefix_changed"
-    if gap > chains.ttl(request, previous):
-        return "ttl_expired"
-    if request.session_id != previous.session_id or request.file != previous.file:
-        return "resume"
-    return "unexplained"
+        return "version_change", f"version {previous.version} → {request.version}"
+    size, minimum = request.usage.prompt_tokens, rules.minimum(request)
+    if size < minimum and not request.usage.cache_write_tokens:
+        return "below_minimum", f"{size:,}-token prompt; {request.model} caches from {minimum:,}"
+    dropped = _thinking_dropped(request, previous, chains, rules, prefix, tolerance)
+    if dropped:
+        return "thinking_dropped", dropped
+    if prefix.detail:
+        return "prefix_changed", prefix.detail
+    ttl = chains.ttl(request, previous)
+    if size < prefix.tokens:  # without a logged prompt, all the log tells is that it shrank
+        shrank = f"the prompt ({size:,} tokens) is shorter than the {prefix.tokens:,} cached"
+        if gap > ttl:  # the expiry alone explains the whole rebuild
+            return "ttl_expired", f"{_idle(gap, ttl)}; {shrank}"
+        return "prefix_changed", f"{shrank} before it: part of it was removed or rewritten"
+    if gap > ttl:
+        return "ttl_expired", _idle(gap, ttl)
+    if request.session_id != previous.session_id:
+        return "resume", "continued in another session"
+    if request.file != previous.file:
+        return "resume", "continued in another file"
+    return "unexplained", ""
+
+
+def _compaction(request: Request, previous: Request, chains: _Chains) -> str:
+    """What shows the conversation was compacted since its predecessor ("" when nothing)."""
+    size, before = request.usage.prompt_tokens, previous.usage.prompt_tokens
+    if request.compacted:
+        return "the log marks the conversation compacted before it"
+    if size < SHRINK_SHARE * before:
+        return f"the prompt fell from {before:,} to {size:,} tokens"
+    if not chains.linked(request) and chains.compacted_between(
+        request, chains.starts[previous.key], chains.starts[request.key]
+    ):
+        return "a compaction call ran since the previous request"
+    return ""
+
+
+def _thinking_dropped(
+    request: Request,
+    previous: Request,
+    chains: _Chains,
+    rules: CacheRules,
+    prefix: _Prefix,
+    tolerance: int,
+) -> str:
+    """The evidence that the model dropped earlier thinking blocks at a new user turn ("" when
+    there is none).
+
+    Logged prompts show it: the first block of the predecessor's that the request does not
+    repeat is a thinking block. Transcripts show it by usage: responses sent back in the
+    predecessor's prompt since its last user turn held thinking blocks, and the request read
+    at least the prefix before the first of them (what comes after it was written again).
+    """
+    if not request.opens_turn or not rules.strips_thinking(request):
+        return ""
+    dropped = f"a new user turn: {request.model} drops earlier thinking blocks"
+    if request.blocks and previous.blocks:
+        return f"{dropped} ({prefix.detail})" if prefix.dropped in THINKING else ""
+    first = _first_thought(previous, chains)
+    if first is None or request.usage.cache_read_tokens + tolerance < _cached_after(first):
+        return ""
+    return f"{dropped}, rewritten from token {_cached_after(first):,} on"
+
+
+def _first_thought(previous: Request, chains: _Chains) -> Request | None:
+    """The earliest request whose response (thinking included) the predecessor's prompt sent
+    back since its last user turn; None when none thought or the turn's start is not known."""
+    first: Request | None = None
+    request: Request | None = previous
+    for _ in range(TURN_STEPS):
+        if request is None:
+            return None
+        if request.opens_turn:
+            return first
+        request = chains.previous(request)
+        if request is not None and request.thinks:
+            first = request
+    return None
+
+
+def _idle(gap: float, ttl: float) -> str:
+    return f"idle {duration(gap)}, longer than the {duration(ttl)} TTL"
 
 
 def _rewritten(request: Request) -> int:
@@ -291,67 +398,56 @@ def _cached_after(request: Request) -> int:
     return whole // 128 * 128 if whole >= 1024 else 0
 
 
-def _shared_prefix(request: Request, previous: Request) -> tuple[int, str]:
+def _shared_prefix(request: Request, previous: Request, linked: bool) -> _Prefix:
     """The prefix the request shares with its predecessor, in its own tokens, and what changed.
 
     Without prompts, a conversation only ever appends: it shares all its predecessor cached.
-    With prompts (request logs), it shares the blocks up to the first one that differs (named),
-    and at most what the predecessor cached.
+    With prompts (request logs), the first block that differs is named; a request the log links
+    to its predecessor continues that conversation and still shares all it cached (the change
+    is why it read less), while an unlinked one shares the blocks up to the change.
     """
     cached_before = _cached_after(previous)
     if not request.blocks or not previous.blocks:
-        return cached_before, ""
+        return _Prefix(cached_before)
     common = 0
     for mine, theirs in zip(request.blocks, previous.blocks, strict=False):
         if mine.content_hash != theirs.content_hash:
             break
         common += 1
     if common >= len(previous.blocks):
-        return cached_before, ""
+        return _Prefix(cached_before)
+    dropped = previous.blocks[common].kind
+    if common < len(request.blocks):
+        block = request.blocks[common]
+        detail = f"block {common + 1} changed: {block.kind} ({block.role})"
+    else:
+        detail = f"blocks {common + 1}+ removed"
+    if linked:
+        return _Prefix(cached_before, detail, False, dropped)
     counted = sum(block.tokens for block in request.blocks) or 1
     shared_tokens = sum(block.tokens for block in request.blocks[:common])
     shared = min(round(shared_tokens * request.usage.prompt_tokens / counted), cached_before)
-    if common < len(request.blocks):
-        block = request.blocks[common]
-        return shared, f"block {common + 1} changed: {block.kind} ({block.role})"
-    return shared, f"blocks {common + 1}+ removed"
+    return _Prefix(shared, detail, True, dropped)
 
 
-def policy_minimum() -> Callable[[Request], int]:
-    """The smallest cacheable prefix of a request under its provider's bundled policy.
-
-    The policies are loaded on the first question: most runs over an index never ask.
-    """
-    found: dict[tuple[str, str, object], int] = {}
-    loaded: list[dict[str, Any]] = []
-
-    def minimum(request: Request) -> int:
-        name = "openai" if request.provider == "openai" else "anthropic"
-        key = (name, request.model, request.when.date())
-        if key not in found:
-            if not loaded:
-                from sniff.engine.policies import load_policies
-
-                loaded.append(load_policies())
-            found[key] = loaded[0][name].min_tokens_for(request.model, request.when.date())
-        return found[key]
-
-    return minimum
-
-
-def _cold_start(request: Request, prices: PriceBook) -> Break:
+def _chain_start(request: Request, prices: PriceBook) -> Break:
+    """The first request of a chain wrote its whole prefix: a cold start, or, for the call
+    that summarises a compacted conversation (and the first after a compaction), the
+    expected cost of the compaction."""
     usage = request.usage
     rebuilt = _rewritten(request)
     one_hour = usage.cache_write_1h_tokens
+    compaction = request.agent is Agent.COMPACTION or request.compacted
     return Break(
         request,
         None,
-        "cold_start",
+        "compaction" if compaction else "cold_start",
         None,
         0,
         rebuilt,
         one_hour,
         _price(prices, request, rebuilt - one_hour, one_hour),
+        "the call that summarised the conversation" if request.agent is Agent.COMPACTION else "",
     )
 
 

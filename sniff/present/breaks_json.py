@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sniff.analyses.breaks import Break, BreakReport, CauseTotals
+from sniff.analyses.breaks import EXPECTED, Break, BreakReport, CauseTotals
 
 if TYPE_CHECKING:
     from sniff.analyses.scan_parts import BreakDigest
@@ -18,14 +18,15 @@ def top_breaks_json(breaks: BreakDigest) -> dict[str, Any]:
     return {
         "count": breaks.faults,
         "cost_usd": round(breaks.cost_usd, 6),
-        "cold_starts": breaks.cold_starts,
+        "expected": breaks.expected,
         "top": [break_json(found) for found in breaks.top],
     }
 
 
 def breaks_json(report: BreakReport) -> dict[str, Any]:
-    """`sniff cache --breaks --json`."""
+    """`sniff cache --breaks --json`: every table has the scope of `totals`."""
     return {
+        "totals": totals_json(report),
         "breaks": [break_json(found) for found in report.breaks],
         "by_cause": by_cause_json(report),
         "by_project": [_totals_json("project", row) for row in report.by_project],
@@ -34,11 +35,10 @@ def breaks_json(report: BreakReport) -> dict[str, Any]:
             {
                 "gap": bucket.label,
                 "up_to_seconds": None
-                if bucket.upper_seconds == float("inf")
+                if bucket.upper_seconds is None or bucket.upper_seconds == float("inf")
                 else bucket.upper_seconds,
                 "requests": bucket.requests,
-                "breaks": bucket.breaks,
-                "cost_usd": round(bucket.cost_usd, 6),
+                **_counts_json(bucket.breaks),
             }
             for bucket in report.gaps
         ],
@@ -56,9 +56,21 @@ def breaks_json(report: BreakReport) -> dict[str, Any]:
     }
 
 
+def totals_json(report: BreakReport) -> dict[str, Any]:
+    """How many breaks were faults and how many expected, of which kind, and their costs."""
+    return {
+        **_counts_json(report.totals),
+        "cold_starts": report.expected_count("cold_start"),
+        "compactions": report.expected_count("compaction"),
+        "thinking_dropped": report.expected_count("thinking_dropped"),
+    }
+
+
 def by_cause_json(report: BreakReport) -> list[dict[str, Any]]:
-    """The breaks of each cause (every cause, in precedence order)."""
-    return [_totals_json("cause", row) for row in report.by_cause]
+    """The breaks of each cause that had any, in precedence order."""
+    return [
+        {**_totals_json("cause", row), "fault": cause_is_fault(row.key)} for row in report.by_cause
+    ]
 
 
 def ttl_advice_json(report: BreakReport) -> dict[str, Any]:
@@ -71,6 +83,11 @@ def ttl_advice_json(report: BreakReport) -> dict[str, Any]:
         "net_saving_usd": round(advice.net_saving_usd, 6),
         "recommend_1h": advice.recommend_1h,
     }
+
+
+def cause_is_fault(cause: str) -> bool:
+    """Whether breaks of this cause are faults (not how caching works)."""
+    return cause not in EXPECTED
 
 
 def break_json(found: Break) -> dict[str, Any]:
@@ -99,9 +116,16 @@ def break_json(found: Break) -> dict[str, Any]:
 
 
 def _totals_json(key: str, row: CauseTotals) -> dict[str, Any]:
+    return {key: row.key, **_counts_json(row)}
+
+
+def _counts_json(row: CauseTotals) -> dict[str, Any]:
     return {
-        key: row.key,
         "breaks": row.breaks,
         "rebuilt_tokens": row.rebuilt_tokens,
         "cost_usd": round(row.cost_usd, 6),
+        "faults": row.faults,
+        "fault_cost_usd": round(row.fault_cost_usd, 6),
+        "expected": row.expected,
+        "expected_cost_usd": round(row.expected_cost_usd, 6),
     }

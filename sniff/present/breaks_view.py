@@ -15,27 +15,36 @@ from sniff.present.console import measures_table, short_project
 from sniff.present.formats import compact, duration, money
 
 LISTED = 25
+COUNT_HEADERS = ["faults", "fault cost", "expected", "expected cost", "rebuilt"]
+EXPECTED_LABELS = (
+    ("cold_start", "cold starts"),
+    ("compaction", "compactions"),
+    ("thinking_dropped", "thinking"),
+)
 
 
 def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
-    """Breaks by cause, project and week; the dearest breaks; idle gaps; the TTL advice."""
+    """Breaks by cause, project, week and idle gap; the dearest faults; the TTL advice.
+
+    Every table counts all breaks, faults and expected ones in columns of their own, so that
+    each sums to the header's counts.
+    """
     faults = report.faults
-    console.print(
-        f"[bold]Cache breaks[/] · {len(faults):,} request(s) rebuilt a cached prefix, "
-        f"costing {money(report.fault_cost_usd)} more than reading it"
-    )
+    console.print(f"[bold]Cache breaks[/] · {headline(report)}")
     console.print(_totals("By cause", "cause", report.by_cause))
     console.print(_totals("By project", "project", report.by_project[:10]))
+    if len(report.by_project) > 10:
+        console.print(f"(and {len(report.by_project) - 10:,} more projects)", style="dim")
     console.print(_totals("By week", "week", report.by_week))
-    console.print(breaks_table(faults[:LISTED], f"Dearest breaks (of {len(faults):,})", zone))
+    title = f"Dearest faults ({min(LISTED, len(faults)):,} of {len(faults):,})"
+    console.print(breaks_table(faults[:LISTED], title, zone))
     gaps = [
-        [bucket.label, f"{bucket.requests:,}", f"{bucket.breaks:,}", money(bucket.cost_usd)]
-        for bucket in report.gaps
+        [bucket.label, f"{bucket.requests:,}", *_counts(bucket.breaks)] for bucket in report.gaps
     ]
     console.print(
         measures_table(
-            "Idle gaps before requests (TTL 5m, 1h)",
-            ["gap", "reqs", "breaks", "cost"],
+            "Idle gaps before requests (TTL 5m, 1h; first: the first of a chain)",
+            ["gap", "reqs", *COUNT_HEADERS],
             gaps,
             text_columns=1,
         )
@@ -54,6 +63,18 @@ def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
             "within the tolerance for the uncached tail: not breaks.",
             style="dim",
         )
+
+
+def headline(report: BreakReport) -> str:
+    """`N faults ($X) and M expected: a cold starts, b compactions, c thinking ($Y)`."""
+    totals = report.totals
+    kinds = ", ".join(
+        f"{report.expected_count(cause):,} {label}" for cause, label in EXPECTED_LABELS
+    )
+    return (
+        f"{totals.faults:,} faults ({money(totals.fault_cost_usd)}) and {totals.expected:,} "
+        f"expected: {kinds} ({money(totals.expected_cost_usd)})"
+    )
 
 
 def breaks_table(breaks: list[Break], title: str, zone: tzinfo) -> Any:
@@ -88,8 +109,15 @@ def print_top_breaks(console: Console, breaks: BreakDigest, zone: tzinfo) -> Non
 
 
 def _totals(title: str, key: str, rows: list[CauseTotals]) -> Any:
-    cells = [
-        [row.key, f"{row.breaks:,}", compact(row.rebuilt_tokens), money(row.cost_usd)]
-        for row in rows
+    cells = [[row.key, *_counts(row)] for row in rows]
+    return measures_table(title, [key, *COUNT_HEADERS], cells, text_columns=1)
+
+
+def _counts(row: CauseTotals) -> list[str]:
+    return [
+        f"{row.faults:,}",
+        money(row.fault_cost_usd),
+        f"{row.expected:,}",
+        money(row.expected_cost_usd),
+        compact(row.rebuilt_tokens),
     ]
-    return measures_table(title, [key, "breaks", "rebuilt", "cost"], cells, text_columns=1)

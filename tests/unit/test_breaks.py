@@ -218,8 +218,10 @@ def test_compaction_when_a_compaction_call_ran_in_between() -> None:
         req("x", 40, 50_000, 1_300, agent=Agent.COMPACTION, agent_id="acompact-4be09d"),
         req("c", 100, 15_000, 15_000),
     )
-    assert causes(report) == {"a": "cold_start", "x": "cold_start", "c": "compaction"}
-    [found] = report.faults
+    # the summariser's first (and only) request is the compaction's cost too: expected
+    assert causes(report) == {"a": "cold_start", "x": "compaction", "c": "compaction"}
+    assert report.faults == []
+    [found] = [found for found in report.breaks if found.request.key == "c"]
     assert found.previous is not None and found.previous.key == "b"
 
 
@@ -358,6 +360,7 @@ def test_causes_are_listed_in_precedence_order() -> None:
         "compaction",
         "version_change",
         "below_minimum",
+        "thinking_dropped",
         "prefix_changed",
         "ttl_expired",
         "resume",
@@ -393,8 +396,15 @@ HOUR = 3_600.0
             "version_change",
         ),
         (
-            "prefix changed after a long gap",
+            # without a logged prompt the log shows only that the prompt shrank somewhere;
+            # the hour idle alone explains rebuilding all of it
+            "a shrunk prompt after a long gap",
             req("c", HOUR, 0, 15_000, previous="b"),
+            "ttl_expired",
+        ),
+        (
+            "a shrunk prompt within the TTL",
+            req("c", 200, 0, 15_000, previous="b"),
             "prefix_changed",
         ),
         (
@@ -442,9 +452,12 @@ def test_cold_starts_are_reported_apart_and_are_not_faults() -> None:
     assert causes(report) == {"a": "cold_start", "s": "cold_start"}
     assert all(not found.fault for found in report.breaks)
     assert report.faults == []
-    assert report.by_project == [] and report.by_week == []
+    # every table counts them, as expected breaks
     [row] = report.by_cause
-    assert (row.key, row.breaks, row.rebuilt_tokens) == ("cold_start", 2, 16_000 + 11_253)
+    assert (row.key, row.faults, row.expected) == ("cold_start", 0, 2)
+    assert row.rebuilt_tokens == 16_000 + 11_253
+    [project] = report.by_project
+    assert (project.faults, project.expected) == (0, 2)
     sonnet, haiku = per_token(SONNET), per_token(HAIKU)
     assert row.cost_usd == pytest.approx(
         16_000 * (sonnet[2] - sonnet[1]) + 11_253 * (haiku[2] - haiku[1])
@@ -529,9 +542,13 @@ def test_gaps_histogram_counts_requests_breaks_and_their_cost() -> None:
         req("f", 2_540, 0, 19_300, previous="e"),  # 2,000 s: 30-60 min, expired (19,100)
         req("g", 2_560, 19_300, 200, previous="f"),  # 20 s
     )
-    rows = {row.label: (row.requests, row.breaks, row.cost_usd) for row in report.gaps}
+    rows = {
+        row.label: (row.requests, row.breaks.faults, row.breaks.fault_cost_usd)
+        for row in report.gaps
+    }
     _, read, write_5m, _, _ = per_token(SONNET)
     assert rows == {
+        "first": (1, 0, 0.0),  # a: the cold start, counted as expected
         "≤ 1m": (3, 0, 0.0),
         "1–5m": (1, 0, 0.0),
         "5–10m": (1, 1, pytest.approx(18_500 * (write_5m - read))),
@@ -540,7 +557,8 @@ def test_gaps_histogram_counts_requests_breaks_and_their_cost() -> None:
         "1–2h": (0, 0, 0.0),
         "> 2h": (0, 0, 0.0),
     }
-    assert [row.upper_seconds for row in report.gaps][:3] == [60.0, 300.0, 600.0]
+    assert [row.upper_seconds for row in report.gaps][:4] == [None, 60.0, 300.0, 600.0]
+    assert report.gaps[0].breaks.expected == 1
 
 
 def test_ttl_advice_weighs_one_hour_writes_against_the_rebuilds_they_avoid() -> None:
