@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import tzinfo
 
-from sniff.analyses.breaks import Break, BreakReport, chain_links, find_breaks
+from sniff.analyses.breaks import Break, BreakReport, Tolerated, chain_links, find_breaks
 from sniff.analyses.summary import Group, SessionRow, Summary, Totals, summarize
 from sniff.model import Dataset, Request
 from sniff.pricing import PriceBook
@@ -62,6 +62,8 @@ class TimelineEntry:
     """How long the cache the previous request left was kept."""
     shared_tokens: int | None = None
     """The prefix it shares with the previous request: what it should read."""
+    tolerated: Tolerated | None = None
+    """Its reads dropped, but within the tolerance for the uncached tail."""
 
     @property
     def idle(self) -> bool:
@@ -140,6 +142,7 @@ def build_archive(dataset: Dataset, prices: PriceBook, zone: tzinfo) -> Archive:
     report = find_breaks(requests, prices, zone=zone)
     by_request = {found.request.key: found for found in report.breaks}
     links = chain_links(requests)
+    tolerated = {item.request.key: item for item in report.tolerated}
     project_breaks: dict[str, BreakCost] = defaultdict(BreakCost)
     session_breaks: dict[str, BreakCost] = defaultdict(BreakCost)
     for found in report.breaks:
@@ -168,6 +171,7 @@ def build_archive(dataset: Dataset, prices: PriceBook, zone: tzinfo) -> Archive:
                 link.gap_seconds,
                 link.ttl_seconds,
                 link.shared_tokens,
+                tolerated.get(request.key),
             )
         )
         timelines[request.session_id].append(entry)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.breaks import EXPECTED, Break, BreakReport, CauseTotals
+from sniff.present.causes import explain
 
 if TYPE_CHECKING:
     from sniff.analyses.scan_parts import BreakDigest
@@ -69,7 +70,12 @@ def totals_json(report: BreakReport) -> dict[str, Any]:
 def by_cause_json(report: BreakReport) -> list[dict[str, Any]]:
     """The breaks of each cause that had any, in precedence order."""
     return [
-        {**_totals_json("cause", row), "fault": cause_is_fault(row.key)} for row in report.by_cause
+        {
+            **_totals_json("cause", row),
+            "fault": cause_is_fault(row.key),
+            "meaning": explain(row.key),
+        }
+        for row in report.by_cause
     ]
 
 

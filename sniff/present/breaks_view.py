@@ -11,6 +11,7 @@ from sniff.analyses.breaks import Break, BreakReport, CauseTotals
 
 if TYPE_CHECKING:
     from sniff.analyses.scan_parts import BreakDigest
+from sniff.present.causes import explain
 from sniff.present.console import measures_table, short_project
 from sniff.present.formats import compact, duration, money
 
@@ -32,6 +33,8 @@ def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
     faults = report.faults
     console.print(f"[bold]Cache breaks[/] · {headline(report)}")
     console.print(_totals("By cause", "cause", report.by_cause))
+    for row in report.by_cause:
+        console.print(f"[bold]{row.key}[/]: {explain(row.key)}", style="dim")
     console.print(_totals("By project", "project", report.by_project[:10]))
     if len(report.by_project) > 10:
         console.print(f"(and {len(report.by_project) - 10:,} more projects)", style="dim")
