@@ -191,13 +191,15 @@ def breaks(
     zone: tzinfo,
     *,
     log_format: str | None = None,
+    policy_file: Path | None = None,
 ) -> tuple[BreakReport, Dataset]:
     """`sniff cache --breaks`'s report, analysed unit by unit on the cluster."""
     from sniff.analyses.breaks import break_report
 
     ingested, roots, sample = ingest(client, paths, log_format=log_format, with_prompts="sized")
     analyse = partial(_break_part, filters=filters)
-    parts = _on_units(client, ingested, partial(_per_unit, pricing=pricing, analyse=analyse))
+    task = partial(_per_unit, pricing=pricing, analyse=analyse, policy_file=policy_file)
+    parts = _on_units(client, ingested, task)
     return break_report(parts, _prices(pricing), zone), _account(client, ingested, roots, sample)
 
 
@@ -244,13 +246,14 @@ def _per_unit(
     *batches: list[FileResult],
     pricing: Path | None,
     analyse: Callable[[list[Any], Any, Any], Any],
+    policy_file: Path | None = None,
 ) -> list[Any]:
     """A task: `analyse(requests, prices, rules)` for some units (idempotent: it reads only
     its inputs), each unit's requests merged and priced here, where its records are."""
     from sniff.analyses.breaks import CacheRules
 
     prices = _prices(pricing)
-    rules = CacheRules()
+    rules = CacheRules(policy_file)
     return [
         analyse(requests, prices, rules) for requests in _unit_requests(spec, batches, prices.cost)
     ]

@@ -14,6 +14,7 @@ output.
 from __future__ import annotations
 
 import json
+import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from sniff.analyses.breaks import EXPECTED as EXPECTED_CAUSES
 from sniff.api import load
 from sniff.cli import app
 from sniff.model import Request, Usage
+from sniff.present.formats import money
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_LOGS = ROOT / "sample_logs"
@@ -41,6 +43,7 @@ PRICES = {
     "claude-haiku-4-5-20251001": (1.00, 0.10, 1.25, 2.00, 5.00),
 }
 WIDE = {"COLUMNS": "200"}
+SONNET_4 = "claude-sonnet-4-20250514"
 
 
 def run(*args: str) -> Any:
@@ -294,3 +297,128 @@ def test_scan_terminal_output_shows_the_top_cache_breaks() -> None:
     text = " ".join(result.stdout.split())
     assert f"Top cache breaks (of {len(EXPECTED_FAULTS)})" in text
     assert "`sniff cache --breaks` explains them all" in text
+
+
+# --- the shared samples (real logs) -----------------------------------------------------------
+
+SHARED = Path(os.environ.get("SNIFF_SHARED_SAMPLES") or ROOT.parent / "shared" / "samples")
+TRACE_DEV = SHARED / "claude-trace-dev"
+AGTRACE_CLAUDE = SHARED / "agtrace/crates/agtrace-providers/tests/samples/claude_session.jsonl"
+LOCALPUSH = SHARED / "localpush"
+shared_only = pytest.mark.skipif(not SHARED.is_dir(), reason=f"no shared samples at {SHARED}")
+
+
+@shared_only
+def test_claude_trace_requests_continue_the_call_whose_messages_they_extend(
+    tmp_path: Path,
+) -> None:
+    import pyarrow.parquet as pq
+
+    result = run("export", "-o", str(tmp_path / "out"), str(TRACE_DEV))
+    assert result.exit_code == 0, result.output
+    rows = pq.read_table(tmp_path / "out" / "requests").to_pylist()
+    assert len(rows) == 64
+    line_of = {row["key"]: row["line"] for row in rows}
+    links = {row["line"]: line_of.get(row["previous"]) for row in rows if row["previous"]}
+    assert len(links) == 34
+    # the Sonnet conversation: every request continues the one before it, but the summariser
+    # (line 35) and the conversation that restarts from the summary (line 58)
+    sonnet = sorted(row["line"] for row in rows if row["model"] == SONNET_4)
+    chain = [line for line in sonnet if line not in (6, 35, 58)]
+    assert {line: links[line] for line in chain} == dict(
+        zip(chain, [6, 8, 10, 13, 15, 17, 19, 23, 25, 27, 29, 31, 58, 61], strict=True)
+    )
+    assert 35 not in links and 58 not in links
+
+
+@shared_only
+def test_the_claude_trace_summarising_call_is_the_expected_cost_of_compaction() -> None:
+    scan = as_json("scan", "--tz", "UTC", "--agent", "compaction", str(TRACE_DEV))
+    assert scan["totals"]["requests"] == 1
+    report = breaks_of(TRACE_DEV)
+    [compaction] = [item for item in report["breaks"] if item["cause"] == "compaction"]
+    assert (compaction["line"], compaction["fault"]) == (35, False)
+    assert compaction["rebuilt_tokens"] == 12_072  # what it wrote: all its prompt but 3
+    assert [item["cause"] for item in report["breaks"]] == ["cold_start", "compaction"]
+
+
+@shared_only
+def test_thinking_dropped_at_a_new_user_turn_is_expected_on_the_agtrace_sample() -> None:
+    report = breaks_of(AGTRACE_CLAUDE)
+    [found] = [item for item in report["breaks"] if item["cause"] == "thinking_dropped"]
+    # after three responses with thinking, a new user message: the prompt is rewritten from
+    # the first response on (16,028 tokens read of the 16,371 it shares)
+    assert (found["fault"], found["read_tokens"], found["expected_read_tokens"]) == (
+        False,
+        16_028,
+        16_371,
+    )
+    assert found["rebuilt_tokens"] == 343 and found["cost_usd"] > 0
+    assert faults(report) == []
+
+
+@shared_only
+def test_every_table_and_the_headline_state_the_same_counts() -> None:
+    report = breaks_of(SHARED)
+    totals = report["totals"]
+    for table in ("by_cause", "by_project", "by_week", "gaps"):
+        rows = report[table]
+        assert sum(row["faults"] for row in rows) == totals["faults"], table
+        assert sum(row["expected"] for row in rows) == totals["expected"], table
+        assert sum(row["fault_cost_usd"] for row in rows) == pytest.approx(
+            totals["fault_cost_usd"], abs=1e-5
+        ), table
+        assert sum(row["expected_cost_usd"] for row in rows) == pytest.approx(
+            totals["expected_cost_usd"], abs=1e-5
+        ), table
+    assert totals["faults"] == len(faults(report))
+    assert totals["expected"] == (
+        totals["cold_starts"] + totals["compactions"] + totals["thinking_dropped"]
+    )
+    result = run("cache", "--breaks", "--tz", "UTC", str(SHARED))
+    assert result.exit_code == 0, result.output
+    headline = result.stdout.splitlines()[0]
+    assert headline == (
+        f"Cache breaks · {totals['faults']} faults ({money(totals['fault_cost_usd'])}) and "
+        f"{totals['expected']} expected: {totals['cold_starts']} cold starts, "
+        f"{totals['compactions']} compactions, {totals['thinking_dropped']} thinking "
+        f"({money(totals['expected_cost_usd'])})"
+    )
+
+
+@shared_only
+def test_codex_breaks_are_explained_by_what_a_rollout_holds() -> None:
+    from sniff.present.causes import explain
+
+    report = breaks_of(LOCALPUSH)
+    warm_breaks = warm(report)
+    assert warm_breaks
+    for item in warm_breaks:
+        assert "block" not in item["detail"], item  # a rollout holds no prompt
+        if item["cause"] in ("prefix_changed", "ttl_expired", "compaction"):
+            assert item["detail"], item
+    # 58 minutes idle: the cache had expired, whatever else the shrunk prompt tells
+    [idle] = [item for item in warm_breaks if item["gap_seconds"] == pytest.approx(3535.255)]
+    assert idle["cause"] == "ttl_expired"
+    assert idle["detail"].startswith("idle 58m 55s, longer than the 10m 00s TTL")
+    assert "Something early in the prompt" not in explain("prefix_changed")
+
+
+@shared_only
+def test_a_policy_file_overrides_which_models_drop_thinking_blocks(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text(
+        "[anthropic]\n"
+        'thinking_rules = [{ model = "claude-sonnet-4-5", strips = false, since = "2025-01-01" }]\n'
+    )
+    report = breaks_of(AGTRACE_CLAUDE, "--policy-file", str(policy))
+    assert [item["cause"] for item in faults(report)] == ["prefix_changed"]
+
+
+def test_an_unreadable_policy_file_is_a_usage_error(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text("[anthropic\n")
+    result = run("cache", "--breaks", "--policy-file", str(policy), str(DEMO))
+    assert result.exit_code == 2
+    assert "cannot read policy file" in result.output
+    assert len(result.output.strip().splitlines()) == 1
