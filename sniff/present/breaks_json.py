@@ -27,7 +27,7 @@ def top_breaks_json(breaks: BreakDigest) -> dict[str, Any]:
 def breaks_json(report: BreakReport) -> dict[str, Any]:
     """`sniff cache --breaks --json`: every table has the scope of `totals`."""
     return {
-        "totals": totals_json(report),
+        "totals": break_totals_json(report),
         "breaks": [break_json(found) for found in report.breaks],
         "by_cause": by_cause_json(report),
         "by_project": [_totals_json("project", row) for row in report.by_project],
@@ -57,7 +57,7 @@ def breaks_json(report: BreakReport) -> dict[str, Any]:
     }
 
 
-def totals_json(report: BreakReport) -> dict[str, Any]:
+def break_totals_json(report: BreakReport) -> dict[str, Any]:
     """How many breaks were faults and how many expected, of which kind, and their costs."""
     return {
         **_counts_json(report.totals),

@@ -11,17 +11,12 @@ from sniff.analyses.breaks import Break, BreakReport, CauseTotals
 
 if TYPE_CHECKING:
     from sniff.analyses.scan_parts import BreakDigest
-from sniff.present.causes import explain
+from sniff.present.causes import explain, headline
 from sniff.present.console import measures_table, short_project
 from sniff.present.formats import compact, duration, money
 
 LISTED = 25
 COUNT_HEADERS = ["faults", "fault cost", "expected", "expected cost", "rebuilt"]
-EXPECTED_LABELS = (
-    ("cold_start", "cold starts"),
-    ("compaction", "compactions"),
-    ("thinking_dropped", "thinking"),
-)
 
 
 def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
@@ -66,18 +61,6 @@ def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
             "within the tolerance for the uncached tail: not breaks.",
             style="dim",
         )
-
-
-def headline(report: BreakReport) -> str:
-    """`N faults ($X) and M expected: a cold starts, b compactions, c thinking ($Y)`."""
-    totals = report.totals
-    kinds = ", ".join(
-        f"{report.expected_count(cause):,} {label}" for cause, label in EXPECTED_LABELS
-    )
-    return (
-        f"{totals.faults:,} faults ({money(totals.fault_cost_usd)}) and {totals.expected:,} "
-        f"expected: {kinds} ({money(totals.expected_cost_usd)})"
-    )
 
 
 def breaks_table(breaks: list[Break], title: str, zone: tzinfo) -> Any:

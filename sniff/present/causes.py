@@ -1,10 +1,24 @@
-"""Provides what each cache-break cause means, in one sentence a person can act on.
+"""Provides what each cache-break cause means, in one sentence a person can act on, and the
+one line that counts a report's faults and expected breaks.
 
 Each sentence says only what the cause itself establishes; what a log showed for one break
 (the block that changed, the idle time, how far the prompt shrank) is that break's `detail`.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sniff.present.formats import money
+
+if TYPE_CHECKING:
+    from sniff.analyses.break_report import BreakReport
+
+EXPECTED_LABELS = (
+    ("cold_start", "cold starts"),
+    ("compaction", "compactions"),
+    ("thinking_dropped", "thinking"),
+)
 
 EXPLANATIONS = {
     "cold_start": "The first request of its chain: its prefix had never been cached. Expected.",
@@ -35,3 +49,15 @@ EXPLANATIONS = {
 def explain(cause: str) -> str:
     """The sentence for a cause (or the cause itself when unknown)."""
     return EXPLANATIONS.get(cause, cause)
+
+
+def headline(report: BreakReport) -> str:
+    """`N faults ($X) and M expected: a cold starts, b compactions, c thinking ($Y)`."""
+    totals = report.totals
+    kinds = ", ".join(
+        f"{report.expected_count(cause):,} {label}" for cause, label in EXPECTED_LABELS
+    )
+    return (
+        f"{totals.faults:,} faults ({money(totals.fault_cost_usd)}) and {totals.expected:,} "
+        f"expected: {kinds} ({money(totals.expected_cost_usd)})"
+    )

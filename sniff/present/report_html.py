@@ -11,6 +11,7 @@ from typing import Any
 
 from sniff.analyses.report import Report, period_text
 from sniff.present import report_charts as charts
+from sniff.present.causes import headline
 from sniff.present.formats import compact, money, percent, seconds
 from sniff.present.latency_view import NAMES
 from sniff.present.report_data import assumptions, sources
@@ -62,7 +63,7 @@ def report_html(report: Report) -> str:
         ("requests", f"{t.requests:,}"),
         ("cache hit rate", percent(t.hit_rate)),
         ("saved by caching", money(t.savings)),
-        ("cache breaks", f"{len(breaks.faults):,} · {money(breaks.fault_cost_usd)}"),
+        ("cache breaks", headline(breaks)),
     ]
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
@@ -176,14 +177,18 @@ def _breaks_table(report: Report) -> str:
         [
             (row.key, None),
             (f"{row.breaks:,}", row.breaks),
+            ("yes" if row.faults else "no", None),
             (compact(row.rebuilt_tokens), row.rebuilt_tokens),
             (money(row.cost_usd), row.cost_usd),
         ]
         for row in report.breaks.by_cause
         if row.breaks
     ]
-    headers = ["cause", "breaks", "rebuilt tokens", "cost"]
-    note = "<p class='meta'>Cold starts are expected: the first request of a chain.</p>"
+    headers = ["cause", "breaks", "fault", "rebuilt tokens", "cost"]
+    note = (
+        "<p class='meta'>Cold starts, compactions and thinking dropped at a new user turn are "
+        "expected: how caching works, not faults.</p>"
+    )
     return "<h2>Cache breaks by cause</h2>" + _table(headers, rows) + note
 
 
