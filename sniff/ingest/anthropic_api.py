@@ -78,13 +78,17 @@ def blocks_from_raw(
         )
     if messages.strip() not in (b"", b"null"):
         for message in _RAW_MESSAGES.decode(messages):
-            content = bytes(message.content)
-            if content.lstrip().startswith(b'"'):
-                found.append(_text_block(_STRING.decode(content), message.role, count_tokens))
-            elif content.strip() not in (b"", b"null"):
-                for raw in _RAW_LIST.decode(content):
-                    found.append(_raw_block(raw, None, message.role, count_tokens))
+            found.extend(_message_blocks(message, count_tokens))
     return tuple(found)
+
+
+def _message_blocks(message: _RawMessage, count_tokens: bool) -> list[Block]:
+    content = bytes(message.content)
+    if content.lstrip().startswith(b'"'):
+        return [_text_block(_STRING.decode(content), message.role, count_tokens)]
+    if content.strip() in (b"", b"null"):
+        return []
+    return [_raw_block(raw, None, message.role, count_tokens) for raw in _RAW_LIST.decode(content)]
 
 
 class Message(NamedTuple):
@@ -109,15 +113,7 @@ def conversation(messages: bytes) -> list[Message]:
         return found
     digest = b""
     for message in _RAW_MESSAGES.decode(messages):
-        content = bytes(message.content)
-        if content.lstrip().startswith(b'"'):
-            blocks = [_text_block(_STRING.decode(content), message.role, False)]
-        elif content.strip() in (b"", b"null"):
-            blocks = []
-        else:
-            blocks = [
-                _raw_block(raw, None, message.role, False) for raw in _RAW_LIST.decode(content)
-            ]
+        blocks = _message_blocks(message, False)
         hasher = hashlib.blake2b(digest, digest_size=16)
         hasher.update(message.role.encode())
         for block in blocks:
