@@ -191,13 +191,15 @@ def breaks(
     zone: tzinfo,
     *,
     log_format: str | None = None,
+    policy_file: Path | None = None,
 ) -> tuple[BreakReport, Dataset]:
     """`sniff cache --breaks`'s report, analysed unit by unit on the cluster."""
     from sniff.analyses.breaks import break_report
 
     ingested, roots, sample = ingest(client, paths, log_format=log_format, with_prompts="sized")
     analyse = partial(_break_part, filters=filters)
-    parts = _on_units(client, ingested, partial(_per_unit, pricing=pricing, analyse=analyse))
+    task = partial(_per_unit, pricing=pricing, analyse=analyse, policy_file=policy_file)
+    parts = _on_units(client, ingested, task)
     return break_report(parts, _prices(pricing), zone), _account(client, ingested, roots, sample)
 
 
@@ -243,37 +245,35 @@ def _per_unit(
     spec: list[list[tuple[int, int]]],
     *batches: list[FileResult],
     pricing: Path | None,
-    analyse: Callable[[list[Any], Any, Callable[[Any], int]], Any],
+    analyse: Callable[[list[Any], Any, Any], Any],
+    policy_file: Path | None = None,
 ) -> list[Any]:
-    """A task: `analyse(requests, prices, minimum)` for some units (idempotent: it reads only
+    """A task: `analyse(requests, prices, rules)` for some units (idempotent: it reads only
     its inputs), each unit's requests merged and priced here, where its records are."""
-    from sniff.analyses.breaks import policy_minimum
+    from sniff.analyses.breaks import CacheRules
 
     prices = _prices(pricing)
-    minimum = policy_minimum()
+    rules = CacheRules(policy_file)
     return [
-        analyse(requests, prices, minimum)
-        for requests in _unit_requests(spec, batches, prices.cost)
+        analyse(requests, prices, rules) for requests in _unit_requests(spec, batches, prices.cost)
     ]
 
 
 def _scan_part(
-    requests: list[Any], prices: Any, minimum: Callable[[Any], int], filters: Filters, zone: tzinfo
+    requests: list[Any], prices: Any, rules: Any, filters: Filters, zone: tzinfo
 ) -> ScanPart:
     """A unit's scan part, its breaks without prompt blocks."""
     from sniff.analyses.scan_parts import ScanPart, scan_part
 
-    part = scan_part(requests, prices, zone, filters.keep, minimum)
+    part = scan_part(requests, prices, zone, filters.keep, rules)
     return ScanPart(part.cells, replace(part.breaks, top=tuple(map(_light, part.breaks.top))))
 
 
-def _break_part(
-    requests: list[Any], prices: Any, minimum: Callable[[Any], int], filters: Filters
-) -> BreakPart:
+def _break_part(requests: list[Any], prices: Any, rules: Any, filters: Filters) -> BreakPart:
     """A unit's break part, without prompt blocks."""
     from sniff.analyses.breaks import break_part
 
-    part = break_part(requests, prices, minimum, filters.keep)
+    part = break_part(requests, prices, rules, filters.keep)
     return replace(
         part,
         breaks=[_light(found) for found in part.breaks],

@@ -153,6 +153,13 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     previous: str | None = None
     """Key of the call whose conversation this one continues, where the log links them
     (Claude Code's `parentUuid` chain); None at the start of a chain."""
+    opens_turn: bool = False
+    """Its prompt ends with new user content (not only tool results), where the log tells:
+    the point where older models drop earlier thinking blocks from the context."""
+    thinks: bool = False
+    """Its response holds thinking blocks, where the log tells."""
+    compacted: bool = False
+    """It is the first call after the log marks its conversation compacted."""
 
     @property
     def when(self) -> datetime:

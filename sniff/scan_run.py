@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 
-from sniff.analyses.breaks import policy_minimum
+from sniff.analyses.breaks import CacheRules
 from sniff.analyses.filters import Filters
 from sniff.analyses.scan_parts import BreakDigest, ScanPart, join, scan_part
 from sniff.analyses.summary import Summary
@@ -83,7 +83,7 @@ def scan_units(
     groups = units([indexed.links(index) for index in range(len(files))])
     keys = [_unit_key(indexed, group) for group in groups]
     kept = store.parts(scope, [key for key in keys if key is not None])
-    minimum = policy_minimum()
+    rules = CacheRules()
     found = [_load(kept[key]) if key in kept else None for key in keys]
     todo = [index for index, part in enumerate(found) if part is None]
 
@@ -91,7 +91,7 @@ def scan_units(
         """A unit's part, pickled where it is made: as it is kept, and as it travels."""
         group = groups[todo[position]]
         responses = [r for index in group for r in indexed.result(index).responses]
-        part = scan_part(merge(responses, prices.cost), prices, zone, filters.keep, minimum)
+        part = scan_part(merge(responses, prices.cost), prices, zone, filters.keep, rules)
         return pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
 
     sizes = [sum(indexed.entry(index).size for index in groups[unit]) for unit in todo]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, tzinfo
 
@@ -25,18 +25,24 @@ CAUSES = (
     "compaction",
     "version_change",
     "below_minimum",
+    "thinking_dropped",
     "prefix_changed",
     "ttl_expired",
     "resume",
     "unexplained",
 )
 """Every cause, in precedence order."""
+EXPECTED = frozenset({"cold_start", "compaction", "thinking_dropped"})
+"""Causes that are how caching works, not faults: a chain's first write, a compaction's, and the
+thinking blocks a model drops at a new user turn."""
 
 
 GAP_BUCKETS = (60.0, 300.0, 600.0, 1800.0, 3600.0, 7200.0, float("inf"))
 
 
 GAP_LABELS = ("≤ 1m", "1–5m", "5–10m", "10–30m", "30–60m", "1–2h", "> 2h")
+FIRST_LABEL = "first"
+"""The gaps row of requests that follow none (the first of their chain)."""
 
 
 @by_fields
@@ -62,8 +68,8 @@ class Break:
 
     @property
     def fault(self) -> bool:
-        """A cold start is expected; every other cause cost money that could have been saved."""
-        return self.cause != "cold_start"
+        """Whether the money could have been saved: every cause but the EXPECTED ones."""
+        return self.cause not in EXPECTED
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,38 +83,67 @@ class Tolerated:
 
 @dataclass(slots=True)
 class CauseTotals:
-    """Breaks of one cause (or project, or week)."""
+    """Breaks of one cause (or project, or week, or gap): faults and expected ones apart."""
 
     key: str
-    breaks: int = 0
-    rebuilt_tokens: int = 0
-    cost_usd: float = 0.0
+    faults: int = 0
+    fault_rebuilt_tokens: int = 0
+    fault_cost_usd: float = 0.0
+    expected: int = 0
+    expected_rebuilt_tokens: int = 0
+    expected_cost_usd: float = 0.0
 
     def add(self, found: Break) -> None:
         """Count a break in."""
-        self.breaks += 1
-        self.rebuilt_tokens += found.rebuilt_tokens
-        self.cost_usd += found.cost_usd or 0.0
+        if found.fault:
+            self.faults += 1
+            self.fault_rebuilt_tokens += found.rebuilt_tokens
+            self.fault_cost_usd += found.cost_usd or 0.0
+        else:
+            self.expected += 1
+            self.expected_rebuilt_tokens += found.rebuilt_tokens
+            self.expected_cost_usd += found.cost_usd or 0.0
+
+    @property
+    def breaks(self) -> int:
+        """Faults and expected breaks."""
+        return self.faults + self.expected
+
+    @property
+    def rebuilt_tokens(self) -> int:
+        """What all its breaks wrote again."""
+        return self.fault_rebuilt_tokens + self.expected_rebuilt_tokens
+
+    @property
+    def cost_usd(self) -> float:
+        """What all its breaks cost more than reads would have."""
+        return self.fault_cost_usd + self.expected_cost_usd
 
 
 @dataclass(frozen=True, slots=True)
 class GapBucket:
-    """Idle gaps before requests, of one range of lengths."""
+    """Idle gaps before requests, of one range of lengths (or none: the first of a chain)."""
 
     label: str
-    upper_seconds: float
+    upper_seconds: float | None
+    """None for the first requests of their chains, which follow no gap."""
     requests: int
-    breaks: int
-    cost_usd: float
+    breaks: CauseTotals
 
 
 @dataclass(frozen=True, slots=True)
 class BreakReport:
-    """`sniff cache --breaks`."""
+    """`sniff cache --breaks`.
+
+    Every table counts every break, faults and expected ones apart in its columns, so each sums
+    to `totals`.
+    """
 
     breaks: list[Break]
-    """Every break, cold starts included, dearest first."""
+    """Every break, expected ones included, dearest first."""
     tolerated: list[Tolerated]
+    totals: CauseTotals
+    """All breaks."""
     by_cause: list[CauseTotals]
     by_project: list[CauseTotals]
     by_week: list[CauseTotals]
@@ -118,8 +153,12 @@ class BreakReport:
 
     @property
     def faults(self) -> list[Break]:
-        """The breaks that were not cold starts."""
+        """The breaks that were faults."""
         return [found for found in self.breaks if found.fault]
+
+    def expected_count(self, cause: str) -> int:
+        """How many expected breaks had this cause."""
+        return sum(row.expected for row in self.by_cause if row.key == cause)
 
     @property
     def fault_cost_usd(self) -> float:
@@ -146,6 +185,8 @@ class BreakPart:
     """Requests whose gap since their predecessor falls in each of GAP_BUCKETS."""
     ttl: TtlPart
     """What the part brings to the longer-TTL advice."""
+    first_requests: int = 0
+    """Requests that follow none: the first of their chains."""
 
 
 def break_report(
@@ -158,18 +199,19 @@ def break_report(
         key=lambda found: (start_of(found.request), found.request.key),
     )
     gap_requests = [sum(part.gap_requests[i] for part in parts) for i in range(len(GAP_BUCKETS))]
-    faults = [found for found in breaks if found.fault]
+    chain_starts = sum(part.first_requests for part in parts)
     return BreakReport(
         breaks=breaks,
         tolerated=tolerated,
+        totals=_group(breaks, lambda _: "all", ("all",))[0],
         by_cause=_group(breaks, lambda found: found.cause, CAUSES),
-        by_project=_group(faults, lambda found: found.request.project),
+        by_project=_group(breaks, lambda found: found.request.project),
         by_week=sorted(
-            _group(faults, lambda found: _week_of(found.request, zone)),
+            _group(breaks, lambda found: _week_of(found.request, zone)),
             key=lambda row: row.key,
             reverse=True,
         ),
-        gaps=_gap_buckets(gap_requests, faults),
+        gaps=_gap_buckets(chain_starts, gap_requests, breaks),
         ttl_advice=advise(join([part.ttl for part in parts]), prices),
     )
 
@@ -184,12 +226,17 @@ def start_of(request: Request) -> float:
     return (request.started_at or request.first_token_at or request.ended_at).timestamp()
 
 
-def _group(breaks: list[Break], key: object, order: Sequence[str] = ()) -> list[CauseTotals]:
-    assert callable(key)
+def _group(
+    breaks: list[Break], key: Callable[[Break], str], order: Sequence[str] = ()
+) -> list[CauseTotals]:
+    """Breaks grouped by `key`: the groups of `order` in its order (all kept when it is
+    `("all",)`), else the groups that had breaks, dearest first."""
     groups: dict[str, CauseTotals] = {name: CauseTotals(name) for name in order}
-    for found in breaks:
-        name = str(key(found))
+    for found in breaks:  # dearest first: sums come out the same however parts were joined
+        name = key(found)
         groups.setdefault(name, CauseTotals(name)).add(found)
+    if order == ("all",):
+        return list(groups.values())
     rows = [row for row in groups.values() if row.breaks]
     return sorted(rows, key=lambda row: -row.cost_usd) if not order else rows
 
@@ -209,17 +256,16 @@ def gap_bucket(gap: float) -> int:
     return min(bisect.bisect_left(GAP_BUCKETS, gap), len(GAP_BUCKETS) - 1)
 
 
-def _gap_buckets(requests: list[int], faults: list[Break]) -> list[GapBucket]:
-    broken = [0] * len(GAP_BUCKETS)
-    cost = [0.0] * len(GAP_BUCKETS)
-    for found in faults:  # dearest first: sums come out the same however parts were joined
-        if found.gap_seconds is not None and found.previous is not None:
-            index = gap_bucket(found.gap_seconds)
-            broken[index] += 1
-            cost[index] += found.cost_usd or 0.0
-    return [
-        GapBucket(label, upper, count, broken[index], cost[index])
-        for index, (label, upper, count) in enumerate(
-            zip(GAP_LABELS, GAP_BUCKETS, requests, strict=True)
-        )
+def _gap_buckets(first: int, requests: list[int], breaks: list[Break]) -> list[GapBucket]:
+    """The first requests of chains, then the others by the gap since their predecessor."""
+    firsts = CauseTotals(FIRST_LABEL)
+    rows = [CauseTotals(label) for label in GAP_LABELS]
+    for found in breaks:  # dearest first: sums come out the same however parts were joined
+        if found.gap_seconds is None or found.previous is None:
+            firsts.add(found)
+        else:
+            rows[gap_bucket(found.gap_seconds)].add(found)
+    return [GapBucket(FIRST_LABEL, None, first, firsts)] + [
+        GapBucket(label, upper, count, row)
+        for label, upper, count, row in zip(GAP_LABELS, GAP_BUCKETS, requests, rows, strict=True)
     ]

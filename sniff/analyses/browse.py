@@ -11,7 +11,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import tzinfo
 
-from sniff.analyses.breaks import Break, BreakReport, chain_links, find_breaks
+from sniff.analyses.breaks import Break, BreakReport, Tolerated, chain_links, find_breaks
 from sniff.analyses.summary import Group, SessionRow, Summary, Totals, summarize
 from sniff.model import Dataset, Request
 from sniff.pricing import PriceBook
@@ -19,7 +19,7 @@ from sniff.pricing import PriceBook
 
 @dataclass(frozen=True, slots=True)
 class BreakCost:
-    """The breaks that were someone's fault (cold starts are not) in a group, and their price."""
+    """The breaks that were someone's fault (expected ones are not) in a group, and their price."""
 
     count: int = 0
     usd: float = 0.0
@@ -53,13 +53,17 @@ class TimelineEntry:
 
     request: Request
     found: Break | None
-    """The break this request was, if any (cold starts included)."""
+    """The break this request was, if any (expected ones included)."""
     previous: Request | None
     """The request it continues: the one before it in its chain."""
     gap_seconds: float | None
     """Time since the previous request of its chain started (None: first of its chain)."""
     ttl_seconds: float | None
     """How long the cache the previous request left was kept."""
+    shared_tokens: int | None = None
+    """The prefix it shares with the previous request: what it should read."""
+    tolerated: Tolerated | None = None
+    """Its reads dropped, but within the tolerance for the uncached tail."""
 
     @property
     def idle(self) -> bool:
@@ -93,7 +97,7 @@ class Archive:
 
     @property
     def fault_breaks(self) -> BreakCost:
-        """Every break that was not a cold start."""
+        """Every break that was a fault."""
         cost = BreakCost()
         for found in self.breaks.breaks:
             if found.fault:
@@ -138,6 +142,7 @@ def build_archive(dataset: Dataset, prices: PriceBook, zone: tzinfo) -> Archive:
     report = find_breaks(requests, prices, zone=zone)
     by_request = {found.request.key: found for found in report.breaks}
     links = chain_links(requests)
+    tolerated = {item.request.key: item for item in report.tolerated}
     project_breaks: dict[str, BreakCost] = defaultdict(BreakCost)
     session_breaks: dict[str, BreakCost] = defaultdict(BreakCost)
     for found in report.breaks:
@@ -155,8 +160,20 @@ def build_archive(dataset: Dataset, prices: PriceBook, zone: tzinfo) -> Archive:
     timelines: dict[str, list[TimelineEntry]] = defaultdict(list)
     entries: dict[str, TimelineEntry] = {}
     for request in sorted(requests, key=lambda r: r.when):
-        previous, ttl, gap = links.get(request.key, (None, None, None))
-        entry = TimelineEntry(request, by_request.get(request.key), previous, gap, ttl)
+        link = links.get(request.key)
+        entry = (
+            TimelineEntry(request, by_request.get(request.key), None, None, None)
+            if link is None
+            else TimelineEntry(
+                request,
+                by_request.get(request.key),
+                link.previous,
+                link.gap_seconds,
+                link.ttl_seconds,
+                link.shared_tokens,
+                tolerated.get(request.key),
+            )
+        )
         timelines[request.session_id].append(entry)
         entries[request.key] = entry
     return Archive(

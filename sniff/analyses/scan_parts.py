@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
 
-from sniff.analyses.breaks import Break, break_part, dearest_first
+from sniff.analyses.breaks import Break, CacheRules, break_part, dearest_first
 from sniff.analyses.summary import Cell, Summary, Totals, summary_cells, summary_of_cells
 from sniff.model import Request
 from sniff.pickling import by_fields
@@ -28,14 +28,14 @@ TOP_BREAKS = 5
 @dataclass(frozen=True, slots=True)
 class BreakDigest:
     """What `sniff scan` tells of cache breaks: how many faults and what they cost, how many
-    cold starts, and the dearest faults.
+    expected breaks (cold starts, compactions, dropped thinking), and the dearest faults.
 
     Why not every break: a scan shows only the dearest few, and each unit's digest is kept in
     the index and loaded on every run; the dearest of all units are among each unit's dearest.
     """
 
     faults: int
-    cold_starts: int
+    expected: int
     fault_costs: tuple[float, ...]
     """Every fault's cost (unpriced ones count 0), ascending; summed exactly in `cost_usd`."""
     top: tuple[Break, ...]
@@ -53,7 +53,7 @@ def digest(breaks: Sequence[Break]) -> BreakDigest:
     faults = [found for found in breaks if found.fault]
     return BreakDigest(
         faults=len(faults),
-        cold_starts=len(breaks) - len(faults),
+        expected=len(breaks) - len(faults),
         fault_costs=tuple(sorted(found.cost_usd or 0.0 for found in faults)),
         top=tuple(faults[:TOP_BREAKS]),
     )
@@ -64,7 +64,7 @@ def join_digests(digests: Sequence[BreakDigest]) -> BreakDigest:
     top = heapq.merge(*(found.top for found in digests), key=dearest_first)
     return BreakDigest(
         faults=sum(found.faults for found in digests),
-        cold_starts=sum(found.cold_starts for found in digests),
+        expected=sum(found.expected for found in digests),
         fault_costs=tuple(sorted(cost for found in digests for cost in found.fault_costs)),
         top=tuple(found for _, found in zip(range(TOP_BREAKS), top, strict=False)),
     )
@@ -84,11 +84,11 @@ def scan_part(
     prices: PriceBook,
     zone: tzinfo,
     keep: Callable[[Request], bool],
-    minimum: Callable[[Request], int],
+    rules: CacheRules,
 ) -> ScanPart:
     """The part of one unit's requests (all of them: chains are followed through every one)."""
     cells = summary_cells((request for request in requests if keep(request)), zone)
-    return ScanPart(cells, digest(break_part(requests, prices, minimum, keep).breaks))
+    return ScanPart(cells, digest(break_part(requests, prices, rules, keep).breaks))
 
 
 def join(parts: Iterable[ScanPart]) -> tuple[Summary, BreakDigest]:

@@ -90,7 +90,7 @@ def cache(
         _breaks(
             paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
             json=json, pricing=pricing, log_format=log_format, verbose=verbose,
-            no_index=no_index, dask=dask,
+            no_index=no_index, dask=dask, policy_file=policy_file,
         )  # fmt: skip
         return
     from sniff.analyses.cache import OWN_POLICY, analyze_cache
@@ -178,11 +178,16 @@ def _breaks(
     verbose: bool,
     no_index: bool,
     dask: str | None,
+    policy_file: Path | None,
 ) -> None:
     filters, zone, prices = o.check(
         since=since, until=until, project=project, model=model, agent=agent, tz=tz,
         pricing=pricing, log_format=log_format,
     )  # fmt: skip
+    if policy_file is not None:  # a bad file is a usage error before any log is read
+        from sniff.engine import load_policies
+
+        load_policies(policy_file)
     report: BreakReport
     dataset: Dataset
     if dask:
@@ -190,18 +195,25 @@ def _breaks(
 
         with distributed.cluster(dask) as client:
             report, dataset = distributed.breaks(
-                client, paths, pricing, filters, zone, log_format=log_format
+                client,
+                paths,
+                pricing,
+                filters,
+                zone,
+                log_format=log_format,
+                policy_file=policy_file,
             )
         o.warn_if_empty(dataset)
     else:
-        from sniff.analyses.breaks import find_breaks
+        from sniff.analyses.breaks import CacheRules, find_breaks
 
         dataset = o.load(
             paths, filters, prices, pricing=pricing, log_format=log_format,
             with_prompts="sized",  # as scan reads them, so both report the same breaks
             no_index=no_index,
         )  # fmt: skip
-        report = find_breaks(dataset.requests, prices, zone=zone, keep=filters.keep)
+        rules = CacheRules(policy_file)
+        report = find_breaks(dataset.requests, prices, rules, zone=zone, keep=filters.keep)
     o.report_issues(dataset, verbose)
     if json:
         from sniff.present.breaks_json import breaks_json

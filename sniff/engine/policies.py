@@ -32,6 +32,16 @@ class MinTokensRule:
 
 
 @dataclass(frozen=True, slots=True)
+class ThinkingRule:
+    """From `since` on, models whose name contains `model` strip earlier thinking blocks at a
+    new user turn (`strips`), or keep them."""
+
+    model: str
+    strips: bool
+    since: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class LongerTtl:
     """A longer cache lifetime a provider sells, and what it costs (`longer_ttl` in the data)."""
 
@@ -99,6 +109,9 @@ class Policy:
     """Write every breakpoint with `ttl`, whatever TTL the request marked it with (what-ifs)."""
     longer_ttl: LongerTtl | None = None
     """The longer lifetime the provider sells, if any."""
+    thinking_rules: tuple[ThinkingRule, ...] = ()
+    thinking_source: str = ""
+    """Where the thinking rules were read, and when."""
 
     def seconds(self, ttl: str | None) -> float:
         """The lifetime of an entry written with `ttl` (the policy's default when None)."""
@@ -111,6 +124,15 @@ class Policy:
         for rule in self.min_tokens_rules:
             if rule.model in model and rule.since <= iso:
                 found = rule.tokens
+        return found
+
+    def strips_thinking(self, model: str, day: date) -> bool:
+        """Whether `model`, on `day`, drops earlier thinking blocks when a user turn begins."""
+        found = False
+        iso = day.isoformat()
+        for rule in self.thinking_rules:
+            if rule.model in model and rule.since <= iso:
+                found = rule.strips
         return found
 
     def label(self) -> str:
@@ -212,6 +234,10 @@ def _policy(name: str, values: dict[str, Any]) -> Policy:
             MinTokensRule(str(rule["model"]), int(rule["tokens"]), str(rule.get("since", "")))
             for rule in values.get("min_tokens_rules", [])
         )
+        thinking = tuple(
+            ThinkingRule(str(rule["model"]), bool(rule["strips"]), str(rule.get("since", "")))
+            for rule in values.get("thinking_rules", [])
+        )
         return Policy(
             name=name,
             kind=KINDS[name],
@@ -230,6 +256,8 @@ def _policy(name: str, values: dict[str, Any]) -> Policy:
             kv_tokens=int(values.get("kv_tokens", 0)),
             min_tokens_rules=rules,
             longer_ttl=_longer_ttl(name, values.get("longer_ttl")),
+            thinking_rules=thinking,
+            thinking_source=str(values.get("thinking_source", "")),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise UserError(f"cache policy {name!r}: bad or missing value ({error})") from error

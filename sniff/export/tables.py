@@ -52,6 +52,9 @@ REQUESTS = pa.schema(
         ("error", pa.string()),
         ("version", pa.string()),
         ("previous", pa.string()),
+        ("opens_turn", pa.bool_()),
+        ("thinks", pa.bool_()),
+        ("compacted", pa.bool_()),
         ("file", pa.string()),
         ("line", pa.int64()),
     ]
@@ -153,6 +156,9 @@ def requests_table(requests: Sequence[Request]) -> pa.Table:
                 "error": r.error,
                 "version": r.version,
                 "previous": r.previous,
+                "opens_turn": r.opens_turn,
+                "thinks": r.thinks,
+                "compacted": r.compacted,
                 "file": r.file,
                 "line": r.line,
             }
@@ -285,6 +291,10 @@ def _request(row: dict[str, Any], blocks: tuple[Block, ...]) -> Request:
         blocks=blocks,
         error=row["error"],
         previous=row["previous"],
+        # exports written before these columns existed read as False
+        opens_turn=bool(row.get("opens_turn")),
+        thinks=bool(row.get("thinks")),
+        compacted=bool(row.get("compacted")),
     )
 
 

@@ -6,7 +6,9 @@ sniff's disjoint classes as is; the 1-hour share of writes comes from `cache_cre
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import re
+from typing import Any, NamedTuple
 
 import msgspec
 import orjson
@@ -76,13 +78,62 @@ def blocks_from_raw(
         )
     if messages.strip() not in (b"", b"null"):
         for message in _RAW_MESSAGES.decode(messages):
-            content = bytes(message.content)
-            if content.lstrip().startswith(b'"'):
-                found.append(_text_block(_STRING.decode(content), message.role, count_tokens))
-            elif content.strip() not in (b"", b"null"):
-                for raw in _RAW_LIST.decode(content):
-                    found.append(_raw_block(raw, None, message.role, count_tokens))
+            found.extend(_message_blocks(message, count_tokens))
     return tuple(found)
+
+
+def _message_blocks(message: _RawMessage, count_tokens: bool) -> list[Block]:
+    content = bytes(message.content)
+    if content.lstrip().startswith(b'"'):
+        return [_text_block(_STRING.decode(content), message.role, count_tokens)]
+    if content.strip() in (b"", b"null"):
+        return []
+    return [_raw_block(raw, None, message.role, count_tokens) for raw in _RAW_LIST.decode(content)]
+
+
+class Message(NamedTuple):
+    """One message of a request body, as far as following a conversation needs."""
+
+    role: str
+    kinds: tuple[str, ...]
+    """Its blocks' kinds: `text`, `tool_result`, `thinking`, ..."""
+    digest: bytes
+    """A hash of the conversation up to and including this message: its role and blocks'
+    content hashes after those of every message before it (cache-control marks ignored)."""
+
+
+def conversation(messages: bytes) -> list[Message]:
+    """The messages of a body's raw `messages`, each with the digest of the conversation so far.
+
+    Two requests whose digests agree at message n sent the same first n messages, whatever
+    cache-control marks they carried: Claude Code moves its breakpoints every turn.
+    """
+    found: list[Message] = []
+    if messages.strip() in (b"", b"null"):
+        return found
+    digest = b""
+    for message in _RAW_MESSAGES.decode(messages):
+        blocks = _message_blocks(message, False)
+        hasher = hashlib.blake2b(digest, digest_size=16)
+        hasher.update(message.role.encode())
+        for block in blocks:
+            hasher.update(block.content_hash.encode())
+        digest = hasher.digest()
+        found.append(Message(message.role, tuple(block.kind for block in blocks), digest))
+    return found
+
+
+def message_text(messages: bytes, index: int) -> str:
+    """The text of one message of a body's raw `messages` (its text blocks joined)."""
+    decoded = _RAW_MESSAGES.decode(messages)
+    content = msgspec.json.decode(bytes(decoded[index].content)) if decoded else None
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        part["text"]
+        for part in _list(content)
+        if isinstance(part, dict) and isinstance(part.get("text"), str)
+    )
 
 
 def _raw_block(raw: msgspec.Raw, kind: str | None, role: str, count_tokens: bool) -> Block:
@@ -143,6 +194,14 @@ def from_sse(text: str) -> tuple[dict[str, Any], str | None]:
     if usage:
         message["usage"] = usage
     return message, error_text(failure) if failure is not None else None
+
+
+STREAMED_THINKING = re.compile(r'"content_block"\s*:\s*\{\s*"type"\s*:\s*"(?:redacted_)?thinking"')
+
+
+def streams_thinking(text: str) -> bool:
+    """Whether an SSE response starts a thinking block (found without parsing the stream)."""
+    return STREAMED_THINKING.search(text) is not None
 
 
 def sse_event(text: str, name: str, last: bool = False) -> dict[str, Any] | None:

@@ -37,6 +37,8 @@ from sniff.model import Agent, LineIssue
 SOURCE = "claude-code"
 PROVIDER = "anthropic"
 SYNTHETIC_MODEL = "<synthetic>"
+THINKING = frozenset({"thinking", "redacted_thinking"})
+COMPACT_BOUNDARY = "compact_boundary"
 
 
 def parse_file(path: str, project_hint: str, with_prompts: Prompts = False) -> FileResult:
@@ -80,6 +82,10 @@ class Reader:
         self.sidechain_parents: dict[str, str | None] = {}
         """uuid → parentUuid of inline sidechain records, to find each sidechain's root."""
         self.sidechain_roots: dict[str, str] = {}
+        self.turns: set[str] = set()
+        """uuids of user records with new user content (not only tool results)."""
+        self.boundaries: set[str] = set()
+        """uuids of compaction records: `compact_boundary` lines and compaction summaries."""
         self.groups: dict[str, _Group] = {}
         self.last_time = ""
         self.activity = ActivityLog()
@@ -122,6 +128,20 @@ class Reader:
             elif kind == "user":
                 main = not entry.isSidechain and self.file_agent is None
                 self.activity.user(entry, entry.sessionId or self.stem, main)
+                if uuid is not None:
+                    self._user(uuid, entry)
+            elif kind == "system" and entry.subtype == COMPACT_BOUNDARY and uuid is not None:
+                self.boundaries.add(uuid)
+
+    def _user(self, uuid: str, entry: WireLine) -> None:
+        """Remember what a user record means to the cache: a new turn, a compaction summary."""
+        if entry.isCompactSummary:
+            self.boundaries.add(uuid)
+        content = entry.message.content if entry.message is not None else None
+        if isinstance(content, str) or (
+            isinstance(content, list) and any(part.type != "tool_result" for part in content)
+        ):
+            self.turns.add(uuid)
 
     def result(self) -> FileResult:
         """What the lines read so far hold: one `Response` per API response, and activity."""
@@ -167,7 +187,7 @@ class Reader:
             self.owners[line.uuid] = key
         group = self.groups.get(key)
         if group is None:
-            self.groups[key] = self._new_group(
+            group = self.groups[key] = self._new_group(
                 key, number, line, envelope, usage, model, timestamp, copy_rank, embedded_agent
             )
         elif usage == group.raw_usage and copy_rank == group.copy_rank:
@@ -175,6 +195,8 @@ class Reader:
         else:
             group.widen(timestamp)
             group.offer(number, usage, model, copy_rank)
+        if not group.thinks and _thinks(message.content):
+            group.thinks = True
 
     def _new_group(
         self,
@@ -223,20 +245,24 @@ class Reader:
             return Agent.SUBAGENT.value, ""  # the chain's root is found at the end of the file
         return Agent.MAIN.value, Agent.MAIN.value
 
-    def previous_call(self, key: str, uuid: str | None) -> str | None:
-        """The response a request continues: the nearest assistant record up its parent chain.
+    def previous_call(self, key: str, uuid: str | None) -> tuple[str | None, bool, bool]:
+        """The response a request continues (the nearest assistant record up its parent
+        chain), whether new user content came since, and whether a compaction did.
 
-        None at the start of a chain: a session's first record, a subagent's first record, and
-        a compaction boundary all have no parent.
+        The response is None at the start of a chain: a session's first record, a subagent's
+        first record, and a compaction boundary all have no parent.
         """
         steps = 0
+        turn = compacted = False
         while uuid is not None and steps < 100_000:
             owner = self.owners.get(uuid)
             if owner is not None and owner != key:
-                return owner
+                return owner, turn, compacted
+            turn = turn or uuid in self.turns
+            compacted = compacted or uuid in self.boundaries
             uuid = self.parents.get(uuid)
             steps += 1
-        return None
+        return None, turn, compacted
 
     def sidechain_root(self, uuid: str | None) -> str:
         """The first record of the inline sidechain `uuid` belongs to."""
@@ -263,7 +289,7 @@ class _Group:
 
     __slots__ = (
         "key", "copy_rank", "number", "raw_usage", "tokens", "ttl_assumed", "model",
-        "session_id", "agent", "agent_id", "first_at", "last_at", "parent", "version",
+        "session_id", "agent", "agent_id", "first_at", "last_at", "parent", "version", "thinks",
     )  # fmt: skip
 
     def __init__(
@@ -288,6 +314,7 @@ class _Group:
         self.agent, self.agent_id = agent, agent_id
         self.first_at = self.last_at = timestamp
         self.parent, self.version = parent, version
+        self.thinks = False
 
     def widen(self, timestamp: str) -> None:
         """Stretch the response's time span to cover another of its lines."""
@@ -315,6 +342,7 @@ class _Group:
         if not agent_id:
             agent_id = "sidechain-" + reader.sidechain_root(self.parent)[:8]
         started = epoch(reader.times.get(self.parent)) if self.parent else None
+        previous, opens_turn, compacted = reader.previous_call(self.key, self.parent)
         first = epoch(self.first_at)
         last = first if self.last_at == self.first_at else epoch(self.last_at)
         return Response(
@@ -335,7 +363,10 @@ class _Group:
             self.version,
             reader.path,
             self.number,
-            previous=reader.previous_call(self.key, self.parent),
+            previous=previous,
+            opens_turn=opens_turn,
+            thinks=self.thinks,
+            compacted=compacted,
         )
 
 
@@ -371,6 +402,11 @@ def _count(value: Any) -> int:
     if isinstance(value, float) and value >= 0:
         return int(value)
     return 0
+
+
+def _thinks(content: object) -> bool:
+    """Whether a line of a response holds a thinking block."""
+    return isinstance(content, list) and any(part.type in THINKING for part in content)
 
 
 def _agent_for_id(agent_id: str) -> str:

@@ -91,6 +91,8 @@ class WireLine(msgspec.Struct, gc=False):
     """One transcript line, any entry type."""
 
     type: str | None = None
+    subtype: str | None = None
+    """Of `system` lines: `compact_boundary`, `turn_duration`, ..."""
     uuid: str | None = None
     parentUuid: str | None = None  # noqa: N815
     timestamp: str | None = None

@@ -5,13 +5,18 @@ with their cache-control marks) and the response (a JSON body, or the raw SSE te
 `body: null`). Only `/v1/messages` calls are requests to a model; other traffic is ignored.
 A request without a response, or answered with an error status, is kept as a failed call that
 costs nothing.
+
+A log holds whole prompts but no link between calls: a request continues the latest earlier
+request of the same model whose messages are a prefix of its own (`link`). The call Claude
+Code makes to summarise a conversation when it compacts it is told apart by its prompt.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -25,6 +30,10 @@ PROVIDER = "anthropic"
 MESSAGES_PATH = re.compile(r"/v1/messages(?:\?|$)")
 SESSION_IN_USER_ID = re.compile(r"session_([0-9a-fA-F-]{36})")
 CLIENT_VERSION = re.compile(r"claude-cli/([0-9][^ ]*)")
+SUMMARISER = re.compile(rb"summari[sz]\w* (?:the |this |a )?conversation", re.IGNORECASE)
+"""What the system prompt of Claude Code's compaction call says it does."""
+SUMMARY_ASKED = re.compile(r"\bsummary\b", re.IGNORECASE)
+THINKING = frozenset({"thinking", "redacted_thinking"})
 
 
 class TraceBody(msgspec.Struct):
@@ -64,22 +73,62 @@ DECODER = msgspec.json.Decoder(TracePair)
 NO_TOOLS = frozenset({b"", b"[]", b"null"})
 
 
+class _Call(NamedTuple):
+    """A call of the log with what linking it needs: its response and its conversation."""
+
+    response: Response
+    digests: list[bytes]
+    """The digest of its conversation after each of its messages."""
+
+
 def parse_data(
     path: str, data: bytes, project_hint: str, with_prompts: Prompts = False
 ) -> FileResult:
     """Read one claude-trace log; `with_prompts` also turns request bodies into blocks."""
     issues: list[LineIssue] = []
-    responses = []
+    calls = []
     for number, pair in decode_lines(path, data, TracePair, DECODER, issues):
         found = _pair(path, number, pair, project_hint, with_prompts)
         if found is not None:
-            responses.append(found)
-    return FileResult(responses, issues, 0, SOURCE)
+            calls.append(found)
+    return FileResult(link(calls), issues, 0, SOURCE)
+
+
+def link(calls: list[_Call]) -> list[Response]:
+    """The calls' responses, each naming the call it continues (`previous`).
+
+    That is the latest successful call of the same model, started before it, whose messages
+    are a prefix of its own: the conversation it resends and appends to. Background calls and
+    subagents start conversations of their own, so each finds its own predecessor.
+    """
+    ended: dict[tuple[str, bytes], list[tuple[float, str]]] = {}
+    for call in calls:
+        response = call.response
+        if response.error is None and call.digests:
+            place = (response.model, call.digests[-1])
+            ended.setdefault(place, []).append((_start(response), response.key))
+    for found in ended.values():
+        found.sort()
+    linked: list[Response] = []
+    for call in calls:
+        response = call.response
+        start, best = _start(response), None
+        for digest in call.digests:
+            found = ended.get((response.model, digest), [])
+            at = bisect.bisect_left(found, (start, "")) - 1  # the latest that started before
+            if at >= 0 and (best is None or found[at] > best):
+                best = found[at]
+        linked.append(response if best is None else response._replace(previous=best[1]))
+    return linked
+
+
+def _start(response: Response) -> float:
+    return response.started_at or response.first_at or response.last_at or 0.0
 
 
 def _pair(
     path: str, number: int, pair: TracePair, project: str, with_prompts: Prompts
-) -> Response | None:
+) -> _Call | None:
     request = pair.request
     if request is None or not request.url or not MESSAGES_PATH.search(request.url):
         return None
@@ -93,9 +142,9 @@ def _pair(
     first, ended = _times(request, response, pair.logged_at)
     key = message.get("id") or _header(response, "request-id") or f"{path}:{number}"
     prompt = _prompt(body, with_prompts is True) if with_prompts else ()
-    # Claude Code's own agents send tools; its background calls (quota probes, titles) do not.
-    has_tools = bytes(body.tools).strip() not in NO_TOOLS
-    return Response(
+    messages = anthropic_api.conversation(bytes(body.messages))
+    agent, agent_id = _agent(body, messages, str(key))
+    found = Response(
         SOURCE,
         str(key),
         TOP_LEVEL,
@@ -104,8 +153,8 @@ def _pair(
         model or "(unknown)",
         PROVIDER,
         _session(body) or PurePath(path).stem,
-        Agent.MAIN.value if has_tools else Agent.OTHER.value,
-        Agent.MAIN.value if has_tools else Agent.OTHER.value,
+        agent,
+        agent_id,
         project,
         first,
         ended,
@@ -115,6 +164,45 @@ def _pair(
         number,
         prompt,
         error,
+        opens_turn=bool(messages) and _new_user_content(messages[-1]),
+        thinks=_thinks(response, message),
+    )
+    return _Call(found, [each.digest for each in messages])
+
+
+def _agent(body: TraceBody, messages: list[anthropic_api.Message], key: str) -> tuple[str, str]:
+    """Which agent made the call, and its chain's id.
+
+    Claude Code's own agents send tools; its background calls (quota probes, titles) do not.
+    Its compaction call says in its system prompt that it summarises conversations, and its
+    last message asks for a summary; each is a chain of its own, as in transcripts.
+    """
+    if bytes(body.tools).strip() in NO_TOOLS:
+        return Agent.OTHER.value, Agent.OTHER.value
+    if (
+        messages
+        and messages[-1].role == "user"
+        and SUMMARISER.search(bytes(body.system))
+        and SUMMARY_ASKED.search(
+            anthropic_api.message_text(bytes(body.messages), len(messages) - 1)
+        )
+    ):
+        return Agent.COMPACTION.value, f"acompact-{key[-8:]}"
+    return Agent.MAIN.value, Agent.MAIN.value
+
+
+def _new_user_content(last: anthropic_api.Message) -> bool:
+    """Whether a prompt ends with something a user (or the harness) said, not tool results."""
+    return last.role == "user" and any(kind != "tool_result" for kind in last.kinds)
+
+
+def _thinks(response: TraceResponse | None, message: dict[str, Any]) -> bool:
+    """Whether a response (a JSON message, or a stream) holds thinking blocks."""
+    if response is not None and response.body is None and response.body_raw:
+        return anthropic_api.streams_thinking(response.body_raw)
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(part, dict) and part.get("type") in THINKING for part in content
     )
 
 

@@ -86,6 +86,9 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         blocks=response.blocks,
         error=response.error,
         previous=response.previous,
+        opens_turn=response.opens_turn,
+        thinks=response.thinks,
+        compacted=response.compacted,
     )
 
 

@@ -41,6 +41,8 @@ TEXTS = ("key", "source", "provider", "model", "project", "session_id", "agent",
 OPTIONAL_TEXTS = ("error", "version", "previous")
 COLUMNS = (*TEXTS, *OPTIONAL_TEXTS, *TIMES, *TOKENS, "ttl_assumed", "line")
 """The columns of `sniff.export.tables.REQUESTS` a response is made of."""
+FLAGS = ("opens_turn", "thinks", "compacted")
+"""Columns exports have had since cache breaks judge turns: False where absent."""
 AGENTS = frozenset(agent.value for agent in Agent)
 
 
@@ -89,7 +91,7 @@ def _load(file: Path) -> pa.Table:
         missing = [column for column in COLUMNS if column not in names]
         if missing:
             raise ValueError(f"not a sniff requests table (no column {', '.join(missing)})")
-        return parquet.read(columns=list(COLUMNS))
+        return parquet.read(columns=[*COLUMNS, *(flag for flag in FLAGS if flag in names)])
 
 
 def _rows(table: pa.Table) -> list[dict[str, Any]]:
@@ -138,6 +140,9 @@ def to_response(row: dict[str, Any]) -> Response:
         line=int(row["line"] or 0),
         error=row["error"],
         previous=row["previous"],
+        opens_turn=bool(row.get("opens_turn")),
+        thinks=bool(row.get("thinks")),
+        compacted=bool(row.get("compacted")),
     )
 
 

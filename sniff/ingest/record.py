@@ -60,6 +60,12 @@ class Response(NamedTuple):
     """Why the call failed (no response, an error status); None when it succeeded."""
     previous: str | None = None
     """Key of the call whose conversation this one continues, where the log links them."""
+    opens_turn: bool = False
+    """Its prompt ends with new user content, not only tool results."""
+    thinks: bool = False
+    """Its response holds thinking blocks."""
+    compacted: bool = False
+    """It is the first call after a compaction the log marks."""
 
     @property
     def total(self) -> int:

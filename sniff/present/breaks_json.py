@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sniff.analyses.breaks import Break, BreakReport, CauseTotals
+from sniff.analyses.breaks import EXPECTED, Break, BreakReport, CauseTotals
+from sniff.present.causes import explain
 
 if TYPE_CHECKING:
     from sniff.analyses.scan_parts import BreakDigest
@@ -19,14 +20,15 @@ def top_breaks_json(breaks: BreakDigest) -> dict[str, Any]:
     return {
         "count": breaks.faults,
         "cost_usd": round(breaks.cost_usd, 6),
-        "cold_starts": breaks.cold_starts,
+        "expected": breaks.expected,
         "top": [break_json(found) for found in breaks.top],
     }
 
 
 def breaks_json(report: BreakReport) -> dict[str, Any]:
-    """`sniff cache --breaks --json`."""
+    """`sniff cache --breaks --json`: every table has the scope of `totals`."""
     return {
+        "totals": break_totals_json(report),
         "breaks": [break_json(found) for found in report.breaks],
         "by_cause": by_cause_json(report),
         "by_project": [_totals_json("project", row) for row in report.by_project],
@@ -35,11 +37,10 @@ def breaks_json(report: BreakReport) -> dict[str, Any]:
             {
                 "gap": bucket.label,
                 "up_to_seconds": None
-                if bucket.upper_seconds == float("inf")
+                if bucket.upper_seconds is None or bucket.upper_seconds == float("inf")
                 else bucket.upper_seconds,
                 "requests": bucket.requests,
-                "breaks": bucket.breaks,
-                "cost_usd": round(bucket.cost_usd, 6),
+                **_counts_json(bucket.breaks),
             }
             for bucket in report.gaps
         ],
@@ -57,9 +58,26 @@ def breaks_json(report: BreakReport) -> dict[str, Any]:
     }
 
 
+def break_totals_json(report: BreakReport) -> dict[str, Any]:
+    """How many breaks were faults and how many expected, of which kind, and their costs."""
+    return {
+        **_counts_json(report.totals),
+        "cold_starts": report.expected_count("cold_start"),
+        "compactions": report.expected_count("compaction"),
+        "thinking_dropped": report.expected_count("thinking_dropped"),
+    }
+
+
 def by_cause_json(report: BreakReport) -> list[dict[str, Any]]:
-    """The breaks of each cause (every cause, in precedence order)."""
-    return [_totals_json("cause", row) for row in report.by_cause]
+    """The breaks of each cause that had any, in precedence order."""
+    return [
+        {
+            **_totals_json("cause", row),
+            "fault": cause_is_fault(row.key),
+            "meaning": explain(row.key),
+        }
+        for row in report.by_cause
+    ]
 
 
 def ttl_advice_json(report: BreakReport) -> dict[str, Any]:
@@ -108,6 +126,11 @@ def _usd(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
+def cause_is_fault(cause: str) -> bool:
+    """Whether breaks of this cause are faults (not how caching works)."""
+    return cause not in EXPECTED
+
+
 def break_json(found: Break) -> dict[str, Any]:
     """One break."""
     request = found.request
@@ -134,9 +157,16 @@ def break_json(found: Break) -> dict[str, Any]:
 
 
 def _totals_json(key: str, row: CauseTotals) -> dict[str, Any]:
+    return {key: row.key, **_counts_json(row)}
+
+
+def _counts_json(row: CauseTotals) -> dict[str, Any]:
     return {
-        key: row.key,
         "breaks": row.breaks,
         "rebuilt_tokens": row.rebuilt_tokens,
         "cost_usd": round(row.cost_usd, 6),
+        "faults": row.faults,
+        "fault_cost_usd": round(row.fault_cost_usd, 6),
+        "expected": row.expected,
+        "expected_cost_usd": round(row.expected_cost_usd, 6),
     }

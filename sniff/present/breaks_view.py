@@ -12,31 +12,38 @@ from sniff.analyses.breaks import Break, BreakReport, CauseTotals
 if TYPE_CHECKING:
     from sniff.analyses.scan_parts import BreakDigest
     from sniff.analyses.ttl_advice import TtlAdvice, Verdict
+from sniff.present.causes import explain, headline
 from sniff.present.console import measures_table, short_project
 from sniff.present.formats import compact, duration, money
 
 LISTED = 25
+COUNT_HEADERS = ["faults", "fault cost", "expected", "expected cost", "rebuilt"]
 
 
 def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
-    """Breaks by cause, project and week; the dearest breaks; idle gaps; the TTL advice."""
+    """Breaks by cause, project, week and idle gap; the dearest faults; the TTL advice.
+
+    Every table counts all breaks, faults and expected ones in columns of their own, so that
+    each sums to the header's counts.
+    """
     faults = report.faults
-    console.print(
-        f"[bold]Cache breaks[/] · {len(faults):,} request(s) rebuilt a cached prefix, "
-        f"costing {money(report.fault_cost_usd)} more than reading it"
-    )
+    console.print(f"[bold]Cache breaks[/] · {headline(report)}")
     console.print(_totals("By cause", "cause", report.by_cause))
+    for row in report.by_cause:
+        console.print(f"[bold]{row.key}[/]: {explain(row.key)}", style="dim")
     console.print(_totals("By project", "project", report.by_project[:10]))
+    if len(report.by_project) > 10:
+        console.print(f"(and {len(report.by_project) - 10:,} more projects)", style="dim")
     console.print(_totals("By week", "week", report.by_week))
-    console.print(breaks_table(faults[:LISTED], f"Dearest breaks (of {len(faults):,})", zone))
+    title = f"Dearest faults ({min(LISTED, len(faults)):,} of {len(faults):,})"
+    console.print(breaks_table(faults[:LISTED], title, zone))
     gaps = [
-        [bucket.label, f"{bucket.requests:,}", f"{bucket.breaks:,}", money(bucket.cost_usd)]
-        for bucket in report.gaps
+        [bucket.label, f"{bucket.requests:,}", *_counts(bucket.breaks)] for bucket in report.gaps
     ]
     console.print(
         measures_table(
-            "Idle gaps before requests (TTL 5m, 1h)",
-            ["gap", "reqs", "breaks", "cost"],
+            "Idle gaps before requests (TTL 5m, 1h; first: the first of a chain)",
+            ["gap", "reqs", *COUNT_HEADERS],
             gaps,
             text_columns=1,
         )
@@ -136,12 +143,16 @@ def print_top_breaks(console: Console, breaks: BreakDigest, zone: tzinfo) -> Non
 
 def _totals(title: str, key: str, rows: list[CauseTotals]) -> Any:
     cells = [
-        [
-            short_project(row.key) if key == "project" else row.key,
-            f"{row.breaks:,}",
-            compact(row.rebuilt_tokens),
-            money(row.cost_usd),
-        ]
-        for row in rows
+        [short_project(row.key) if key == "project" else row.key, *_counts(row)] for row in rows
     ]
-    return measures_table(title, [key, "breaks", "rebuilt", "cost"], cells, text_columns=1)
+    return measures_table(title, [key, *COUNT_HEADERS], cells, text_columns=1)
+
+
+def _counts(row: CauseTotals) -> list[str]:
+    return [
+        f"{row.faults:,}",
+        money(row.fault_cost_usd),
+        f"{row.expected:,}",
+        money(row.expected_cost_usd),
+        compact(row.rebuilt_tokens),
+    ]

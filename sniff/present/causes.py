@@ -1,19 +1,42 @@
-"""Provides what each cache-break cause means, in one sentence a person can act on."""
+"""Provides what each cache-break cause means, in one sentence a person can act on, and the
+one line that counts a report's faults and expected breaks.
+
+Each sentence says only what the cause itself establishes; what a log showed for one break
+(the block that changed, the idle time, how far the prompt shrank) is that break's `detail`.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sniff.present.formats import money
+
+if TYPE_CHECKING:
+    from sniff.analyses.break_report import BreakReport
+
+EXPECTED_LABELS = (
+    ("cold_start", "cold starts"),
+    ("compaction", "compactions"),
+    ("thinking_dropped", "thinking"),
+)
 
 EXPLANATIONS = {
     "cold_start": "The first request of its chain: its prefix had never been cached. Expected.",
     "model_switch": "The model changed: each model has its own cache, so the prefix was "
     "written again for the new one.",
-    "compaction": "The conversation was compacted (or cleared): its history was replaced by a "
-    "summary, so the old prefix no longer matched.",
+    "compaction": "The conversation was compacted (or cleared): the call that summarised it, "
+    "or the first request after, whose history is now the summary, so the old prefix no "
+    "longer matched. The expected cost of compacting.",
     "version_change": "The agent was updated between requests: a new version sends a different "
     "system prompt or tools, which changes the prefix from the start.",
     "below_minimum": "The prefix was shorter than the model's smallest cacheable prompt, so "
     "nothing could be read back.",
-    "prefix_changed": "Something early in the prompt changed (system, tools or an edited "
-    "message): everything after the first changed block was written again.",
+    "thinking_dropped": "A new user message came after turns with extended thinking: this model "
+    "drops earlier thinking blocks from the context then, so the prompt changed at the first "
+    "one and everything after it was written again. Expected: a cost of thinking mode "
+    "(models that keep thinking blocks do not pay it).",
+    "prefix_changed": "The prompt no longer began with the prefix its predecessor cached: part "
+    "of it was changed or removed, and everything after that point was written again.",
     "ttl_expired": "The gap since the previous request outlived the cache's lifetime (TTL): "
     "the cached prefix had expired and was written again.",
     "resume": "The conversation went on in another session or file (resumed or forked) and "
@@ -26,3 +49,15 @@ EXPLANATIONS = {
 def explain(cause: str) -> str:
     """The sentence for a cause (or the cause itself when unknown)."""
     return EXPLANATIONS.get(cause, cause)
+
+
+def headline(report: BreakReport) -> str:
+    """`N faults ($X) and M expected: a cold starts, b compactions, c thinking ($Y)`."""
+    totals = report.totals
+    kinds = ", ".join(
+        f"{report.expected_count(cause):,} {label}" for cause, label in EXPECTED_LABELS
+    )
+    return (
+        f"{totals.faults:,} faults ({money(totals.fault_cost_usd)}) and {totals.expected:,} "
+        f"expected: {kinds} ({money(totals.expected_cost_usd)})"
+    )

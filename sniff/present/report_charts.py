@@ -87,11 +87,11 @@ def hit_rate(days: Sequence[str], rates: Sequence[float | None], width: float) -
 
 
 def breaks_by_cause(rows: Sequence[CauseTotals], width: float) -> Figure:
-    """What each cause of cache breaks cost (cold starts are expected, and left out)."""
-    shown = [row for row in rows if row.breaks and row.key != "cold_start"]
+    """What each cause of faults cost (expected breaks are left out)."""
+    shown = [row for row in rows if row.faults]
     figure, axes = _figure(width, max(1.6, 0.35 * len(shown) + 0.8))
-    labels = [f"{row.key} ({row.breaks})" for row in shown]
-    axes.barh(range(len(shown)), [row.cost_usd for row in shown], color="#c0504d")
+    labels = [f"{row.key} ({row.faults})" for row in shown]
+    axes.barh(range(len(shown)), [row.fault_cost_usd for row in shown], color="#c0504d")
     axes.set_yticks(range(len(shown)), labels)
     axes.invert_yaxis()
     axes.set_xlabel("USD paid to rebuild cached prefixes")

@@ -13,6 +13,7 @@ from typing import Any
 
 from sniff.analyses.report import Report, period_text
 from sniff.present.agents_view import agents_json
+from sniff.present.causes import headline
 from sniff.present.formats import compact, money, percent
 from sniff.present.jsonout import summary_json, totals_json, warnings_json
 from sniff.present.report_tables import Table, tables
@@ -37,7 +38,7 @@ CSV_COLUMNS = (
 
 def report_json(report: Report) -> dict[str, Any]:
     """Everything in the report, with stable keys."""
-    from sniff.present.breaks_json import by_cause_json, ttl_advice_json
+    from sniff.present.breaks_json import break_totals_json, by_cause_json, ttl_advice_json
 
     data = summary_json(report.summary, report.dataset, report.source)
     data["by"] = report.by
@@ -45,6 +46,7 @@ def report_json(report: Report) -> dict[str, Any]:
     data["breaks"] = {
         "count": len(report.breaks.faults),
         "cost_usd": round(report.breaks.fault_cost_usd, 6),
+        "totals": break_totals_json(report.breaks),
         "by_cause": by_cause_json(report.breaks),
         "ttl_advice": ttl_advice_json(report.breaks),
     }
@@ -119,7 +121,7 @@ def report_markdown(report: Report) -> str:
         "| cost | requests | hit rate | saved by caching | cache breaks |",
         "|---:|---:|---:|---:|---:|",
         f"| {money(t.cost)} | {t.requests:,} | {percent(t.hit_rate)} | {money(t.savings)} | "
-        f"{len(report.breaks.faults):,} costing {money(report.breaks.fault_cost_usd)} |",
+        f"{headline(report.breaks)} |",
         "",
         f"Tokens: uncached {compact(t.input_tokens)}, cache read {compact(t.cache_read_tokens)}, "
         f"cache written {compact(t.cache_write_5m_tokens + t.cache_write_1h_tokens)}, "

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from sniff.analyses.report import Report, period_text
 from sniff.present import report_charts as charts
+from sniff.present.causes import headline
 from sniff.present.formats import compact, money, percent
 from sniff.present.latency_view import NAMES
 from sniff.present.report_data import assumptions, sources
@@ -85,7 +86,7 @@ def report_html(report: Report) -> str:
         ("requests", f"{t.requests:,}"),
         ("cache hit rate", percent(t.hit_rate)),
         ("saved by caching", money(t.savings)),
-        ("cache breaks", f"{len(breaks.faults):,} · {money(breaks.fault_cost_usd)}"),
+        ("cache breaks", headline(breaks)),
     ]
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",

@@ -99,14 +99,18 @@ def _breaks(report: Report) -> Table:
         [
             (row.key, None),
             (f"{row.breaks:,}", row.breaks),
+            ("yes" if row.faults else "no", None),
             (compact(row.rebuilt_tokens), row.rebuilt_tokens),
             (money(row.cost_usd), row.cost_usd),
         ]
         for row in report.breaks.by_cause
         if row.breaks
     ]
-    headers = ["cause", "breaks", "rebuilt tokens", "cost"]
-    note = "Cold starts are expected: the first request of a chain."
+    headers = ["cause", "breaks", "fault", "rebuilt tokens", "cost"]
+    note = (
+        "Cold starts, compactions and thinking dropped at a new user turn are expected: "
+        "how caching works, not faults."
+    )
     return Table("breaks", "Cache breaks by cause", headers, rows, note=note)
 
 

@@ -13,11 +13,12 @@ from sniff.model import Dataset
 from sniff.present.formats import money, percent
 from sniff.pricing import PriceBook
 from sniff.tui import SniffApp, make_app
+from sniff.tui.palette import Palette
 from sniff.tui.screens.findings import FindingsScreen
 from sniff.tui.screens.help import HelpScreen
 from sniff.tui.screens.overview import OverviewScreen
 from sniff.tui.screens.project import ProjectScreen
-from sniff.tui.screens.request import RequestScreen
+from sniff.tui.screens.request import RequestScreen, _break_text
 from sniff.tui.screens.session import SessionScreen
 from sniff.tui.widgets.table import FILTER_PAUSE, BrowseTable
 from tests.tui.conftest import settle
@@ -164,7 +165,7 @@ async def test_request_screen_colours_blocks_and_points_at_the_first_change(
         app.push_screen(RequestScreen(request.key))
         await settle(pilot)
         assert "Cache break: prefix_changed" in shown(app, "#break")
-        assert f"What changed: {changed.detail}" in shown(app, "#break")
+        assert f"Evidence: {changed.detail}" in shown(app, "#break")
         assert app.screen.query_one(BrowseTable).shown == len(request.blocks)
         order = ["■ read", "■ written", "■ uncached"]
         states = column(app, 5)
@@ -382,3 +383,30 @@ async def test_behaviour_shows_tools_failures_and_user_requests_and_drills_down(
             await pilot.press("escape")
             await settle(pilot)
             assert isinstance(app.screen, back), (app.screen, back)
+
+
+async def test_a_request_that_read_nothing_is_never_said_to_have_read_its_prefix() -> None:
+    """The shared claude-trace sample: its compaction call (line 35) read 0 tokens, and its
+    first block differs from the request before it. It is the compaction's expected write."""
+    from sniff.api import load
+    from tests.conftest import REPO
+
+    trace = REPO.parent / "shared" / "samples" / "claude-trace-dev"
+    dataset = load([trace], with_prompts="sized")
+    archive = build_archive(dataset, PriceBook(), UTC)
+    [summariser] = [r for r in dataset.requests if r.line == 35]
+    app = make_app(dataset, zone=UTC)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        app.push_screen(RequestScreen(summariser.key))
+        await settle(pilot)
+        text = shown(app, "#break")
+        assert "Expected cache write: compaction" in text
+        assert "12,072 tokens written" in text
+        assert "No cache break" not in text
+    colours = Palette(*["white"] * 7)
+    for request in dataset.requests:  # no request that read nothing claims it read its prefix
+        entry = archive.entry(request.key)
+        assert entry is not None
+        if entry.found is None and request.usage.cache_read_tokens == 0:
+            assert "it read the" not in _break_text(entry, colours).plain

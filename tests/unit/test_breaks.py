@@ -16,13 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from pathlib import Path
 
+import msgspec
 import pytest
 from genai_prices.types import ModelPrice
 
-from sniff.analyses.breaks import CAUSES, BreakReport, find_breaks
+from sniff.analyses.breaks import CAUSES, BreakReport, CacheRules, find_breaks
+from sniff.api import load
 from sniff.model import Agent, Block, Request, Usage
 from sniff.pricing import PriceBook
+from tests.conftest import Lines
 
 T0 = datetime(2026, 2, 11, 10, 0, tzinfo=UTC)
 SONNET = "claude-sonnet-4-5-20250929"
@@ -75,6 +79,9 @@ def req(
     provider: str = "anthropic",
     file: str | None = None,
     blocks: tuple[Block, ...] = (),
+    opens_turn: bool = False,
+    thinks: bool = False,
+    compacted: bool = False,
 ) -> Request:
     """One successful request that started `at` seconds after T0 and took 5 seconds."""
     start = T0 + timedelta(seconds=at)
@@ -100,6 +107,9 @@ def req(
         version=version,
         blocks=blocks,
         previous=previous,
+        opens_turn=opens_turn,
+        thinks=thinks,
+        compacted=compacted,
     )
 
 
@@ -218,8 +228,10 @@ def test_compaction_when_a_compaction_call_ran_in_between() -> None:
         req("x", 40, 50_000, 1_300, agent=Agent.COMPACTION, agent_id="acompact-4be09d"),
         req("c", 100, 15_000, 15_000),
     )
-    assert causes(report) == {"a": "cold_start", "x": "cold_start", "c": "compaction"}
-    [found] = report.faults
+    # the summariser's first (and only) request is the compaction's cost too: expected
+    assert causes(report) == {"a": "cold_start", "x": "compaction", "c": "compaction"}
+    assert report.faults == []
+    [found] = [found for found in report.breaks if found.request.key == "c"]
     assert found.previous is not None and found.previous.key == "b"
 
 
@@ -358,6 +370,7 @@ def test_causes_are_listed_in_precedence_order() -> None:
         "compaction",
         "version_change",
         "below_minimum",
+        "thinking_dropped",
         "prefix_changed",
         "ttl_expired",
         "resume",
@@ -393,8 +406,15 @@ HOUR = 3_600.0
             "version_change",
         ),
         (
-            "prefix changed after a long gap",
+            # without a logged prompt the log shows only that the prompt shrank somewhere;
+            # the hour idle alone explains rebuilding all of it
+            "a shrunk prompt after a long gap",
             req("c", HOUR, 0, 15_000, previous="b"),
+            "ttl_expired",
+        ),
+        (
+            "a shrunk prompt within the TTL",
+            req("c", 200, 0, 15_000, previous="b"),
             "prefix_changed",
         ),
         (
@@ -442,9 +462,12 @@ def test_cold_starts_are_reported_apart_and_are_not_faults() -> None:
     assert causes(report) == {"a": "cold_start", "s": "cold_start"}
     assert all(not found.fault for found in report.breaks)
     assert report.faults == []
-    assert report.by_project == [] and report.by_week == []
+    # every table counts them, as expected breaks
     [row] = report.by_cause
-    assert (row.key, row.breaks, row.rebuilt_tokens) == ("cold_start", 2, 16_000 + 11_253)
+    assert (row.key, row.faults, row.expected) == ("cold_start", 0, 2)
+    assert row.rebuilt_tokens == 16_000 + 11_253
+    [project] = report.by_project
+    assert (project.faults, project.expected) == (0, 2)
     sonnet, haiku = per_token(SONNET), per_token(HAIKU)
     assert row.cost_usd == pytest.approx(
         16_000 * (sonnet[2] - sonnet[1]) + 11_253 * (haiku[2] - haiku[1])
@@ -529,9 +552,13 @@ def test_gaps_histogram_counts_requests_breaks_and_their_cost() -> None:
         req("f", 2_540, 0, 19_300, previous="e"),  # 2,000 s: 30-60 min, expired (19,100)
         req("g", 2_560, 19_300, 200, previous="f"),  # 20 s
     )
-    rows = {row.label: (row.requests, row.breaks, row.cost_usd) for row in report.gaps}
+    rows = {
+        row.label: (row.requests, row.breaks.faults, row.breaks.fault_cost_usd)
+        for row in report.gaps
+    }
     _, read, write_5m, _, _ = per_token(SONNET)
     assert rows == {
+        "first": (1, 0, 0.0),  # a: the cold start, counted as expected
         "≤ 1m": (3, 0, 0.0),
         "1–5m": (1, 0, 0.0),
         "5–10m": (1, 1, pytest.approx(18_500 * (write_5m - read))),
@@ -540,7 +567,8 @@ def test_gaps_histogram_counts_requests_breaks_and_their_cost() -> None:
         "1–2h": (0, 0, 0.0),
         "> 2h": (0, 0, 0.0),
     }
-    assert [row.upper_seconds for row in report.gaps][:3] == [60.0, 300.0, 600.0]
+    assert [row.upper_seconds for row in report.gaps][:4] == [None, 60.0, 300.0, 600.0]
+    assert report.gaps[0].breaks.expected == 1
 
 
 # --- defects found and fixed (sniff/analyses/breaks.py) -----------------------------------------
@@ -595,3 +623,244 @@ def test_the_faults_cost_is_their_costs_summed_dearest_first() -> None:
     whole = breaks_json(report)
     assert by_cause_json(report) == whole["by_cause"]
     assert ttl_advice_json(report) == whole["ttl_advice"]
+
+
+# --- thinking blocks dropped at a new user turn --------------------------------------------------
+
+
+def thinking_turn(model: str = SONNET, *, last_read: int = 16_028) -> list[Request]:
+    """The agtrace Claude sample's shape: a user turn whose three responses all thought, two
+    of them sent back in tool results, then a new user message.
+
+    a opens the turn and caches 16,028 tokens; its response (thinking, then a tool use) comes
+    back in b's prompt, b's in c's. d opens the next turn: a model that drops earlier thinking
+    blocks changes the prompt right after a's prefix, so d reads 16,028 and writes the rest.
+    """
+    return [
+        req("a", 0, 12_135, 3_893, 10, model=model, opens_turn=True, thinks=True),
+        req("b", 10, 16_028, 458, 14, previous="a", model=model, thinks=True),
+        req("c", 20, 16_486, 169, 13, previous="b", model=model, thinks=True),
+        req("d", 30, last_read, 333, 10, previous="c", model=model, opens_turn=True),
+    ]
+
+
+def test_thinking_dropped_at_a_new_user_turn_is_expected_and_priced() -> None:
+    report = breaks(*thinking_turn())
+    [found] = [found for found in report.breaks if found.request.key == "d"]
+    # c left 16,486 + 169 = 16,655 cached; d's prompt is 16,371 (its thinking went): d should
+    # read 16,371 and read 16,028, 343 short (over the 327-token tolerance): the 333 it wrote
+    # and 10 uncached tokens were rebuilt
+    assert (found.cause, found.fault) == ("thinking_dropped", False)
+    assert (found.expected_read, found.rebuilt_tokens) == (16_371, 343)
+    uncached, read, write_5m, _, _ = per_token(SONNET)
+    assert found.cost_usd == pytest.approx(333 * (write_5m - read) + 10 * (uncached - read))
+    assert "drops earlier thinking blocks" in found.detail
+    assert report.faults == []
+    assert report.expected_count("thinking_dropped") == 1
+
+
+def test_a_model_that_keeps_thinking_blocks_changed_its_prefix() -> None:
+    # Opus 4.6 keeps earlier thinking blocks: the same shortfall is a real prefix change
+    [found] = breaks(*thinking_turn(OPUS)).faults
+    assert found.cause == "prefix_changed"
+
+
+@pytest.mark.parametrize(
+    ("label", "chain"),
+    [
+        # d read less than the prefix before the first thinking block: more changed than that
+        ("reads short of the first thought", thinking_turn(last_read=12_135)),
+        # no response of the turn thought
+        (
+            "no thinking",
+            [
+                msgspec.structs.replace(r, thinks=False) if r.key != "d" else r
+                for r in thinking_turn()
+            ],
+        ),
+        # only c (whose response no prompt had sent back yet) thought: nothing cached changed
+        (
+            "only the last response thought",
+            [
+                msgspec.structs.replace(r, thinks=r.key == "c") if r.key != "d" else r
+                for r in thinking_turn()
+            ],
+        ),
+        # d answers tool results: the API keeps thinking blocks within a tool loop
+        (
+            "no new user turn",
+            [msgspec.structs.replace(r, opens_turn=r.key == "a") for r in thinking_turn()],
+        ),
+    ],
+)
+def test_thinking_dropped_needs_its_evidence(label: str, chain: list[Request]) -> None:
+    assert causes(breaks(*chain))["d"] == "prefix_changed", label
+
+
+def test_the_thinking_rule_is_policy_data_a_file_overrides(tmp_path: Path) -> None:
+    policy = tmp_path / "policy.toml"
+    policy.write_text(
+        '[anthropic]\nthinking_rules = [{ model = "claude-sonnet-4-5", strips = false }]\n'
+    )
+    report = find_breaks(thinking_turn(), BOOK, CacheRules(policy))
+    assert causes(report)["d"] == "prefix_changed"
+    assert causes(breaks(*thinking_turn()))["d"] == "thinking_dropped"
+
+
+def test_logged_prompts_show_the_dropped_thinking_block() -> None:
+    # a claude-trace pair: c's prompt sent back a's thinking; d (a new user message, linked to
+    # c) no longer holds it, so its prompt differs from c's at that block
+    system, user = Block("text", "system", "s", 16_000), Block("text", "user", "u1", 28)
+    thought, answer = Block("thinking", "assistant", "t", 300), Block("text", "assistant", "x", 40)
+    result, user2 = Block("tool_result", "user", "r", 100), Block("text", "user", "u2", 20)
+    report = breaks(
+        req("a", 0, 0, 16_028, opens_turn=True, thinks=True, blocks=(system, user)),
+        req("c", 10, 16_028, 1_000, previous="a", blocks=(system, user, thought, answer, result)),
+        req(
+            "d",
+            20,
+            16_028,
+            800,
+            previous="c",
+            opens_turn=True,
+            blocks=(system, user, answer, result, user2),
+        ),
+    )
+    [found] = [found for found in report.breaks if found.request.key == "d"]
+    assert found.cause == "thinking_dropped"
+    assert "block 3 changed" in found.detail
+
+
+# --- compaction ----------------------------------------------------------------------------------
+
+
+def test_the_first_request_after_a_marked_compaction_is_a_compaction() -> None:
+    # the prompt fell only to 60 % (not below half), and no compaction call is in the logs:
+    # the compact_boundary the transcript holds says what happened
+    report = breaks(
+        req("a", 0, 0, 20_000),
+        req("b", 30, 20_000, 30_000, previous="a"),
+        req("c", 100, 15_000, 15_000, compacted=True),
+    )
+    [found] = [found for found in report.breaks if found.request.key == "c"]
+    assert (found.cause, found.fault) == ("compaction", False)
+    assert report.faults == []
+
+
+def test_a_compaction_planted_in_a_claude_code_session_is_judged_compaction(
+    tmp_path: Path, cc: type[Lines]
+) -> None:
+    """A session compacted by Claude Code: a compact_boundary (no parent), its summary, and a
+    request that reads only the system prompt (15,000 of the 50,000 cached before)."""
+    session = cc.write(
+        tmp_path / "projects" / "-home-dana-src-webshop" / f"{cc.SESSION}.jsonl",
+        [
+            cc.user("u1", None, "2026-02-11T10:00:00.000Z"),
+            cc.assistant("m1", "a1", "u1", "2026-02-11T10:00:05.000Z", cc.usage(4, 0, 20_000)),
+            cc.tool_result("t1", "a1", "2026-02-11T10:00:06.000Z", "toolu_1"),
+            cc.assistant("m2", "a2", "t1", "2026-02-11T10:00:30.000Z", cc.usage(4, 20_000, 30_000)),
+            {
+                "parentUuid": None,
+                "logicalParentUuid": "a2",
+                "isSidechain": False,
+                "sessionId": cc.SESSION,
+                "version": "2.1.39",
+                "type": "system",
+                "subtype": "compact_boundary",
+                "content": "Conversation compacted",
+                "timestamp": "2026-02-11T10:01:00.000Z",
+                "uuid": "b1",
+                "compactMetadata": {"trigger": "auto", "preTokens": 50_004},
+            },
+            cc.user(
+                "s1",
+                "b1",
+                "2026-02-11T10:01:00.100Z",
+                "This session is being continued from a previous conversation...",
+                isCompactSummary=True,
+                isVisibleInTranscriptOnly=True,
+            ),
+            cc.assistant("m3", "a3", "s1", "2026-02-11T10:01:40.000Z", cc.usage(4, 15_000, 15_000)),
+        ],
+    )
+    requests = load([session]).requests
+    after = next(r for r in requests if r.key == "m3")
+    assert (after.compacted, after.previous) == (True, None)
+    report = find_breaks(requests, BOOK)
+    assert causes(report) == {"m1": "cold_start", "m3": "compaction"}
+    assert report.faults == []
+
+
+def test_transcripts_record_thinking_and_new_user_turns(tmp_path: Path, cc: type[Lines]) -> None:
+    thinking = {"type": "thinking", "thinking": "Let me look.", "signature": "sig"}
+    session = cc.write(
+        tmp_path / "projects" / "-home-dana-src-webshop" / f"{cc.SESSION}.jsonl",
+        [
+            cc.user("u1", None, "2026-02-11T10:00:00.000Z"),
+            cc.assistant(
+                "m1",
+                "a1",
+                "u1",
+                "2026-02-11T10:00:05.000Z",
+                cc.usage(10, 12_135, 3_893),
+                block=thinking,
+                model=SONNET,
+            ),
+            cc.assistant(
+                "m1",
+                "a1b",
+                "a1",
+                "2026-02-11T10:00:06.000Z",
+                cc.usage(10, 12_135, 3_893),
+                block={"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {}},
+                model=SONNET,
+            ),
+            cc.tool_result("t1", "a1b", "2026-02-11T10:00:07.000Z", "toolu_1"),
+            cc.assistant(
+                "m2",
+                "a2",
+                "t1",
+                "2026-02-11T10:00:10.000Z",
+                cc.usage(14, 16_028, 458),
+                block=thinking,
+                model=SONNET,
+            ),
+            cc.assistant(
+                "m2",
+                "a2b",
+                "a2",
+                "2026-02-11T10:00:11.000Z",
+                cc.usage(14, 16_028, 458),
+                model=SONNET,
+            ),
+            cc.user("u2", "a2b", "2026-02-11T10:00:20.000Z", "And now the tests."),
+            cc.assistant(
+                "m3",
+                "a3",
+                "u2",
+                "2026-02-11T10:00:25.000Z",
+                cc.usage(10, 16_028, 600),
+                model=SONNET,
+            ),
+        ],
+    )
+    requests = {r.key: r for r in load([session]).requests}
+    assert [(r.opens_turn, r.thinks) for r in requests.values()] == [
+        (True, True),
+        (False, True),
+        (True, False),
+    ]
+    # m2's prompt sent back m1's thinking; m3 (a new user message) dropped it: it read only
+    # what m1 cached (16,028 of the 16,486 m2 left) and wrote the rest again
+    [found] = [
+        found
+        for found in find_breaks(list(requests.values()), BOOK).breaks
+        if found.request.key == "m3"
+    ]
+    assert found.cause == "thinking_dropped"
+
+
+def test_every_cause_is_explained() -> None:
+    from sniff.present.causes import EXPLANATIONS
+
+    assert set(EXPLANATIONS) == set(CAUSES)

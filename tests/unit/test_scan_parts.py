@@ -7,7 +7,7 @@ import pickle
 import random
 from datetime import UTC
 
-from sniff.analyses.breaks import find_breaks, policy_minimum
+from sniff.analyses.breaks import CacheRules, find_breaks
 from sniff.analyses.scan_parts import TOP_BREAKS, digest, join, join_digests, scan_part
 from sniff.analyses.summary import Totals, summarize
 from sniff.analyses.units import units
@@ -37,8 +37,8 @@ def test_parts_joined_equal_the_scan_of_everything_even_after_pickling() -> None
     requests, prices = everything()
     groups = independent(requests)
     assert len(groups) > 5
-    minimum = policy_minimum()
-    parts = [scan_part(unit, prices, UTC, lambda _: True, minimum) for unit in groups]
+    rules = CacheRules()
+    parts = [scan_part(unit, prices, UTC, lambda _: True, rules) for unit in groups]
     kept = [pickle.loads(pickle.dumps(part, pickle.HIGHEST_PROTOCOL)) for part in parts]
     random.Random(7).shuffle(kept)  # parts come back in any order
 
@@ -60,7 +60,7 @@ def test_a_digest_of_digests_keeps_the_dearest_and_sums_every_cost_exactly() -> 
     joined = join_digests([digest([found[i] for i in piece]) for piece in pieces])
     faults = [item for item in found if item.fault]
     assert joined.faults == len(faults)
-    assert joined.cold_starts == len(found) - len(faults)
+    assert joined.expected == len(found) - len(faults)
     assert joined.top == tuple(faults[:TOP_BREAKS])
     assert joined.cost_usd == digest(found).cost_usd
     assert joined.cost_usd > 0

@@ -140,19 +140,55 @@ def _usage_text(request: Request, archive: Archive, colours: Palette) -> Text:
 def _break_text(entry: TimelineEntry, colours: Palette) -> Text:
     found = entry.found
     if found is None:
-        if entry.idle:
-            return Text(f"Idle {duration(entry.gap_seconds or 0)} before it, longer than the TTL.")
-        return Text("No cache break: it read what its predecessor cached.", style=colours.read)
-    style = f"bold {colours.uncached}" if found.fault else "bold"
-    text = Text(f"Cache break: {found.cause}", style=style)
-    text.append(f"  ·  {tokens(found.rebuilt_tokens)} tokens written again, ")
+        return _no_break_text(entry, colours)
+    if found.fault:
+        text = Text(f"Cache break: {found.cause}", style=f"bold {colours.uncached}")
+    else:
+        text = Text(f"Expected cache write: {found.cause}", style="bold")
+    again = "written again" if found.previous is not None else "written"
+    text.append(f"  ·  {tokens(found.rebuilt_tokens)} tokens {again}, ")
     text.append(f"{money(found.cost_usd)} more than reading them")
     if found.gap_seconds is not None:
         text.append(f"  ·  {duration(found.gap_seconds)} after the previous request")
     text.append(f"\n{explain(found.cause)}")
     if found.detail:
-        text.append(f"\nWhat changed: {found.detail}", style="bold")
+        text.append(f"\nEvidence: {found.detail}", style="bold")
     return text
+
+
+def _no_break_text(entry: TimelineEntry, colours: Palette) -> Text:
+    """Why a request is not a break, as its reads and its predecessor's show."""
+    previous, request = entry.previous, entry.request
+    if previous is None:
+        return Text("First request of its chain: nothing was cached for it before.")
+    if entry.idle:
+        return Text(f"Idle {duration(entry.gap_seconds or 0)} before it, longer than the TTL.")
+    read = request.usage.cache_read_tokens
+    shared = min(entry.shared_tokens or 0, request.usage.prompt_tokens)
+    if shared <= 0:
+        return Text(
+            "No cache break: its prompt shares no cached prefix with its predecessor's, "
+            "so there was nothing to read back."
+        )
+    if read >= shared:
+        return Text(
+            f"No cache break: it read the {tokens(shared)} tokens it shares with its predecessor.",
+            style=colours.read,
+        )
+    if read > previous.usage.cache_read_tokens:
+        return Text(
+            f"No cache break: it read {tokens(read)} of the {tokens(shared)} tokens it shares "
+            "with its predecessor, more than its predecessor read."
+        )
+    if entry.tolerated is not None:
+        return Text(
+            f"Not a break: it read {tokens(entry.tolerated.drop)} tokens less than it shares "
+            "with its predecessor, within the tolerance for the uncached tail."
+        )
+    return Text(
+        f"Not a break: it read {tokens(shared - read)} tokens less than it shares with its "
+        "predecessor, but wrote none of them again."
+    )
 
 
 def _block_row(row: BlockRow, colours: Palette) -> Row:

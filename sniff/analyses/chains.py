@@ -1,0 +1,102 @@
+"""Provides `Chains`: who continues whom among requests, and what each left in the cache.
+
+Why apart: the cache-break analysis (`analyses.breaks`) and the attribution of each break's
+cause (`analyses.break_causes`) follow the same links and ask the same questions of them: the
+TTL in force after a request, whether a compaction ran in between, what a request left cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sniff.analyses.break_report import start_of
+from sniff.model import Agent, Request
+
+TTL_5M, TTL_1H = 300.0, 3600.0
+IDLE_TTL = 600.0
+"""OpenAI's automatic cache lives 5 to 10 minutes idle (the bundled `openai` policy)."""
+
+
+class Chains:
+    """Who continues whom: the logged link where there is one, else the chain's previous request.
+
+    A chain is a session's agent (its main conversation, or one subagent). The logged link
+    (`Request.previous`) crosses files and sessions where a resumed session replays its history;
+    without a link, the chain's previous request by time stands in.
+    """
+
+    @classmethod
+    def of(cls, requests: Sequence[Request]) -> Chains:
+        """The chains of the requests that got a response, ordered by when they started."""
+        timed = sorted(
+            ((start_of(request), request) for request in requests if request.error is None),
+            key=lambda pair: pair[0],
+        )
+        return cls([request for _, request in timed], {r.key: start for start, r in timed})
+
+    def __init__(self, ordered: list[Request], starts: dict[str, float]) -> None:
+        self.ordered = ordered
+        """The requests by start."""
+        self.starts = starts
+        self.by_key = {request.key: request for request in ordered}
+        self.before: dict[str, Request] = {}
+        self.last: dict[tuple[str, str], Request] = {}
+        self.one_hour: set[tuple[str, str]] = set()
+        self.compactions: dict[str, list[float]] = {}
+        for request in ordered:
+            chain = (request.session_id, request.agent_id)
+            earlier = self.last.get(chain)
+            if earlier is not None:
+                self.before[request.key] = earlier
+            self.last[chain] = request
+            if request.usage.cache_write_1h_tokens:
+                self.one_hour.add(chain)
+            if request.agent is Agent.COMPACTION:
+                self.compactions.setdefault(request.session_id, []).append(starts[request.key])
+
+    def previous(self, request: Request) -> Request | None:
+        linked = self.by_key.get(request.previous or "")
+        return linked if linked is not None else self.before.get(request.key)
+
+    def linked(self, request: Request) -> bool:
+        return request.previous is not None and request.previous in self.by_key
+
+    def ttl(self, request: Request, previous: Request | None = None) -> float:
+        """The TTL in force for what the predecessor left: 5 minutes if it wrote any 5-minute
+        entries (the moving tail expires first), 1 hour if it wrote only 1-hour ones, else
+        what the chain used."""
+        if not reports_writes(request):
+            return IDLE_TTL
+        if previous is not None:
+            wrote = previous.usage
+            if wrote.cache_write_5m_tokens:
+                return TTL_5M
+            if wrote.cache_write_1h_tokens:
+                return TTL_1H
+        return TTL_1H if (request.session_id, request.agent_id) in self.one_hour else TTL_5M
+
+    def compacted_between(self, request: Request, start: float, end: float) -> bool:
+        return any(
+            start <= moment <= end for moment in self.compactions.get(request.session_id, [])
+        )
+
+
+def rewritten(request: Request) -> int:
+    """Prompt tokens the request paid more for than a read: its writes, or, where the provider
+    does not report writes (caching is automatic), its uncached input."""
+    usage = request.usage
+    return usage.cache_write_tokens if reports_writes(request) else usage.input_tokens
+
+
+def reports_writes(request: Request) -> bool:
+    return request.provider != "openai"
+
+
+def cached_after(request: Request) -> int:
+    """What a request left in the cache for the next one: what it read and wrote, or, where
+    caching is automatic, its whole prompt in 128-token steps from 1,024 tokens on."""
+    usage = request.usage
+    if reports_writes(request):
+        return usage.cache_read_tokens + usage.cache_write_tokens
+    whole = usage.prompt_tokens
+    return whole // 128 * 128 if whole >= 1024 else 0
