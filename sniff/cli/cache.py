@@ -83,10 +83,8 @@ def cache(
     With --breaks: every request that re-paid for its cached prefix, its cause and its price.
     """
     if breaks:
-        _simulation_only(
-            policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens,
-            policy_file=policy_file,
-        )  # fmt: skip
+        # --policy-file stays: its thinking rules decide which breaks are expected
+        _simulation_only(policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens)
         _breaks(
             paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
             json=json, pricing=pricing, log_format=log_format, verbose=verbose,
