@@ -28,7 +28,7 @@ def agents(
         typer.Option("--limit", "-n", help="List only the first N user requests.", min=1),
     ] = None,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
     verbose: o.Verbose = False,
 ) -> None:

@@ -29,7 +29,7 @@ def export(
     model: o.ModelFilter = None,
     agent: o.AgentFilter = None,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
     dask: o.Dask = None,
     verbose: o.Verbose = False,

@@ -29,8 +29,12 @@ def lint(
         str | None, typer.Option("--explain", help="Explain a rule (e.g. SN001).", metavar="RULE")
     ] = None,
     output: Annotated[
-        str, typer.Option("--format", "-f", help="text, json or sarif.", metavar="FORMAT")
-    ] = "text",
+        str | None,
+        typer.Option(
+            "--output-format", "-f", help="text (default), json or sarif.", metavar="FORMAT"
+        ),
+    ] = None,
+    json: Annotated[bool, typer.Option("--json", help="Print one JSON object (-f json).")] = False,
     fail_on: Annotated[
         str | None,
         typer.Option(
@@ -72,8 +76,11 @@ def lint(
         typer.echo(rule.explanation + "\n")
         typer.echo(f"Fix: {rule.fix}")
         return
+    if json and output not in (None, "json"):
+        raise UserError(f"--json prints JSON: it cannot go with -f {output}")
+    output = output or ("json" if json else "text")
     if output not in FORMATS:
-        raise UserError(f"--format must be one of {', '.join(FORMATS)}, not {output!r}")
+        raise UserError(f"--output-format must be one of {', '.join(FORMATS)}, not {output!r}")
     if not paths:
         raise UserError("name the prompt files, folders or logs to lint")
     from sniff.lint import lint as run_lint

@@ -56,11 +56,12 @@ AgentFilter = Annotated[
         "--agent", help="Only requests of this agent: main, subagent, compaction or other."
     ),
 ]
-Format = Annotated[
+LogFormat = Annotated[
     str | None,
     typer.Option(
-        "--format",
-        help=f"Read every file as this format ({', '.join(FORMATS)}). Default: detect.",
+        "--log-format",
+        help=f"Read every file as this format ({', '.join(FORMATS)}). Default: detect. "
+        "(--format still works here, deprecated.)",
         metavar="NAME",
     ),
 ]
@@ -219,7 +220,7 @@ def check(
     if agent is not None and agent not in AGENTS:
         raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {agent!r}")
     if log_format is not None and log_format not in FORMATS:
-        raise UserError(f"--format must be one of {', '.join(FORMATS)}, not {log_format!r}")
+        raise UserError(f"--log-format must be one of {', '.join(FORMATS)}, not {log_format!r}")
     filters = Filters(
         since=parse_bound(since, zone, end=False) if since else None,
         until=parse_bound(until, zone, end=True) if until else None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -11,6 +12,8 @@ from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
 
 FORMATS = ("html", "md", "csv", "json")
+DEFAULT_NAME = "sniff-report"
+"""The file a report goes to when it would otherwise fill a terminal."""
 
 
 def register(app: typer.Typer) -> None:
@@ -22,14 +25,25 @@ def register(app: typer.Typer) -> None:
 def report(
     paths: o.Paths = None,
     output_format: Annotated[
-        str, typer.Option("--format", "-f", help="html, md, csv or json.", metavar="FORMAT")
-    ] = "html",
+        str | None,
+        typer.Option(
+            "--output-format", "-f", help="html (default), md, csv or json.", metavar="FORMAT"
+        ),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", "-o", help="File to write (default: standard output).", metavar="FILE"
+            "--output",
+            "-o",
+            help="File to write, or - for standard output. Default: standard output when it "
+            f"is a pipe or file; on a terminal, {DEFAULT_NAME}.<format> in this folder.",
+            metavar="FILE",
         ),
     ] = None,
+    json: Annotated[
+        bool,
+        typer.Option("--json", help="The report as JSON (-f json), to standard output unless -o."),
+    ] = False,
     by: Annotated[
         str,
         typer.Option(
@@ -51,7 +65,7 @@ def report(
     agent: o.AgentFilter = None,
     tz: o.Zone = None,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
     dask: o.Dask = None,
     verbose: o.Verbose = False,
@@ -63,12 +77,18 @@ def report(
     from sniff.analyses.report import GROUPINGS, build_report
     from sniff.errors import UserError
 
+    if json and output_format not in (None, "json"):
+        raise UserError(f"--json writes JSON: it cannot go with -f {output_format}")
+    output_format = output_format or ("json" if json else "html")
     if output_format not in FORMATS:
-        raise UserError(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+        raise UserError(
+            f"--output-format must be one of {', '.join(FORMATS)}, not {output_format!r}"
+        )
     if by not in GROUPINGS:
         raise UserError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
-    if output is not None and output.is_dir():
-        raise UserError(f"--output is a directory: {output} (give a file name)")
+    target = _destination(output, output_format, to_stdout=json)
+    if target is not None and target.is_dir():
+        raise UserError(f"--output is a directory: {target} (give a file name)")
     selection = o.select(
         paths,
         since=since,
@@ -101,14 +121,45 @@ def report(
 
         built = redacted(built)
     text = _render(built, output_format)
-    if output is None:
+    if target is None:
         typer.echo(text, nl=not text.endswith("\n"))
         return
+    size = _write(target, text)
+    typer.echo(f"wrote {target} ({output_format}, {size:,} bytes)", err=True)
+
+
+def _destination(output: Path | None, output_format: str, *, to_stdout: bool) -> Path | None:
+    """Where the report goes; None: standard output.
+
+    Why not always standard output: a report (an HTML page above all) dumped on a terminal is
+    of no use to its reader. A pipe or a file still gets it, as `sniff report > r.html` expects.
+    """
+    if output is not None:
+        return None if str(output) == "-" else output
+    if to_stdout or not sys.stdout.isatty():
+        return None
+    return Path(f"{DEFAULT_NAME}.{output_format}")
+
+
+def _write(target: Path, text: str) -> int:
+    """Write `text` to `target` whole or not at all (a temporary file renamed); its size.
+
+    Raises:
+        UserError: the file cannot be written.
+    """
+    import os
+
+    from sniff.errors import UserError
+
+    data = text.encode("utf-8")
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        output.write_text(text, encoding="utf-8")
+        temporary.write_bytes(data)
+        os.replace(temporary, target)
     except OSError as error:
-        raise UserError(f"cannot write {output}: {error.strerror}") from error
-    typer.echo(f"wrote {output} ({output_format}, {len(text):,} bytes)", err=True)
+        temporary.unlink(missing_ok=True)
+        raise UserError(f"cannot write {target}: {error.strerror or error}") from error
+    return len(data)
 
 
 def _render(built: object, output_format: str) -> str:

@@ -34,7 +34,7 @@ def scan(
     tz: o.Zone = None,
     json: o.Json = False,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
     dask: o.Dask = None,
     verbose: o.Verbose = False,

@@ -35,7 +35,7 @@ def sessions(
     tz: o.Zone = None,
     json: o.Json = False,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
     verbose: o.Verbose = False,
 ) -> None:

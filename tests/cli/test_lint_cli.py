@@ -38,7 +38,7 @@ def run(*args: str | Path) -> Any:
 
 
 def lint_json(*args: str | Path) -> dict[str, Any]:
-    result = run("--format", "json", *args)
+    result = run("--output-format", "json", *args)
     assert result.exit_code in (0, 1), result.output
     report: dict[str, Any] = json.loads(result.stdout)
     return report
@@ -98,7 +98,7 @@ def test_json_has_the_documented_shape() -> None:
 
 def test_sarif_loads_back_with_every_finding_at_its_place() -> None:
     findings = lint_json(BAD)["findings"]
-    result = run("--format", "sarif", BAD)
+    result = run("--output-format", "sarif", BAD)
     assert result.exit_code == 1, result.output
     sarif = json.loads(result.stdout)
     assert sarif["version"] == "2.1.0"
@@ -124,7 +124,7 @@ def test_sarif_loads_back_with_every_finding_at_its_place() -> None:
 
 
 def test_sarif_of_clean_prompts_has_no_results() -> None:
-    result = run("--format", "sarif", GOOD)
+    result = run("--output-format", "sarif", GOOD)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["runs"][0].get("results", []) == []
 
@@ -199,7 +199,7 @@ def test_pyproject_table_chooses_rules_and_fail_on(
         '[tool.sniff.lint]\nignore = ["SN008"]\nfail-on = "warning"\ncalls-per-minute = 5\n'
     )
     monkeypatch.chdir(tmp_path)
-    result = run("--format", "json", "prompts")
+    result = run("--output-format", "json", "prompts")
     assert result.exit_code == 1, result.output  # the SN010 warning fails at "warning"
     report = json.loads(result.stdout)
     assert report["fail_on"] == "warning"
@@ -256,7 +256,7 @@ def test_fix_rewrites_a_copy_shows_the_diff_and_relints_clean(
     prompts = copy_samples(tmp_path, name)
     copy = prompts / name
     before = copy.read_text(encoding="utf-8")
-    result = run("--fix", "--format", "json", copy)
+    result = run("--fix", "--output-format", "json", copy)
     assert result.exit_code == 0, result.output
     fixed = copy.read_text(encoding="utf-8")
     assert fixed != before
@@ -363,7 +363,7 @@ def test_a_missing_path_is_one_line_and_exit_2(tmp_path: Path) -> None:
 
 
 def test_an_unknown_format_is_one_line_and_exit_2() -> None:
-    line = one_line_error(run("--format", "xml", GOOD))
+    line = one_line_error(run("--output-format", "xml", GOOD))
     assert "'xml'" in line and "sarif" in line
 
 

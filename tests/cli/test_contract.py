@@ -1,0 +1,177 @@
+"""The command line keeps its word: one name per option, mistyped commands and options
+named as such, and the deprecated `--format` spelling still understood where it is clear."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.core import TyperOption
+from typer.testing import CliRunner
+
+from sniff.cli import COMMANDS, app, main
+from sniff.cli.group import mistyped, respelled
+from tests.conftest import SAMPLE_LOGS
+
+CLAUDE_CODE = SAMPLE_LOGS / "claude-code"
+READING = ("scan", "sessions", "cache", "agents", "lint", "latency", "export", "report")
+"""The commands that read logs and print or write results."""
+
+
+def run(*args: str | Path) -> Any:
+    return CliRunner().invoke(app, [str(arg) for arg in args])
+
+
+def console(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    """The console script's exit code, stdout and stderr."""
+    with pytest.raises(SystemExit) as ended:
+        main([str(arg) for arg in args])
+    out, err = capsys.readouterr()
+    code = ended.value.code
+    return (code if isinstance(code, int) else 0), out, err
+
+
+def _commands() -> dict[str, Any]:
+    group = typer.main.get_command(app)
+    return dict(group.commands)  # type: ignore[attr-defined]
+
+
+# --- one name, one meaning --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_no_option_name_is_declared_twice_by_a_command(name: str) -> None:
+    command = _commands()[name]
+    spellings = Counter(["--help", "-h"])  # the help option every command gets
+    for param in command.params:
+        if isinstance(param, TyperOption):
+            spellings.update([*param.opts, *param.secondary_opts])
+    assert [spelling for spelling, count in spellings.items() if count > 1] == []
+
+
+@pytest.mark.parametrize("name", [*READING, "tui"])
+def test_every_command_reading_logs_names_their_format_log_format(name: str) -> None:
+    declared = {
+        spelling
+        for param in _commands()[name].params
+        if isinstance(param, TyperOption)
+        for spelling in param.opts
+    }
+    if name != "lint":  # lint reads logs by detection only
+        assert "--log-format" in declared
+    assert "--format" not in declared
+
+
+def test_report_format_md_reaches_the_output_format() -> None:
+    result = run("report", SAMPLE_LOGS, "--format", "md")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("# LLM cost report")
+    assert "--format is deprecated here; use -f/--output-format" in result.stderr
+    for spelling in ("-f", "--output-format"):
+        plain = run("report", SAMPLE_LOGS, spelling, "md")
+        assert plain.stdout == result.stdout and "deprecated" not in plain.stderr
+
+
+def test_report_takes_the_log_format_by_its_own_name() -> None:
+    trace = SAMPLE_LOGS / "claude-trace"
+    result = run("report", trace, "-f", "json", "--log-format", "claude-trace")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["source"]["formats"] == {"claude-trace": 1}
+
+
+def test_format_elsewhere_is_the_log_format_with_a_note() -> None:
+    old = run("scan", CLAUDE_CODE, "--json", "--format", "claude-code")
+    new = run("scan", CLAUDE_CODE, "--json", "--log-format", "claude-code")
+    assert old.exit_code == new.exit_code == 0, old.output
+    assert json.loads(old.stdout) == json.loads(new.stdout)
+    assert "--format is deprecated here; use --log-format" in old.stderr
+    assert "deprecated" not in new.stderr
+
+
+def test_lint_format_is_the_output_format_with_a_note() -> None:
+    result = run("lint", SAMPLE_LOGS / "prompts" / "good", "--format=json")
+    assert result.exit_code == 0, result.output
+    assert "findings" in json.loads(result.stdout)
+    assert "use -f/--output-format" in result.stderr
+
+
+def test_only_the_old_spelling_is_respelled_never_an_option_value() -> None:
+    command = _commands()["scan"]
+    args = ["--project", "--format", "--format=codex", "-v", "--", "--format"]
+    assert respelled(command, args) == [
+        "--project", "--format", "--log-format=codex", "-v", "--", "--format",
+    ]  # fmt: skip
+
+
+# --- mistyped commands and options ------------------------------------------------------------
+
+
+def test_a_mistyped_command_is_named_with_the_one_meant(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = console(capsys, "sesions")
+    assert code == 2 and out == ""
+    assert err.splitlines() == [
+        "sniff: error: No such command 'sesions'. Did you mean 'sessions'? (see 'sniff --help')"
+    ]
+    assert run("sesions").exit_code == 2
+
+
+@pytest.mark.parametrize("word", ["sesions", "lantency", "reprot", "scna", "agnets"])
+def test_slips_for_commands_are_recognised(word: str) -> None:
+    assert mistyped(word, COMMANDS)
+
+
+@pytest.mark.parametrize("word", ["logs", "./sesions", "sesions.jsonl", "a/sesions", "--json"])
+def test_paths_and_unrelated_words_are_not_slips(word: str) -> None:
+    assert mistyped(word, COMMANDS) == []
+
+
+def test_a_path_is_scanned_even_when_it_reads_like_a_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "sesions"
+    folder.mkdir()
+    source = next(CLAUDE_CODE.rglob("*.jsonl"))
+    (folder / source.name).write_bytes(source.read_bytes())
+    monkeypatch.chdir(tmp_path)
+    result = run("sesions", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["source"]["files"] == 1
+
+
+def test_a_word_like_no_command_is_still_a_missing_path(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = console(capsys, "nothing-here")
+    assert code == 2
+    assert err == "sniff: error: no such file or directory: nothing-here\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["lint", "--since", "2026-01-01", "x"], "'sniff lint' takes no option --since; scan,"),
+        (["--breaks"], "'sniff scan' takes no option --breaks; cache does"),
+        (["sessions", "--policy", "openai"], "'sniff sessions' takes no option --policy; cache"),
+    ],
+)
+def test_an_option_of_another_command_is_named_as_such(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    code, out, err = console(capsys, *args)
+    assert code == 2 and out == ""
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"sniff: error: {said}"), err
+
+
+def test_an_option_of_no_command_keeps_clicks_suggestion(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = console(capsys, "cache", "--break")
+    assert code == 2
+    assert "No such option: --break (Possible options: --breaks" in err
