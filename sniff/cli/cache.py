@@ -177,7 +177,7 @@ def _breaks(
             report, dataset = distributed.breaks(
                 client, paths, pricing, filters, zone, log_format=log_format
             )
-        o.warn_if_empty(dataset)
+        o.require_logs(dataset, paths)
     else:
         from sniff.analyses.breaks import find_breaks
 

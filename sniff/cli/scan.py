@@ -77,7 +77,7 @@ def _scan(
             numbers = distributed.scan(client, paths, pricing, filters, zone, log_format=log_format)
     else:
         numbers = _numbers(paths, filters, zone, prices, log_format, no_index, pricing, files)
-    o.warn_if_empty(numbers.dataset)
+    o.require_logs(numbers.dataset, paths)
     source = prices.source()
     o.report_issues(numbers.dataset, verbose)
     if json:

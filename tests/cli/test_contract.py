@@ -175,3 +175,64 @@ def test_an_option_of_no_command_keeps_clicks_suggestion(
     code, _, err = console(capsys, "cache", "--break")
     assert code == 2
     assert "No such option: --break (Possible options: --breaks" in err
+
+
+# --- nothing to report on is an error, not empty tables ---------------------------------------
+
+LOG_COMMANDS = [
+    ["scan"], ["sessions"], ["cache"], ["cache", "--breaks"], ["agents"], ["latency"],
+    ["report", "-f", "md"], ["export"],
+]  # fmt: skip
+
+
+def _refused(result: Any, *said: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("sniff: error: "), result.stderr
+    assert all(part in lines[0] for part in said), lines[0]
+
+
+@pytest.mark.parametrize("command", LOG_COMMANDS, ids=" ".join)
+def test_a_named_folder_without_logs_is_an_error(command: list[str], tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    (empty / "notes").mkdir(parents=True)
+    (empty / "notes" / "README.md").write_text("# not a log\n")
+    out = tmp_path / "out"
+    result = run(*command, empty, *(["-o", out] if command[0] == "export" else []))
+    _refused(result, "no log files (*.jsonl) found under", str(empty))
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", LOG_COMMANDS, ids=" ".join)
+def test_a_named_file_that_is_not_a_log_is_an_error(command: list[str], tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# sniff\n\nNot a log.\n")
+    _refused(run(*command, readme, CLAUDE_CODE), "not a log sniff reads:", str(readme))
+
+
+@pytest.mark.parametrize("command", LOG_COMMANDS, ids=" ".join)
+def test_since_after_until_is_an_error(command: list[str]) -> None:
+    result = run(*command, CLAUDE_CODE, "--since", "2026-02-01", "--until", "2026-01-01")
+    _refused(result, "--since 2026-02-01 is not before --until 2026-01-01")
+
+
+def test_a_folder_of_jsonl_files_none_a_log_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "data.jsonl").write_text('{"a": 1}\n{"b": 2}\n')
+    _refused(run("scan", tmp_path), "no log sniff reads among the 1 file(s) under")
+
+
+def test_one_day_is_a_window_since_and_until_the_same_date() -> None:
+    day = run("scan", CLAUDE_CODE, "--json", "--since", "2026-01-05", "--until", "2026-01-05")
+    assert day.exit_code == 0, day.output
+
+
+def test_a_known_log_beside_an_unknown_file_in_a_folder_still_counts(tmp_path: Path) -> None:
+    source = next(CLAUDE_CODE.rglob("*.jsonl"))
+    (tmp_path / source.name).write_bytes(source.read_bytes())
+    (tmp_path / "other.jsonl").write_text('{"a": 1}\n')
+    result = run("scan", tmp_path, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["warnings"]["unknown_format_files"] == [
+        str(tmp_path / "other.jsonl")
+    ]
