@@ -28,6 +28,7 @@ def export(
     project: o.ProjectFilter = None,
     model: o.ModelFilter = None,
     agent: o.AgentFilter = None,
+    json: o.Json = False,
     pricing: o.Pricing = None,
     log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
@@ -58,6 +59,12 @@ def export(
     o.report_issues(selection.dataset, verbose)
     chosen = selection.filters.apply(selection.dataset.requests)
     result = write(output, chosen, selection.prices)
+    if json:
+        from sniff.present.jsonout import dumps
+
+        written = {"output": str(output), "rows": result.rows}
+        typer.echo(dumps({**written, "added": result.added, "kept": result.kept}))
+        return
     tables = ", ".join(f"{name} {rows:,}" for name, rows in result.rows.items())
     typer.echo(
         f"{output}: {tables} rows ({result.added:,} new requests, {result.kept:,} already exported)"

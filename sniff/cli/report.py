@@ -125,7 +125,8 @@ def report(
         typer.echo(text, nl=not text.endswith("\n"))
         return
     size = _write(target, text)
-    typer.echo(f"wrote {target} ({output_format}, {size:,} bytes)", err=True)
+    chosen = "" if output is not None else "; -o FILE writes elsewhere, -o - to standard output"
+    typer.echo(f"wrote {target} ({output_format}, {size:,} bytes{chosen})", err=True)
 
 
 def _destination(output: Path | None, output_format: str, *, to_stdout: bool) -> Path | None:
@@ -136,9 +137,13 @@ def _destination(output: Path | None, output_format: str, *, to_stdout: bool) ->
     """
     if output is not None:
         return None if str(output) == "-" else output
-    if to_stdout or not sys.stdout.isatty():
+    if to_stdout or not _on_terminal():
         return None
     return Path(f"{DEFAULT_NAME}.{output_format}")
+
+
+def _on_terminal() -> bool:
+    return sys.stdout.isatty()
 
 
 def _write(target: Path, text: str) -> int:

@@ -236,3 +236,110 @@ def test_a_known_log_beside_an_unknown_file_in_a_folder_still_counts(tmp_path: P
     assert json.loads(result.stdout)["warnings"]["unknown_format_files"] == [
         str(tmp_path / "other.jsonl")
     ]
+
+
+# --- --json everywhere results are printed ----------------------------------------------------
+
+
+def test_lint_json_has_its_documented_keys() -> None:
+    result = run("lint", "--json", SAMPLE_LOGS / "prompts" / "bad")
+    assert result.exit_code == 1, result.output  # the bad prompts hold errors
+    data = json.loads(result.stdout)
+    assert set(data) == {"files", "fail_on", "failed", "findings"}
+    assert data["failed"] is True and data["findings"]
+    assert run("lint", "-f", "json", SAMPLE_LOGS / "prompts" / "bad").stdout == result.stdout
+
+
+def test_lint_json_and_another_output_format_disagree() -> None:
+    _refused(run("lint", "--json", "-f", "sarif", SAMPLE_LOGS / "prompts"), "--json", "sarif")
+
+
+REPORT_KEYS = {
+    "totals", "by_model", "by_project", "by_day", "by_agent", "sessions", "warnings", "source",
+    "by", "groups", "breaks", "what_if", "lint", "latency", "agents", "assumptions",
+}  # fmt: skip
+
+
+def test_report_json_is_the_json_report_on_stdout(tmp_path: Path) -> None:
+    result = run("report", CLAUDE_CODE, "--json", "--tz", "UTC")
+    assert result.exit_code == 0, result.output
+    assert set(json.loads(result.stdout)) == REPORT_KEYS
+    assert run("report", CLAUDE_CODE, "-f", "json", "--tz", "UTC").stdout == result.stdout
+    target = tmp_path / "r.json"
+    written = run("report", CLAUDE_CODE, "--json", "--tz", "UTC", "-o", target)
+    assert written.exit_code == 0 and written.stdout == ""
+    assert target.read_text() == result.stdout
+
+
+def test_report_json_and_another_output_format_disagree() -> None:
+    _refused(run("report", CLAUDE_CODE, "--json", "-f", "md"), "--json", "-f md")
+
+
+def test_export_json_counts_what_it_wrote(tmp_path: Path) -> None:
+    out = tmp_path / "export"
+    first = run("export", CLAUDE_CODE, "-o", out, "--json")
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.stdout)
+    assert set(data) == {"output", "rows", "added", "kept"}
+    assert set(data["rows"]) == {"requests", "sessions", "breaks", "blocks"}
+    assert data["added"] == data["rows"]["requests"] > 0 and data["kept"] == 0
+    again = json.loads(run("export", CLAUDE_CODE, "-o", out, "--json").stdout)
+    assert again["added"] == 0 and again["kept"] == data["added"]
+
+
+@pytest.mark.parametrize("name", ["scan", "sessions", "cache", "agents", "latency", "lint",
+                                  "report", "export"])  # fmt: skip
+def test_every_command_printing_results_takes_json(name: str) -> None:
+    assert "--json" in {
+        spelling
+        for param in _commands()[name].params
+        if isinstance(param, TyperOption)
+        for spelling in param.opts
+    }
+
+
+# --- a report never floods a terminal ---------------------------------------------------------
+
+
+@pytest.fixture
+def terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """Standard output is a terminal; the current folder is an empty one."""
+    import sniff.cli.report as report_command
+
+    monkeypatch.setattr(report_command, "_on_terminal", lambda: True)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_a_report_to_a_terminal_goes_to_a_default_file(terminal: Path) -> None:
+    result = run("report", CLAUDE_CODE)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    page = terminal / "sniff-report.html"
+    assert result.stderr == (
+        f"wrote sniff-report.html (html, {page.stat().st_size:,} bytes; "
+        "-o FILE writes elsewhere, -o - to standard output)\n"
+    )
+    assert page.read_text().lower().startswith("<!doctype html>")
+    assert [path.name for path in terminal.iterdir()] == ["sniff-report.html"]  # no temp left
+    markdown = run("report", CLAUDE_CODE, "-f", "md")
+    assert markdown.stdout == "" and (terminal / "sniff-report.md").exists()
+
+
+def test_dash_means_standard_output_even_on_a_terminal(terminal: Path) -> None:
+    result = run("report", CLAUDE_CODE, "-o", "-", "-f", "md")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("# LLM cost report")
+    assert list(terminal.iterdir()) == []
+
+
+def test_a_report_to_a_pipe_goes_to_standard_output(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = run("report", CLAUDE_CODE)  # CliRunner's stdout is no terminal
+    assert result.exit_code == 0 and result.stdout.lower().startswith("<!doctype html>")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_report_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    target = tmp_path / "no" / "such" / "folder" / "r.html"
+    _refused(run("report", CLAUDE_CODE, "-o", target), "cannot write", str(target))
