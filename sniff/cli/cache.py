@@ -9,6 +9,7 @@ import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
 
 if TYPE_CHECKING:
     from sniff.analyses.breaks import BreakReport
@@ -73,6 +74,7 @@ def cache(
     pricing: o.Pricing = None,
     log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
+    no_progress: o.NoProgress = False,
     dask: o.Dask = None,
     verbose: o.Verbose = False,
 ) -> None:
@@ -84,7 +86,7 @@ def cache(
         _breaks(
             paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
             json=json, pricing=pricing, log_format=log_format, verbose=verbose,
-            no_index=no_index, dask=dask,
+            no_index=no_index, dask=dask, show=wanted(json=json, no_progress=no_progress),
         )  # fmt: skip
         return
     from sniff.analyses.cache import analyze_cache
@@ -112,28 +114,20 @@ def cache(
         with_overrides(policies["engine"], kv_tokens=kv_tokens),
         policies["ideal"],
     ]
-    selection = o.select(
-        paths,
-        since=since,
-        until=until,
-        project=project,
-        model=model,
-        agent=agent,
-        tz=tz,
-        pricing=pricing,
-        log_format=log_format,
-        with_prompts=True,
-        no_index=no_index,
-        dask=dask,
-    )
-    report = analyze_cache(
-        selection.dataset.requests,
-        selection.prices,
-        policies,
-        chosen=chosen,
-        what_ifs=what_ifs,
-        keep=selection.filters.keep,
-    )
+    with shown(wanted(json=json, no_progress=no_progress)):
+        selection = o.select(
+            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+            pricing=pricing, log_format=log_format, with_prompts=True, no_index=no_index,
+            dask=dask,
+        )  # fmt: skip
+        report = analyze_cache(
+            selection.dataset.requests,
+            selection.prices,
+            policies,
+            chosen=chosen,
+            what_ifs=what_ifs,
+            keep=selection.filters.keep,
+        )
     o.report_issues(selection.dataset, verbose)
     if json:
         from sniff.present.cache_view import cache_json
@@ -163,6 +157,7 @@ def _breaks(
     verbose: bool,
     no_index: bool,
     dask: str | None,
+    show: bool,
 ) -> None:
     filters, zone, prices = o.check(
         since=since, until=until, project=project, model=model, agent=agent, tz=tz,
@@ -170,23 +165,24 @@ def _breaks(
     )  # fmt: skip
     report: BreakReport
     dataset: Dataset
-    if dask:
-        from sniff import distributed
+    with shown(show):
+        if dask:
+            from sniff import distributed
 
-        with distributed.cluster(dask) as client:
-            report, dataset = distributed.breaks(
-                client, paths, pricing, filters, zone, log_format=log_format
-            )
-        o.require_logs(dataset, paths)
-    else:
-        from sniff.analyses.breaks import find_breaks
+            with distributed.cluster(dask) as client:
+                report, dataset = distributed.breaks(
+                    client, paths, pricing, filters, zone, log_format=log_format
+                )
+            o.require_logs(dataset, paths)
+        else:
+            from sniff.analyses.breaks import find_breaks
 
-        dataset = o.load(
-            paths, filters, prices, pricing=pricing, log_format=log_format,
-            with_prompts="sized",  # as scan reads them, so both report the same breaks
-            no_index=no_index,
-        )  # fmt: skip
-        report = find_breaks(dataset.requests, prices, zone=zone, keep=filters.keep)
+            dataset = o.load(
+                paths, filters, prices, pricing=pricing, log_format=log_format,
+                with_prompts="sized",  # as scan reads them, so both report the same breaks
+                no_index=no_index,
+            )  # fmt: skip
+            report = find_breaks(dataset.requests, prices, zone=zone, keep=filters.keep)
     o.report_issues(dataset, verbose)
     if json:
         from sniff.present.breaks_json import breaks_json

@@ -9,6 +9,7 @@ import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
 
 
 def register(app: typer.Typer) -> None:
@@ -32,6 +33,7 @@ def export(
     pricing: o.Pricing = None,
     log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
+    no_progress: o.NoProgress = False,
     dask: o.Dask = None,
     verbose: o.Verbose = False,
 ) -> None:
@@ -42,23 +44,15 @@ def export(
     """
     from sniff.export import export as write
 
-    selection = o.select(
-        paths,
-        since=since,
-        until=until,
-        project=project,
-        model=model,
-        agent=agent,
-        tz="UTC",
-        pricing=pricing,
-        log_format=log_format,
-        with_prompts=True,
-        no_index=no_index,
-        dask=dask,
-    )
+    with shown(wanted(json=json, no_progress=no_progress)):
+        selection = o.select(
+            paths, since=since, until=until, project=project, model=model, agent=agent,
+            tz="UTC", pricing=pricing, log_format=log_format, with_prompts=True,
+            no_index=no_index, dask=dask,
+        )  # fmt: skip
+        chosen = selection.filters.apply(selection.dataset.requests)
+        result = write(output, chosen, selection.prices)
     o.report_issues(selection.dataset, verbose)
-    chosen = selection.filters.apply(selection.dataset.requests)
-    result = write(output, chosen, selection.prices)
     if json:
         from sniff.present.jsonout import dumps
 

@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 
+from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
 
 FORMATS = ("text", "json", "sarif")
 
@@ -59,6 +61,7 @@ def lint(
             "--calls-per-minute", help="Call rate for pricing a prompt file's findings.", min=0.001
         ),
     ] = None,
+    no_progress: o.NoProgress = False,
 ) -> None:
     """Find what breaks prefix caching in prompts and logged requests, priced, with the fix.
 
@@ -92,7 +95,8 @@ def lint(
         fail_on=fail_on,
         calls_per_minute=calls_per_minute,
     )
-    report = run_lint(paths, config)
+    with shown(wanted(json=output != "text", no_progress=no_progress)):
+        report = run_lint(paths, config)
     if fix:
         from sniff.cli.lint_fix import apply_fixes
 

@@ -98,6 +98,14 @@ Dask = Annotated[
         metavar="ADDRESS",
     ),
 ]
+NoProgress = Annotated[
+    bool,
+    typer.Option(
+        "--no-progress",
+        help="Show no progress bar (otherwise shown on a terminal when the work takes over "
+        "a second).",
+    ),
+]
 Verbose = Annotated[
     bool, typer.Option("--verbose", "-v", help="List every skipped line as file:line: reason.")
 ]

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
+
+if TYPE_CHECKING:
+    from sniff.analyses.report import Report
 
 FORMATS = ("html", "md", "csv", "json")
 DEFAULT_NAME = "sniff-report"
@@ -67,6 +71,7 @@ def report(
     pricing: o.Pricing = None,
     log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
+    no_progress: o.NoProgress = False,
     dask: o.Dask = None,
     verbose: o.Verbose = False,
 ) -> None:
@@ -74,59 +79,66 @@ def report(
 
     HTML is one self-contained file with charts that opens offline and prints to PDF.
     """
-    from sniff.analyses.report import GROUPINGS, build_report
+    from sniff.analyses.report import GROUPINGS
     from sniff.errors import UserError
 
-    if json and output_format not in (None, "json"):
-        raise UserError(f"--json writes JSON: it cannot go with -f {output_format}")
-    output_format = output_format or ("json" if json else "html")
-    if output_format not in FORMATS:
-        raise UserError(
-            f"--output-format must be one of {', '.join(FORMATS)}, not {output_format!r}"
-        )
+    output_format = _output_format(output_format, json)
     if by not in GROUPINGS:
         raise UserError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
     target = _destination(output, output_format, to_stdout=json)
     if target is not None and target.is_dir():
         raise UserError(f"--output is a directory: {target} (give a file name)")
-    selection = o.select(
-        paths,
-        since=since,
-        until=until,
-        project=project,
-        model=model,
-        agent=agent,
-        tz=tz,
-        pricing=pricing,
-        log_format=log_format,
-        with_prompts=True,
-        no_index=no_index,
-        dask=dask,
-    )
+    with shown(wanted(json=json, no_progress=no_progress)):
+        selection = o.select(
+            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+            pricing=pricing, log_format=log_format, with_prompts=True, no_index=no_index,
+            dask=dask,
+        )  # fmt: skip
+        text = _render(_built(selection, by, redact), output_format)
     o.report_issues(selection.dataset, verbose)
-    from sniff.analyses.filters import keep_activity
-
-    built = build_report(
-        selection.dataset,
-        selection.prices,
-        selection.zone,
-        by=by,
-        keep=selection.filters.keep,
-        activity=keep_activity(
-            selection.dataset.activity, selection.filters, selection.dataset.requests
-        ),
-    )
-    if redact:
-        from sniff.analyses.redact import redact as redacted
-
-        built = redacted(built)
-    text = _render(built, output_format)
     if target is None:
         typer.echo(text, nl=not text.endswith("\n"))
         return
     size = _write(target, text)
     chosen = "" if output is not None else "; -o FILE writes elsewhere, -o - to standard output"
     typer.echo(f"wrote {target} ({output_format}, {size:,} bytes{chosen})", err=True)
+
+
+def _output_format(output_format: str | None, json: bool) -> str:
+    """The format asked for by -f and --json.
+
+    Raises:
+        UserError: an unknown format, or one --json contradicts.
+    """
+    from sniff.errors import UserError
+
+    if json and output_format not in (None, "json"):
+        raise UserError(f"--json writes JSON: it cannot go with -f {output_format}")
+    chosen = output_format or ("json" if json else "html")
+    if chosen not in FORMATS:
+        raise UserError(f"--output-format must be one of {', '.join(FORMATS)}, not {chosen!r}")
+    return chosen
+
+
+def _built(selection: o.Selection, by: str, redact: bool) -> Report:
+    """The report of the selected logs (its text parts redacted when asked)."""
+    from sniff.analyses.filters import keep_activity
+    from sniff.analyses.report import build_report
+
+    dataset = selection.dataset
+    built = build_report(
+        dataset,
+        selection.prices,
+        selection.zone,
+        by=by,
+        keep=selection.filters.keep,
+        activity=keep_activity(dataset.activity, selection.filters, dataset.requests),
+    )
+    if redact:
+        from sniff.analyses.redact import redact as redacted
+
+        return redacted(built)
+    return built
 
 
 def _destination(output: Path | None, output_format: str, *, to_stdout: bool) -> Path | None:
