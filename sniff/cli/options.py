@@ -60,8 +60,7 @@ LogFormat = Annotated[
     str | None,
     typer.Option(
         "--log-format",
-        help=f"Read every file as this format ({', '.join(FORMATS)}). Default: detect. "
-        "(--format still works here, deprecated.)",
+        help=f"Read every file as this format ({', '.join(FORMATS)}). Default: detect.",
         metavar="NAME",
     ),
 ]
