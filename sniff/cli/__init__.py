@@ -10,22 +10,10 @@ import sys
 from typing import Any
 
 import typer
-from typer.core import TyperGroup
 
 from sniff import __version__
+from sniff.cli.group import SniffGroup
 from sniff.errors import SniffError
-
-ROOT_FLAGS = frozenset({"--help", "-h", "--version", "--install-completion", "--show-completion"})
-
-
-class _ScanByDefault(TyperGroup):
-    """`sniff` and `sniff PATH...` mean `sniff scan ...`."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        if not args or (args[0] not in self.commands and args[0] not in ROOT_FLAGS):
-            args = ["scan", *args]
-        return super().parse_args(ctx, args)
-
 
 COMMANDS = (
     "scan", "sessions", "cache", "agents", "lint", "latency", "export", "report", "index", "tui",
@@ -41,7 +29,7 @@ def build_app(commands: tuple[str, ...] = COMMANDS) -> typer.Typer:
     """
     built = typer.Typer(
         name="sniff",
-        cls=_ScanByDefault,
+        cls=SniffGroup,
         help="What your AI coding agents cost, whether prompt caching works, and what breaks it.",
         no_args_is_help=False,
         add_completion=False,
@@ -69,7 +57,8 @@ def _root(
 ) -> None:
     """What your AI coding agents cost, whether prompt caching works, and what breaks it.
 
-    With no command, `sniff` runs `sniff scan`.
+    With no command, `sniff` runs `sniff scan`: a first word that names no command is a path
+    to scan, unless it is a slip for a command's name and no such file exists.
     """
 
 

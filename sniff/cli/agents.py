@@ -8,6 +8,7 @@ import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
 
 
 def register(app: typer.Typer) -> None:
@@ -28,29 +29,24 @@ def agents(
         typer.Option("--limit", "-n", help="List only the first N user requests.", min=1),
     ] = None,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
+    no_progress: o.NoProgress = False,
     verbose: o.Verbose = False,
 ) -> None:
     """Tools used and failed (by class); each user request's model calls, tool calls and cost."""
     from sniff.analyses.agents import analyze_agents
     from sniff.analyses.filters import keep_activity
 
-    selection = o.select(
-        paths,
-        since=since,
-        until=until,
-        project=project,
-        model=None,
-        agent=None,
-        tz=tz,
-        pricing=pricing,
-        log_format=log_format,
-        no_index=no_index,
-    )
-    dataset = selection.dataset
-    activity = keep_activity(dataset.activity, selection.filters, dataset.requests)
-    report = analyze_agents(selection.filters.apply(dataset.requests), activity, selection.zone)
+    with shown(wanted(json=json, no_progress=no_progress)):
+        selection = o.select(
+            paths, since=since, until=until, project=project, model=None, agent=None, tz=tz,
+            pricing=pricing, log_format=log_format, no_index=no_index,
+        )  # fmt: skip
+        dataset = selection.dataset
+        activity = keep_activity(dataset.activity, selection.filters, dataset.requests)
+        requests = selection.filters.apply(dataset.requests)
+        report = analyze_agents(requests, activity, selection.zone)
     o.report_issues(dataset, verbose)
     if json:
         from sniff.present.agents_view import agents_json

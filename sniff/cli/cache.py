@@ -9,6 +9,7 @@ import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
 
 if TYPE_CHECKING:
     from sniff.analyses.breaks import BreakReport
@@ -73,8 +74,9 @@ def cache(
     tz: o.Zone = None,
     json: o.Json = False,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
+    no_progress: o.NoProgress = False,
     dask: o.Dask = None,
     verbose: o.Verbose = False,
 ) -> None:
@@ -89,6 +91,7 @@ def cache(
             paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
             json=json, pricing=pricing, log_format=log_format, verbose=verbose,
             no_index=no_index, dask=dask, policy_file=policy_file,
+            show=wanted(json=json, no_progress=no_progress),
         )  # fmt: skip
         return
     from sniff.analyses.cache import OWN_POLICY, analyze_cache
@@ -111,28 +114,20 @@ def cache(
             policies, set(OWN_POLICY.values()), ttl=ttl, min_tokens=min_tokens
         )
     what_ifs = what_if_policies(policies, kv_tokens)
-    selection = o.select(
-        paths,
-        since=since,
-        until=until,
-        project=project,
-        model=model,
-        agent=agent,
-        tz=tz,
-        pricing=pricing,
-        log_format=log_format,
-        with_prompts=True,
-        no_index=no_index,
-        dask=dask,
-    )
-    report = analyze_cache(
-        selection.dataset.requests,
-        selection.prices,
-        policies,
-        chosen=chosen,
-        what_ifs=what_ifs,
-        keep=selection.filters.keep,
-    )
+    with shown(wanted(json=json, no_progress=no_progress)):
+        selection = o.select(
+            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+            pricing=pricing, log_format=log_format, with_prompts=True, no_index=no_index,
+            dask=dask,
+        )  # fmt: skip
+        report = analyze_cache(
+            selection.dataset.requests,
+            selection.prices,
+            policies,
+            chosen=chosen,
+            what_ifs=what_ifs,
+            keep=selection.filters.keep,
+        )
     o.report_issues(selection.dataset, verbose)
     if json:
         from sniff.present.cache_view import cache_json
@@ -177,6 +172,7 @@ def _breaks(
     no_index: bool,
     dask: str | None,
     policy_file: Path | None,
+    show: bool,
 ) -> None:
     filters, zone, prices = o.check(
         since=since, until=until, project=project, model=model, agent=agent, tz=tz,
@@ -188,30 +184,26 @@ def _breaks(
         load_policies(policy_file)
     report: BreakReport
     dataset: Dataset
-    if dask:
-        from sniff import distributed
+    with shown(show):
+        if dask:
+            from sniff import distributed
 
-        with distributed.cluster(dask) as client:
-            report, dataset = distributed.breaks(
-                client,
-                paths,
-                pricing,
-                filters,
-                zone,
-                log_format=log_format,
-                policy_file=policy_file,
-            )
-        o.warn_if_empty(dataset)
-    else:
-        from sniff.analyses.breaks import CacheRules, find_breaks
+            with distributed.cluster(dask) as client:
+                report, dataset = distributed.breaks(
+                    client, paths, pricing, filters, zone, log_format=log_format,
+                    policy_file=policy_file,
+                )  # fmt: skip
+            o.require_logs(dataset, paths)
+        else:
+            from sniff.analyses.breaks import CacheRules, find_breaks
 
-        dataset = o.load(
-            paths, filters, prices, pricing=pricing, log_format=log_format,
-            with_prompts="sized",  # as scan reads them, so both report the same breaks
-            no_index=no_index,
-        )  # fmt: skip
-        rules = CacheRules(policy_file)
-        report = find_breaks(dataset.requests, prices, rules, zone=zone, keep=filters.keep)
+            dataset = o.load(
+                paths, filters, prices, pricing=pricing, log_format=log_format,
+                with_prompts="sized",  # as scan reads them, so both report the same breaks
+                no_index=no_index,
+            )  # fmt: skip
+            rules = CacheRules(policy_file)
+            report = find_breaks(dataset.requests, prices, rules, zone=zone, keep=filters.keep)
     o.report_issues(dataset, verbose)
     if json:
         from sniff.present.breaks_json import breaks_json

@@ -9,6 +9,7 @@ import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
 
 
 def register(app: typer.Typer) -> None:
@@ -28,9 +29,11 @@ def export(
     project: o.ProjectFilter = None,
     model: o.ModelFilter = None,
     agent: o.AgentFilter = None,
+    json: o.Json = False,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
+    no_progress: o.NoProgress = False,
     dask: o.Dask = None,
     verbose: o.Verbose = False,
 ) -> None:
@@ -41,23 +44,21 @@ def export(
     """
     from sniff.export import export as write
 
-    selection = o.select(
-        paths,
-        since=since,
-        until=until,
-        project=project,
-        model=model,
-        agent=agent,
-        tz="UTC",
-        pricing=pricing,
-        log_format=log_format,
-        with_prompts=True,
-        no_index=no_index,
-        dask=dask,
-    )
+    with shown(wanted(json=json, no_progress=no_progress)):
+        selection = o.select(
+            paths, since=since, until=until, project=project, model=model, agent=agent,
+            tz="UTC", pricing=pricing, log_format=log_format, with_prompts=True,
+            no_index=no_index, dask=dask,
+        )  # fmt: skip
+        chosen = selection.filters.apply(selection.dataset.requests)
+        result = write(output, chosen, selection.prices)
     o.report_issues(selection.dataset, verbose)
-    chosen = selection.filters.apply(selection.dataset.requests)
-    result = write(output, chosen, selection.prices)
+    if json:
+        from sniff.present.jsonout import dumps
+
+        written = {"output": str(output), "rows": result.rows}
+        typer.echo(dumps({**written, "added": result.added, "kept": result.kept}))
+        return
     from sniff.present.formats import plural
 
     tables = ", ".join(f"{name} {rows:,}" for name, rows in result.rows.items())

@@ -9,6 +9,7 @@ import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
 
 
 def register(app: typer.Typer) -> None:
@@ -47,8 +48,9 @@ def latency(
     tz: o.Zone = None,
     json: o.Json = False,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
+    no_progress: o.NoProgress = False,
     verbose: o.Verbose = False,
 ) -> None:
     """Latency percentiles, the peaks of the distribution (cache hits vs misses), goodput.
@@ -60,27 +62,20 @@ def latency(
 
     if metric not in METRICS:
         raise UserError(f"--metric must be one of {', '.join(METRICS)}, not {metric!r}")
-    selection = o.select(
-        paths,
-        since=since,
-        until=until,
-        project=project,
-        model=model,
-        agent=agent,
-        tz=tz,
-        pricing=pricing,
-        log_format=log_format,
-        # scipy takes a second to import: let it load while worker processes parse the logs
-        while_waiting=_import_peaks,
-        no_index=no_index,
-    )
-    report = analyze_latency(
-        selection.dataset.requests,
-        metric,
-        selection.zone,
-        Slo(ttft=slo_ttft, tpot=slo_tpot, e2e=slo_e2e),
-        keep=selection.filters.keep,
-    )
+    with shown(wanted(json=json, no_progress=no_progress)):
+        selection = o.select(
+            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+            pricing=pricing, log_format=log_format, no_index=no_index,
+            # scipy takes a second to import: let it load while worker processes parse the logs
+            while_waiting=_import_peaks,
+        )  # fmt: skip
+        report = analyze_latency(
+            selection.dataset.requests,
+            metric,
+            selection.zone,
+            Slo(ttft=slo_ttft, tpot=slo_tpot, e2e=slo_e2e),
+            keep=selection.filters.keep,
+        )
     o.report_issues(selection.dataset, verbose)
     if json:
         from sniff.present.jsonout import dumps

@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 
+from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
 
 FORMATS = ("text", "json", "sarif")
 
@@ -31,8 +33,12 @@ def lint(
         str | None, typer.Option("--explain", help="Explain a rule (e.g. SN001).", metavar="RULE")
     ] = None,
     output: Annotated[
-        str, typer.Option("--format", "-f", help="text, json or sarif.", metavar="FORMAT")
-    ] = "text",
+        str | None,
+        typer.Option(
+            "--output-format", "-f", help="text (default), json or sarif.", metavar="FORMAT"
+        ),
+    ] = None,
+    json: Annotated[bool, typer.Option("--json", help="Print one JSON object (-f json).")] = False,
     fail_on: Annotated[
         str | None,
         typer.Option(
@@ -65,6 +71,7 @@ def lint(
             metavar="DIR",
         ),
     ] = None,
+    no_progress: o.NoProgress = False,
 ) -> None:
     """Find what breaks prefix caching in prompts and logged requests, priced, with the fix.
 
@@ -87,8 +94,11 @@ def lint(
         typer.echo(rule.explanation + "\n")
         typer.echo(f"Fix: {rule.fix}")
         return
+    if json and output not in (None, "json"):
+        raise UserError(f"--json prints JSON: it cannot go with -f {output}")
+    output = output or ("json" if json else "text")
     if output not in FORMATS:
-        raise UserError(f"--format must be one of {', '.join(FORMATS)}, not {output!r}")
+        raise UserError(f"--output-format must be one of {', '.join(FORMATS)}, not {output!r}")
     if not paths:
         raise UserError("name the prompt files, folders or logs to lint")
     from sniff.lint import lint as run_lint
@@ -100,7 +110,8 @@ def lint(
         fail_on=fail_on,
         calls_per_minute=calls_per_minute,
     )
-    report = run_lint(paths, config)
+    with shown(wanted(json=output != "text", no_progress=no_progress)):
+        report = run_lint(paths, config)
     if fix:
         from sniff.cli.lint_fix import apply_fixes
 

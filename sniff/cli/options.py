@@ -56,10 +56,10 @@ AgentFilter = Annotated[
         "--agent", help="Only requests of this agent: main, subagent, compaction or other."
     ),
 ]
-Format = Annotated[
+LogFormat = Annotated[
     str | None,
     typer.Option(
-        "--format",
+        "--log-format",
         help=f"Read every file as this format ({', '.join(FORMATS)}). Default: detect.",
         metavar="NAME",
     ),
@@ -95,6 +95,14 @@ Dask = Annotated[
         envvar="SNIFF_DASK",
         help="Run on a Dask cluster: its scheduler's address, or local[:N] for N local workers.",
         metavar="ADDRESS",
+    ),
+]
+NoProgress = Annotated[
+    bool,
+    typer.Option(
+        "--no-progress",
+        help="Show no progress bar (otherwise shown on a terminal when the work takes over "
+        "a second).",
     ),
 ]
 Verbose = Annotated[
@@ -192,7 +200,7 @@ def load(
                 filters.until.timestamp() if filters.until else None,
             ),
         )
-    warn_if_empty(dataset)
+    require_logs(dataset, paths)
     return dataset
 
 
@@ -219,7 +227,7 @@ def check(
     if agent is not None and agent not in AGENTS:
         raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {agent!r}")
     if log_format is not None and log_format not in FORMATS:
-        raise UserError(f"--format must be one of {', '.join(FORMATS)}, not {log_format!r}")
+        raise UserError(f"--log-format must be one of {', '.join(FORMATS)}, not {log_format!r}")
     filters = Filters(
         since=parse_bound(since, zone, end=False) if since else None,
         until=parse_bound(until, zone, end=True) if until else None,
@@ -227,14 +235,34 @@ def check(
         model=model,
         agent=agent,
     )
+    if filters.since and filters.until and filters.since >= filters.until:
+        raise UserError(f"--since {since} is not before --until {until}: no request can match")
     return filters, zone, PriceBook(load_overrides(pricing) if pricing else None)
 
 
-def warn_if_empty(dataset: Dataset) -> None:
-    """Say so on the error stream when no log file was found."""
-    if not dataset.files:
-        where = ", ".join(dataset.roots) or "the usual log folders"
-        sys.stderr.write(f"sniff: no log files (*.jsonl) found under {where}\n")
+def require_logs(dataset: Dataset, paths: list[Path] | None) -> None:
+    """Refuse to report on nothing: the paths a user named must hold logs, and a file named
+    must be one. The usual folders holding none only earn a line on the error stream (a
+    machine may simply have none yet).
+
+    Raises:
+        UserError: a named file is not a log, or the named paths hold none.
+    """
+    unknown = set(dataset.unknown_files)
+    for path in paths or ():
+        if str(path) in unknown:
+            raise UserError(f"not a log sniff reads: {path} (--log-format NAME reads it as one)")
+    if dataset.formats:
+        return
+    where = ", ".join(dataset.roots) or "the usual log folders"
+    found = (
+        f"no log sniff reads among the {len(dataset.files):,} file(s) under {where}"
+        if dataset.files
+        else f"no log files (*.jsonl) found under {where}"
+    )
+    if paths:
+        raise UserError(found)
+    sys.stderr.write(f"sniff: {found}\n")
 
 
 def resolve_zone(name: str | None) -> tzinfo:

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
+
+if TYPE_CHECKING:
+    from sniff.analyses.report import Report
 
 FORMATS = ("html", "md", "csv", "json")
+DEFAULT_NAME = "sniff-report"
+"""The file a report goes to when it would otherwise fill a terminal."""
 
 
 def register(app: typer.Typer) -> None:
@@ -22,14 +29,25 @@ def register(app: typer.Typer) -> None:
 def report(
     paths: o.Paths = None,
     output_format: Annotated[
-        str, typer.Option("--format", "-f", help="html, md, csv or json.", metavar="FORMAT")
-    ] = "html",
+        str | None,
+        typer.Option(
+            "--output-format", "-f", help="html (default), md, csv or json.", metavar="FORMAT"
+        ),
+    ] = None,
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", "-o", help="File to write (default: standard output).", metavar="FILE"
+            "--output",
+            "-o",
+            help="File to write, or - for standard output. Default: standard output when it "
+            f"is a pipe or file; on a terminal, {DEFAULT_NAME}.<format> in this folder.",
+            metavar="FILE",
         ),
     ] = None,
+    json: Annotated[
+        bool,
+        typer.Option("--json", help="The report as JSON (-f json), to standard output unless -o."),
+    ] = False,
     by: Annotated[
         str,
         typer.Option(
@@ -51,8 +69,9 @@ def report(
     agent: o.AgentFilter = None,
     tz: o.Zone = None,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
+    no_progress: o.NoProgress = False,
     dask: o.Dask = None,
     verbose: o.Verbose = False,
 ) -> None:
@@ -60,55 +79,104 @@ def report(
 
     HTML is one self-contained file with charts that opens offline and prints to PDF.
     """
-    from sniff.analyses.report import GROUPINGS, build_report
+    from sniff.analyses.report import GROUPINGS
     from sniff.errors import UserError
 
-    if output_format not in FORMATS:
-        raise UserError(f"--format must be one of {', '.join(FORMATS)}, not {output_format!r}")
+    output_format = _output_format(output_format, json)
     if by not in GROUPINGS:
         raise UserError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
-    if output is not None and output.is_dir():
-        raise UserError(f"--output is a directory: {output} (give a file name)")
-    selection = o.select(
-        paths,
-        since=since,
-        until=until,
-        project=project,
-        model=model,
-        agent=agent,
-        tz=tz,
-        pricing=pricing,
-        log_format=log_format,
-        with_prompts=True,
-        no_index=no_index,
-        dask=dask,
-    )
+    target = _destination(output, output_format, to_stdout=json)
+    if target is not None and target.is_dir():
+        raise UserError(f"--output is a directory: {target} (give a file name)")
+    with shown(wanted(json=json, no_progress=no_progress)):
+        selection = o.select(
+            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+            pricing=pricing, log_format=log_format, with_prompts=True, no_index=no_index,
+            dask=dask,
+        )  # fmt: skip
+        text = _render(_built(selection, by, redact), output_format)
     o.report_issues(selection.dataset, verbose)
-    from sniff.analyses.filters import keep_activity
+    if target is None:
+        typer.echo(text, nl=not text.endswith("\n"))
+        return
+    size = _write(target, text)
+    chosen = "" if output is not None else "; -o FILE writes elsewhere, -o - to standard output"
+    typer.echo(f"wrote {target} ({output_format}, {size:,} bytes{chosen})", err=True)
 
+
+def _output_format(output_format: str | None, json: bool) -> str:
+    """The format asked for by -f and --json.
+
+    Raises:
+        UserError: an unknown format, or one --json contradicts.
+    """
+    from sniff.errors import UserError
+
+    if json and output_format not in (None, "json"):
+        raise UserError(f"--json writes JSON: it cannot go with -f {output_format}")
+    chosen = output_format or ("json" if json else "html")
+    if chosen not in FORMATS:
+        raise UserError(f"--output-format must be one of {', '.join(FORMATS)}, not {chosen!r}")
+    return chosen
+
+
+def _built(selection: o.Selection, by: str, redact: bool) -> Report:
+    """The report of the selected logs (its text parts redacted when asked)."""
+    from sniff.analyses.filters import keep_activity
+    from sniff.analyses.report import build_report
+
+    dataset = selection.dataset
     built = build_report(
-        selection.dataset,
+        dataset,
         selection.prices,
         selection.zone,
         by=by,
         keep=selection.filters.keep,
-        activity=keep_activity(
-            selection.dataset.activity, selection.filters, selection.dataset.requests
-        ),
+        activity=keep_activity(dataset.activity, selection.filters, dataset.requests),
     )
     if redact:
         from sniff.analyses.redact import redact as redacted
 
-        built = redacted(built)
-    text = _render(built, output_format)
-    if output is None:
-        typer.echo(text, nl=not text.endswith("\n"))
-        return
+        return redacted(built)
+    return built
+
+
+def _destination(output: Path | None, output_format: str, *, to_stdout: bool) -> Path | None:
+    """Where the report goes; None: standard output.
+
+    Why not always standard output: a report (an HTML page above all) dumped on a terminal is
+    of no use to its reader. A pipe or a file still gets it, as `sniff report > r.html` expects.
+    """
+    if output is not None:
+        return None if str(output) == "-" else output
+    if to_stdout or not _on_terminal():
+        return None
+    return Path(f"{DEFAULT_NAME}.{output_format}")
+
+
+def _on_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def _write(target: Path, text: str) -> int:
+    """Write `text` to `target` whole or not at all (a temporary file renamed); its size.
+
+    Raises:
+        UserError: the file cannot be written.
+    """
+    import os
+
+    from sniff.errors import UserError
+
+    data = text.encode("utf-8")
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        output.write_text(text, encoding="utf-8")
+        temporary.write_bytes(data)
+        os.replace(temporary, target)
     except OSError as error:
-        raise UserError(f"cannot write {output}: {error.strerror}") from error
-    typer.echo(f"wrote {output} ({output_format}, {len(text):,} bytes)", err=True)
+        temporary.unlink(missing_ok=True)
+        raise UserError(f"cannot write {target}: {error.strerror or error}") from error
+    return len(data)
 
 
 def _render(built: object, output_format: str) -> str:

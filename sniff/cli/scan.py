@@ -10,6 +10,7 @@ import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
 
 if TYPE_CHECKING:
     from sniff.analyses.filters import Filters
@@ -34,19 +35,22 @@ def scan(
     tz: o.Zone = None,
     json: o.Json = False,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
+    no_progress: o.NoProgress = False,
     dask: o.Dask = None,
     verbose: o.Verbose = False,
 ) -> None:
     """Tokens, cost, cache hit rate and savings, in total and by project, model, day, session."""
     options = dict(locals())
+    # judged here: a kept answer is made with stderr captured, and progress is not output
+    show = wanted(json=json, no_progress=options.pop("no_progress"))
     if dask:  # a cluster run is asked for: run it
-        _scan(**options)
+        _scan(**options, show=show)
         return
     from sniff.answers import remembered
 
-    remembered("scan", options, paths, lambda files: _scan(**options, files=files))
+    remembered("scan", options, paths, lambda files: _scan(**options, show=show, files=files))
 
 
 def _scan(
@@ -63,21 +67,26 @@ def _scan(
     no_index: bool,
     dask: str | None,
     verbose: bool,
+    show: bool = False,
     files: list[SourceFile] | None = None,
 ) -> None:
-    """The scan; `files`: the log files already listed under `paths`, if they were."""
+    """The scan; `show`: progress (see `cli.progress`); `files`: the log files already listed
+    under `paths`, if they were."""
     filters, zone, prices = o.check(
         since=since, until=until, project=project, model=model, agent=agent, tz=tz,
         pricing=pricing, log_format=log_format,
     )  # fmt: skip
-    if dask:
-        from sniff import distributed
+    with shown(show):
+        if dask:
+            from sniff import distributed
 
-        with distributed.cluster(dask) as client:
-            numbers = distributed.scan(client, paths, pricing, filters, zone, log_format=log_format)
-    else:
-        numbers = _numbers(paths, filters, zone, prices, log_format, no_index, pricing, files)
-    o.warn_if_empty(numbers.dataset)
+            with distributed.cluster(dask) as client:
+                numbers = distributed.scan(
+                    client, paths, pricing, filters, zone, log_format=log_format
+                )
+        else:
+            numbers = _numbers(paths, filters, zone, prices, log_format, no_index, pricing, files)
+    o.require_logs(numbers.dataset, paths)
     source = prices.source()
     o.report_issues(numbers.dataset, verbose)
     if json:

@@ -8,6 +8,7 @@ import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
 
 SORTS = ("cost", "start", "duration", "requests", "tokens", "hit-rate", "project", "agents")
 ASCENDING = frozenset({"start", "project"})
@@ -35,8 +36,9 @@ def sessions(
     tz: o.Zone = None,
     json: o.Json = False,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
     no_index: o.NoIndex = False,
+    no_progress: o.NoProgress = False,
     verbose: o.Verbose = False,
 ) -> None:
     """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
@@ -45,19 +47,12 @@ def sessions(
 
     if sort not in SORTS:
         raise UserError(f"--sort must be one of {', '.join(SORTS)}, not {sort!r}")
-    selection = o.select(
-        paths,
-        since=since,
-        until=until,
-        project=project,
-        model=model,
-        agent=agent,
-        tz=tz,
-        pricing=pricing,
-        log_format=log_format,
-        no_index=no_index,
-    )
-    summary = selection.summary()
+    with shown(wanted(json=json, no_progress=no_progress)):
+        selection = o.select(
+            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+            pricing=pricing, log_format=log_format, no_index=no_index,
+        )  # fmt: skip
+        summary = selection.summary()
     rows = sorted(summary.sessions, key=SESSION_SORTS[sort], reverse=sort not in ASCENDING)
     rows = rows[:limit] if limit else rows
     o.report_issues(selection.dataset, verbose)

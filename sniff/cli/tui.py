@@ -18,7 +18,7 @@ def tui(
     paths: o.Paths = None,
     tz: o.Zone = None,
     pricing: o.Pricing = None,
-    log_format: o.Format = None,
+    log_format: o.LogFormat = None,
 ) -> None:
     """Browse projects, sessions and requests, with the cache timeline and what broke it.
 

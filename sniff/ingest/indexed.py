@@ -27,7 +27,7 @@ from typing import Protocol
 import msgspec
 
 from sniff import __version__
-from sniff.ingest import claude_code, codex
+from sniff.ingest import claude_code, codex, progress
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.formats import detect, parse_data, unreadable
 from sniff.ingest.index_store import Entry, IndexStore
@@ -190,8 +190,9 @@ class IndexedFiles:
                 tasks.append((index, Task(file, grown if usable else None, grows=True)))
             else:
                 tasks.append((index, Task(file)))
-        work = partial(parse_task, log_format=log_format, with_prompts=with_prompts)
-        weights = [task.file.size - (task.entry.offset if task.entry else 0) for _, task in tasks]
+        work = partial(_counted_task, log_format=log_format, with_prompts=with_prompts)
+        weights = [_to_read(task) for _, task in tasks]
+        progress.planned(len(tasks), sum(weights))
         parsed = map_balanced(
             work,
             [task for _, task in tasks],
@@ -339,6 +340,18 @@ def keep_rows(parsed: list[Parsed], keep_in: tuple[Path, str, str]) -> list[Pars
         Parsed(None, dataclasses.replace(answer.entry, result=b"", state=None), stored=True)
         for answer in parsed
     ]
+
+
+def _to_read(task: Task) -> int:
+    """The bytes `task` reads: from where the last run stopped, or the whole file."""
+    return task.file.size - (task.entry.offset if task.entry else 0)
+
+
+def _counted_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Parsed:
+    """`parse_task`, counted as read (`progress`)."""
+    answer = parse_task(task, log_format, with_prompts)
+    progress.read(_to_read(task), len(answer.result.responses) if answer.result else 0)
+    return answer
 
 
 def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Parsed:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
+from sniff.ingest import progress
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.record import FileResult, decode_result, encode_result
 
@@ -39,8 +40,10 @@ def map_files(
 
     `while_waiting` runs in this process while the workers parse (or before parsing, when
     there are no workers): a place for slow set-up the results will need. Workers send their
-    results back as msgpack (`record.encode_result`), not pickled.
+    results back as msgpack (`record.encode_result`), not pickled. Each file read is counted
+    (`progress`).
     """
+    progress.planned(len(files), sum(file.size for file in files))
     parsed: list[FileResult | bytes] = map_balanced(
         partial(_parse_file, parse),
         files,
@@ -195,8 +198,10 @@ def _drain(_: int) -> list[tuple[int, Any]]:
         done += _work_batch(shared.work, batch, shared.finish)
 
 
-def _parse_file(parse: Callable[..., Result], file: SourceFile) -> Result:
-    return parse(file.path, file.project_hint)
+def _parse_file(parse: Callable[[str, str], FileResult], file: SourceFile) -> FileResult:
+    result = parse(file.path, file.project_hint)
+    progress.read(file.size, len(result.responses))
+    return result
 
 
 def _work_batch(

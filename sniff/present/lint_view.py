@@ -62,7 +62,7 @@ def print_lint(console: Console, report: LintReport) -> None:
 
 
 def lint_json(report: LintReport) -> dict[str, Any]:
-    """`sniff lint --format json`."""
+    """`sniff lint --json` (`-f json`)."""
     return {
         "files": report.files,
         "fail_on": report.config.fail_on.label,

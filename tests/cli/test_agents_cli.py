@@ -106,8 +106,9 @@ def test_agents_json_has_tools_errors_and_commands() -> None:
     assert report["errors"]["interruptions"] == sum(r["interrupted"] for r in commands["rows"])
 
 
-def test_agents_on_logs_without_activity_says_so_plainly(tmp_path: Path) -> None:
-    (tmp_path / "empty.jsonl").write_text("")
+def test_agents_on_logs_without_activity_says_so_plainly(tmp_path: Path, cc) -> None:
+    # a transcript holding only its title: a log, with no activity (an empty file is no log)
+    cc.write(tmp_path / "quiet.jsonl", [{"type": "summary", "summary": "x", "leafUuid": "u0"}])
     report = json.loads(run("agents", "--json", str(tmp_path)))
     assert report["tools"]["calls"] == 0 and report["commands"]["count"] == 0
     assert (report["has_activity"], report["without_activity"]) == (False, [])

@@ -52,7 +52,9 @@ def test_user_errors_are_one_line_and_exit_2(arguments: list[str], message: str)
     assert message in result.output and len(result.output.strip().splitlines()) == 1
 
 
-def test_a_folder_without_timings_says_so(tmp_path) -> None:
+def test_a_folder_without_timings_says_so(tmp_path, cc) -> None:
+    # a log with no request (an empty folder is an error: it holds no log)
+    cc.write(tmp_path / "quiet.jsonl", [{"type": "summary", "summary": "x", "leafUuid": "u0"}])
     result = runner.invoke(app, ["latency", str(tmp_path)])
     assert result.exit_code == 0
     assert "No request in these logs has this timing." in result.output

@@ -42,7 +42,7 @@ def run(*args: str | Path) -> Any:
 
 
 def lint_json(*args: str | Path) -> dict[str, Any]:
-    result = run("--format", "json", *args)
+    result = run("--output-format", "json", *args)
     assert result.exit_code in (0, 1), result.output
     report: dict[str, Any] = json.loads(result.stdout)
     return report
@@ -260,7 +260,7 @@ def test_fix_rewrites_a_copy_shows_the_diff_and_relints_clean(
     prompts = copy_samples(tmp_path, name)
     copy = prompts / name
     before = copy.read_text(encoding="utf-8")
-    result = run("--fix", "--format", "json", copy)
+    result = run("--fix", "--output-format", "json", copy)
     assert result.exit_code == 0, result.output
     fixed = copy.read_text(encoding="utf-8")
     assert fixed != before
@@ -367,7 +367,7 @@ def test_a_missing_path_is_one_line_and_exit_2(tmp_path: Path) -> None:
 
 
 def test_an_unknown_format_is_one_line_and_exit_2() -> None:
-    line = one_line_error(run("--format", "xml", GOOD))
+    line = one_line_error(run("--output-format", "xml", GOOD))
     assert "'xml'" in line and "sarif" in line
 
 

@@ -81,7 +81,7 @@ def test_html_is_one_file_with_its_charts_inline(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (["-f", "pdf"], "--format must be one of html, md, csv, json"),
+        (["-f", "pdf"], "--output-format must be one of html, md, csv, json"),
         (["--by", "year"], "--by must be one of day, week, month"),
     ],
 )

@@ -23,7 +23,7 @@ def test_help_names_the_keys() -> None:
     [
         (["tui", "no/such/folder"], "no such file or directory: no/such/folder"),
         (["tui", "--tz", "Mars/Olympus"], "unknown time zone 'Mars/Olympus'"),
-        (["tui", "--format", "csv", "."], "--format must be one of"),
+        (["tui", "--log-format", "csv", "."], "--log-format must be one of"),
     ],
 )
 def test_a_bad_argument_is_one_line_and_exit_2(arguments: list[str], message: str) -> None:
