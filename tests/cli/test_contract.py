@@ -242,12 +242,15 @@ def test_a_known_log_beside_an_unknown_file_in_a_folder_still_counts(tmp_path: P
 
 
 def test_lint_json_has_its_documented_keys() -> None:
-    result = run("lint", "--json", SAMPLE_LOGS / "prompts" / "bad")
+    result = run("lint", "--json", "--prompts", SAMPLE_LOGS / "prompts" / "bad")
     assert result.exit_code == 1, result.output  # the bad prompts hold errors
     data = json.loads(result.stdout)
     assert set(data) == {"files", "fail_on", "failed", "findings"}
     assert data["failed"] is True and data["findings"]
-    assert run("lint", "-f", "json", SAMPLE_LOGS / "prompts" / "bad").stdout == result.stdout
+    assert (
+        run("lint", "-f", "json", "--prompts", SAMPLE_LOGS / "prompts" / "bad").stdout
+        == result.stdout
+    )
 
 
 def test_lint_json_and_another_output_format_disagree() -> None:
