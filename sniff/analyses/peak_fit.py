@@ -33,8 +33,9 @@ MIN_SPAN = 0.1
 MIN_WIDTH = 0.005
 """...and the narrowest bin (1.2 %): finer, identical values would spread over hundreds."""
 NOISE_Z = 2.0
-"""A bump of the residual must rise by 3 standard deviations of its Poisson noise above its
-surroundings to be fitted: anything less is a wiggle."""
+"""Standard deviations of Poisson noise by which the data must show something: a bump of the
+residual above its surroundings to be fitted, a valley between peaks, a top elsewhere than a
+peak's smoothed top (`sniff.analyses.peaks`)."""
 SCALES = (1.0, 2.0, 4.0, 8.0)
 """Smoothing widths (in bins) at which the residual is searched: a narrow peak stands out at
 the finest, a wide, low one only once its bins are summed over its own width."""
