@@ -209,7 +209,7 @@ def analyze_latency(
     values = [value for _, value in valued]
     report = find_peaks(values)
     owners = assign(report, values)
-    notes = [report.note] if report.note else []
+    notes = [report.note] if report.note and values else []  # none: the report says so
     exact = sum(item.exact for item, _ in valued)
     if valued and exact < len(valued):
         notes.append(
