@@ -8,7 +8,10 @@ each peak's share of hits and misses says which population it is.
 
 Timing is exact where the log records the request's start, its first response bytes and its end
 (claude-trace, request logs) and approximate where it only stamps records as they are written
-(Claude Code transcripts, Codex rollouts); every figure says how many of each it rests on.
+(Claude Code transcripts, Codex rollouts); every figure says how many of each it rests on. Time
+per output token needs the first and the last token's times: a log that stamps records as they
+are written has neither (a few microseconds between two lines are the writer's, not the
+model's), so those requests have no TPOT, and the report says how many.
 """
 
 from __future__ import annotations
@@ -43,7 +46,8 @@ class Timing:
     ttft: float | None
     """Time to first token: from sending the request to the first response content."""
     tpot: float | None
-    """Time per output token after the first: (end − first token) / (output tokens − 1)."""
+    """Time per output token after the first: (end − first token) / (output tokens − 1); only
+    where the log times the first and the last token (`EXACT_SOURCES`)."""
     e2e: float | None
     """End to end: from sending the request to the end of the response."""
     exact: bool
@@ -129,11 +133,20 @@ class Goodput:
     slo: dict[str, float]
     total: GoodputRow
     per_hour: float | None
-    """Good requests per hour over the time the requests span."""
+    """Good requests per hour of activity (`active_hours`)."""
+    active_hours: int
+    """Clock hours (in the report's zone) in which at least one measured request started."""
+    active_days: int
+    """Days (in the report's zone) on which at least one measured request started."""
     by_day: list[GoodputRow]
     by_model: list[GoodputRow]
     unmeasured: int
     """Requests whose log lacks a measure a target needs."""
+
+    @property
+    def per_active_day(self) -> float | None:
+        """Good requests per day of activity."""
+        return self.total.good / self.active_days if self.active_days else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +163,8 @@ class LatencyReport:
     over_time: list[PeriodPeaks]
     goodput: Goodput | None
     notes: list[str] = field(default_factory=list)
+    not_measurable: dict[str, int] = field(default_factory=dict)
+    """Requests the log times but whose format's times cannot give this metric, by format."""
 
 
 def timing(request: Request) -> Timing | None:
@@ -159,13 +174,14 @@ def timing(request: Request) -> Timing | None:
     start, first, end = request.started_at, request.first_token_at, request.ended_at
     e2e = _positive((end - start).total_seconds())
     ttft = _positive((first - start).total_seconds()) if first is not None else None
+    exact = request.source in EXACT_SOURCES
     tpot = None
-    if first is not None and request.usage.output_tokens > 1:
+    if exact and first is not None and request.usage.output_tokens > 1:
         streaming = (end - first).total_seconds()
         tpot = _positive(streaming / (request.usage.output_tokens - 1))
     if e2e is None and ttft is None:
         return None
-    return Timing(request, ttft, tpot, e2e, request.source in EXACT_SOURCES)
+    return Timing(request, ttft, tpot, e2e, exact)
 
 
 def timings(requests: Iterable[Request]) -> list[Timing]:
@@ -193,12 +209,19 @@ def analyze_latency(
     values = [value for _, value in valued]
     report = find_peaks(values)
     owners = assign(report, values)
-    notes = [report.note] if report.note else []
+    notes = [report.note] if report.note and values else []  # none: the report says so
     exact = sum(item.exact for item, _ in valued)
     if valued and exact < len(valued):
         notes.append(
             f"{len(valued) - exact:,} of {len(valued):,} values are approximate: their logs "
             "stamp records as written, not the request's start and first bytes"
+        )
+    blind = _not_measurable(measured, metric)
+    if blind:
+        formats = ", ".join(f"{count:,} {source}" for source, count in blind.items())
+        notes.append(
+            f"no time per output token for {formats} requests: their logs stamp records as "
+            "written, not the first and the last token"
         )
     return LatencyReport(
         metric=metric,
@@ -210,7 +233,16 @@ def analyze_latency(
         over_time=_over_time(report, valued, owners, zone),
         goodput=_goodput(measured, slo, zone) if slo and slo.set else None,
         notes=notes,
+        not_measurable=blind,
     )
+
+
+def _not_measurable(measured: list[Timing], metric: str) -> dict[str, int]:
+    """By format, the requests whose log's times cannot give `metric` (only TPOT: it needs the
+    first and the last token's times)."""
+    if metric != "tpot":
+        return {}
+    return dict(Counter(item.request.source for item in measured if not item.exact))
 
 
 def is_hit(request: Request) -> bool | None:
@@ -314,9 +346,9 @@ def _goodput(measured: list[Timing], slo: Slo, zone: tzinfo) -> Goodput:
     by_day: dict[str, list[bool]] = defaultdict(list)
     by_model: dict[str, list[bool]] = defaultdict(list)
     verdicts: list[bool] = []
-    moments = []
+    hours: set[str] = set()
     unmeasured = 0
-    day_of = LocalDays(zone)
+    day_of, hour_of = LocalDays(zone), LocalDays(zone, "%Y-%m-%d %H")
     for item in measured:
         values = [(item.value(metric), limit) for metric, limit in targets.items()]
         if any(value is None for value, _ in values):
@@ -325,14 +357,15 @@ def _goodput(measured: list[Timing], slo: Slo, zone: tzinfo) -> Goodput:
         good = all(value is not None and value <= limit for value, limit in values)
         when = item.request.when
         verdicts.append(good)
-        moments.append(when)
+        hours.add(hour_of(when))
         by_day[day_of(when)].append(good)
         by_model[item.request.model].append(good)
-    hours = (max(moments) - min(moments)).total_seconds() / 3600 if moments else 0.0
     return Goodput(
         slo=targets,
         total=GoodputRow("all", len(verdicts), sum(verdicts)),
-        per_hour=sum(verdicts) / hours if hours >= 1 / 60 else None,
+        per_hour=sum(verdicts) / len(hours) if hours else None,
+        active_hours=len(hours),
+        active_days=len(by_day),
         by_day=[GoodputRow(day, len(v), sum(v)) for day, v in sorted(by_day.items())],
         by_model=[
             GoodputRow(model, len(v), sum(v))

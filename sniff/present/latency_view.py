@@ -15,8 +15,6 @@ from sniff.present.formats import percent, seconds
 
 NAMES = {"ttft": "time to first token", "tpot": "time per output token", "e2e": "end to end"}
 BAR_WIDTH = 40
-MAX_ROWS = 24
-"""The histogram is drawn with at most this many buckets (adjacent ones merged)."""
 
 
 def print_latency(console: Console, report: LatencyReport) -> None:
@@ -52,7 +50,7 @@ def print_latency(console: Console, report: LatencyReport) -> None:
 
 def histogram(report: LatencyReport) -> Text:
     """One line per log-spaced bucket, its bar, and the peaks marked where they stand."""
-    bins = _coarser(report.peaks.bins, MAX_ROWS)
+    bins = report.peaks.bins
     text = Text()
     if not bins:
         return text
@@ -64,7 +62,7 @@ def histogram(report: LatencyReport) -> Text:
                 marks[position] = f" ◀ peak {index + 1}: {seconds(peak.location)}"
                 break
     for position, (low, high, count) in enumerate(bins):
-        label = f"{seconds(low):>8} – {seconds(high):<8}"
+        label = f"{_edge(low):>8} – {_edge(high):<8}"
         cells = math.ceil(count / tallest * BAR_WIDTH) if count else 0
         text.append(label, style="dim")
         text.append(" " + "█" * cells, style="cyan")
@@ -75,16 +73,14 @@ def histogram(report: LatencyReport) -> Text:
     return text
 
 
-def _coarser(bins: list[tuple[float, float, int]], rows: int) -> list[tuple[float, float, int]]:
-    """Adjacent buckets merged so that at most `rows` remain (the fit keeps the fine ones)."""
-    step = math.ceil(len(bins) / rows) if bins else 1
-    if step <= 1:
-        return bins
-    merged = []
-    for start in range(0, len(bins), step):
-        group = bins[start : start + step]
-        merged.append((group[0][0], group[-1][1], sum(count for _, _, count in group)))
-    return merged
+def _edge(value: float) -> str:
+    """A bucket's edge: below a second with two significant figures, so that narrow buckets
+    do not read `1 ms – 1 ms`."""
+    if value >= 1:
+        return seconds(value)
+    if value >= 1e-3:
+        return f"{significant(value * 1e3)} ms"
+    return f"{significant(value * 1e6)} µs"
 
 
 def _peaks_table(explained: list[ExplainedPeak]) -> Any:
@@ -128,7 +124,14 @@ def _over_time_table(report: LatencyReport) -> Any:
 def _print_goodput(console: Console, goodput: Goodput) -> None:
     targets = ", ".join(f"{metric} ≤ {seconds(value)}" for metric, value in goodput.slo.items())
     total = goodput.total
-    rate = f", {goodput.per_hour:,.1f} good requests per hour" if goodput.per_hour else ""
+    rate = ""
+    if goodput.per_hour is not None and goodput.per_active_day is not None:
+        rate = (
+            f", {significant(goodput.per_hour)} per active hour "
+            f"({_count(goodput.active_hours, 'hour')} with requests), "
+            f"{significant(goodput.per_active_day)} per active day "
+            f"({_count(goodput.active_days, 'day')})"
+        )
     console.print(
         f"[bold]Goodput[/] ({targets}): {total.good:,} of {total.measured:,} requests "
         f"({percent(total.share)}){rate}"
@@ -143,6 +146,18 @@ def _print_goodput(console: Console, goodput: Goodput) -> None:
                 text_columns=1,
             )
         )
+
+
+def significant(value: float, digits: int = 2) -> str:
+    """A rate with `digits` significant figures below 10 (`0.52`, `1.4`), whole above (`1,234`)."""
+    rounded = float(f"{value:.{digits}g}")
+    if rounded == 0 or abs(rounded) >= 10 ** (digits - 1):
+        return f"{value:,.0f}"
+    return f"{rounded:.{digits - 1 - math.floor(math.log10(abs(rounded)))}f}"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def latency_json(report: LatencyReport) -> dict[str, Any]:
@@ -188,6 +203,9 @@ def latency_json(report: LatencyReport) -> dict[str, Any]:
             "good": goodput.total.good,
             "share": goodput.total.share,
             "good_per_hour": goodput.per_hour,
+            "good_per_active_day": goodput.per_active_day,
+            "active_hours": goodput.active_hours,
+            "active_days": goodput.active_days,
             "unmeasured": goodput.unmeasured,
             "by_day": {r.key: {"measured": r.measured, "good": r.good} for r in goodput.by_day},
             "by_model": {r.key: {"measured": r.measured, "good": r.good} for r in goodput.by_model},
@@ -205,5 +223,6 @@ def latency_json(report: LatencyReport) -> dict[str, Any]:
         "histogram": [
             {"low_s": low, "high_s": high, "count": n} for low, high, n in report.peaks.bins
         ],
+        "not_measurable": report.not_measurable,
         "notes": report.notes,
     }

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from tests.conftest import SAMPLE_LOGS
+from tests.conftest import REPO, SAMPLE_LOGS
 
 runner = CliRunner()
+WIDE = {"COLUMNS": "160"}
+SHARED = Path(os.environ.get("SNIFF_SHARED_SAMPLES") or REPO.parent / "shared" / "samples")
 
 
 def test_json_has_the_stable_keys() -> None:
@@ -22,7 +26,52 @@ def test_json_has_the_stable_keys() -> None:
     assert report["metric"] == "ttft" and report["count"] > 0
     assert report["exact"] + report["approximate"] == report["count"]
     assert report["goodput"]["slo_s"] == {"ttft": 5.0}
+    for key in ("good_per_hour", "good_per_active_day", "active_hours", "active_days"):
+        assert key in report["goodput"]
+    assert report["not_measurable"] == {}
     assert sum(bucket["count"] for bucket in report["histogram"]) <= report["count"]
+
+
+def test_goodput_is_per_active_hour_with_significant_figures() -> None:
+    result = runner.invoke(app, ["latency", str(SAMPLE_LOGS), "--slo-ttft", "2"], env=WIDE)
+    assert result.exit_code == 0, result.output
+    # eleven good requests over fifteen months once read "0.0 good requests per hour"
+    assert "11 of 151 requests (7.3%), 0.52 per active hour (21 hours with requests)" in (
+        result.output
+    )
+    assert "0.0 good requests per hour" not in result.output
+
+
+def test_tpot_is_not_printed_for_logs_whose_times_cannot_give_it() -> None:
+    result = runner.invoke(app, ["latency", str(SAMPLE_LOGS), "--metric", "tpot"], env=WIDE)
+    assert result.exit_code == 0, result.output
+    assert "no time per output token for 125 claude-code, 11 codex requests" in result.output
+    report = json.loads(
+        runner.invoke(app, ["latency", str(SAMPLE_LOGS), "--metric", "tpot", "--json"]).stdout
+    )
+    assert report["not_measurable"] == {"claude-code": 125, "codex": 11}
+    assert report["count"] == report["exact"] == 13
+    # the transcripts' line stamps once made bins of 15–29 µs
+    assert min(bucket["low_s"] for bucket in report["histogram"]) > 1e-4
+
+
+def test_the_outlier_note_agrees_with_the_maximum() -> None:
+    result = runner.invoke(app, ["latency", str(SAMPLE_LOGS), "--json"])
+    report = json.loads(result.stdout)
+    (note,) = [n for n in report["notes"] if "left out of the peak fit" in n]
+    assert note == "left out of the peak fit as outliers: 3 above 17.1 s (percentiles keep them)"
+    assert report["percentiles"]["max"] == 74.1
+    assert report["histogram"][-1]["high_s"] < report["percentiles"]["max"]
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared samples not found at {SHARED}")
+def test_the_shared_samples_peaks_stand_on_their_tallest_bins() -> None:
+    result = runner.invoke(app, ["latency", str(SHARED)], env=WIDE)
+    assert result.exit_code == 0, result.output
+    rows = {line.split("█")[0].strip(): line for line in result.output.splitlines() if "–" in line}
+    assert "170 ◀ peak 2: 3.0 s" in rows["2.7 s – 3.7 s"]  # the tallest bin, was "5.0 s" on 97
+    assert "◀ peak 3: 18 s" in rows["17 s – 23 s"]  # the second hump, was not found
+    assert "◀ peak 1: 841 ms" in rows["776 ms – 1.1 s"]  # claude-trace's quick calls
 
 
 def test_request_logs_are_exact_and_the_terminal_report_marks_its_peaks() -> None:

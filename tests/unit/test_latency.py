@@ -70,6 +70,31 @@ def test_timing_refuses_what_the_log_cannot_tell() -> None:
     assert skewed is not None and skewed.ttft is None and skewed.e2e == pytest.approx(2.0)
     approximate = timing(call(START, 0.5, 2.0, source="claude-code"))
     assert approximate is not None and not approximate.exact
+    # a log that stamps records as written has no first and last token: no TPOT from it
+    assert approximate.tpot is None and approximate.ttft == pytest.approx(0.5)
+
+
+def test_tpot_says_which_logs_cannot_give_it() -> None:
+    requests = [
+        call(START, 0.5, 0.5 + 1e-5 * i, source="claude-code", key=f"cc{i}") for i in range(40)
+    ]
+    requests += [call(START, 0.5, 5.5, source="codex", key="codex")]
+    requests += [call(START, 0.5, 2.5 + i / 100, key=f"log{i}") for i in range(3)]
+    report = analyze_latency(requests, "tpot", UTC)
+    assert report.count == 3 and report.exact == 3  # only the request log's
+    assert report.not_measurable == {"claude-code": 40, "codex": 1}
+    assert any("no time per output token for 40 claude-code, 1 codex" in n for n in report.notes)
+    assert analyze_latency(requests, "ttft", UTC).not_measurable == {}
+
+
+def test_percentiles_keep_what_the_fit_leaves_out() -> None:
+    rng = random.Random(3)
+    values = [rng.lognormvariate(0, 0.2) for _ in range(200)] + [900.0, 1000.0]
+    requests = [call(START, v, v + 1, key=str(i)) for i, v in enumerate(values)]
+    report = analyze_latency(requests, "ttft", UTC)
+    assert report.percentiles is not None and report.percentiles.maximum == 1000.0
+    assert any("left out of the peak fit as outliers: 2 above" in n for n in report.notes)
+    assert sum(count for _, _, count in report.peaks.bins) == 200
 
 
 def test_percentiles_match_numpy() -> None:
@@ -132,10 +157,24 @@ def test_goodput_counts_requests_meeting_every_target() -> None:
     goodput = report.goodput
     assert goodput is not None
     assert (goodput.total.measured, goodput.total.good, goodput.unmeasured) == (3, 1, 1)
-    assert goodput.per_hour == pytest.approx(1 / 2)  # one good request over two hours
+    # one good request; the three measured started in three clock hours of one day
+    assert (goodput.active_hours, goodput.active_days) == (3, 1)
+    assert goodput.per_hour == pytest.approx(1 / 3)
+    assert goodput.per_active_day == pytest.approx(1.0)
     by_model = {row.key: (row.measured, row.good) for row in goodput.by_model}
     assert by_model == {"claude-sonnet-4-5-20250929": (2, 1), "claude-opus-4-6": (1, 0)}
     assert analyze_latency(requests, "e2e", UTC).goodput is None  # no target, no goodput
+
+
+def test_goodput_is_per_hour_of_activity_not_of_the_span() -> None:
+    # eleven good requests in two busy hours, fifteen months apart
+    requests = [call(START + timedelta(minutes=i), 0.5, 1.0, key=f"a{i}") for i in range(6)]
+    later = START + timedelta(days=460)
+    requests += [call(later + timedelta(minutes=i), 0.5, 1.0, key=f"b{i}") for i in range(5)]
+    goodput = analyze_latency(requests, "ttft", UTC, Slo(ttft=1.0)).goodput
+    assert goodput is not None and goodput.total.good == 11
+    assert goodput.active_hours == 2 and goodput.per_hour == pytest.approx(5.5)
+    assert goodput.per_active_day == pytest.approx(5.5)
 
 
 def test_hits_and_output_bands() -> None:
