@@ -75,7 +75,14 @@ class Histogram:
     @property
     def shown(self) -> Array:
         """The edges of the histogram shown: the fit's, merged by a whole factor."""
-        edges = self.edges[:: self.step]
+        return self.shown_at(0)
+
+    def shown_at(self, phase: int) -> Array:
+        """The edges of the histogram shown when its merged bins start `phase` fit bins in
+        (the first and last bins are then partial: the padding's empty bins)."""
+        edges = self.edges[phase :: self.step]
+        if phase:
+            edges = np.insert(edges, 0, self.edges[0])
         return edges if edges[-1] == self.edges[-1] else np.append(edges, self.edges[-1])
 
     @property

@@ -271,20 +271,45 @@ def find_peaks(values: Sequence[float], *, min_samples: int = 30, max_peaks: int
     hist = histogram(x)
     if outside := _left_out(x, hist):
         notes.append(outside)
-    shown = hist.shown
-    counts = np.histogram(hist.inside, bins=shown)[0]
-    bins = [
-        (float(10**a), float(10**b), int(c))
-        for a, b, c in zip(shown[:-1], shown[1:], counts, strict=True)
-    ]
     peaks: list[Peak] = []
+    shown = hist.shown
     if x.size < min_samples:
         notes.append(f"too few samples ({x.size}) to tell peaks apart")
     elif max_peaks > 0:
         fit = _significant(hist, refit(hist, cockcroft(hist, max_peaks)))
         if len(fit.components):
-            peaks = _peaks(hist, fit, _grouping(hist, fit, max_peaks))
+            grouping = _grouping(hist, fit, max_peaks)
+            peaks = _peaks(hist, fit, grouping)
+            shown = _aligned(hist, grouping)
+    counts = np.histogram(hist.inside, bins=shown)[0]
+    bins = [
+        (float(10**a), float(10**b), int(c))
+        for a, b, c in zip(shown[:-1], shown[1:], counts, strict=True)
+    ]
     return PeakReport(peaks=peaks, samples=int(x.size), bins=bins, note="; ".join(notes))
+
+
+def _aligned(hist: Histogram, grouping: _Grouping) -> Array:
+    """The edges of the histogram shown, started where each peak's location falls in the
+    tallest bin of its own values (where some start does so for every peak; else where most).
+
+    Why: where the merged bins start is arbitrary, and a start that splits a population's top
+    between two bins can show the bin beside its location a few values taller, within noise:
+    a peak drawn beside the bar that looks like its top.
+    """
+    best, best_misses = hist.shown, len(grouping.groups) + 1
+    for phase in range(hist.step):
+        edges = hist.shown_at(phase)
+        misses = 0
+        for index, mode in enumerate(grouping.modes):
+            counts = np.histogram(hist.inside[grouping.owners == index], bins=edges)[0]
+            at = int(np.clip(np.searchsorted(edges, mode, side="right") - 1, 0, counts.size - 1))
+            misses += int(counts[at] < counts.max())
+        if misses < best_misses:
+            best, best_misses = edges, misses
+        if not misses:
+            break
+    return best
 
 
 def assign(report: PeakReport, values: Sequence[float]) -> list[int | None]:
