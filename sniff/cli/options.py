@@ -248,6 +248,8 @@ def require_logs(dataset: Dataset, paths: list[Path] | None) -> None:
     Raises:
         UserError: a named file is not a log, or the named paths hold none.
     """
+    from sniff.present.formats import plural
+
     unknown = set(dataset.unknown_files)
     for path in paths or ():
         if str(path) in unknown:
@@ -256,7 +258,7 @@ def require_logs(dataset: Dataset, paths: list[Path] | None) -> None:
         return
     where = ", ".join(dataset.roots) or "the usual log folders"
     found = (
-        f"no log sniff reads among the {len(dataset.files):,} file(s) under {where}"
+        f"no log sniff reads among the {plural(len(dataset.files), 'file')} under {where}"
         if dataset.files
         else f"no log files (*.jsonl) found under {where}"
     )

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from sniff.analyses.ttl_advice import TtlAdvice, Verdict
 from sniff.present.causes import explain, headline
 from sniff.present.console import measures_table, short_project
-from sniff.present.formats import compact, duration, money
+from sniff.present.formats import compact, duration, money, plural
 
 LISTED = 25
 COUNT_HEADERS = ["faults", "fault cost", "expected", "expected cost", "rebuilt"]
@@ -52,7 +52,7 @@ def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
         console.print(line, highlight=False)
     if report.tolerated:
         console.print(
-            f"{len(report.tolerated):,} request(s) read slightly less than the previous one, "
+            f"{plural(len(report.tolerated), 'request')} read slightly less than the previous one, "
             "within the tolerance for the uncached tail: not breaks.",
             style="dim",
         )
@@ -69,13 +69,13 @@ def ttl_advice_lines(advice: TtlAdvice) -> list[str]:
             listed = ", ".join(f"{v.session} {money(v.net_saving_usd)}" for v in paying[:5])
             more = f" and {len(paying) - 5:,} more" if len(paying) > 5 else ""
             lines.append(
-                f"  It pays in {len(paying):,} session(s): {listed}{more}; set it with "
+                f"  It pays in {plural(len(paying), 'session')}: {listed}{more}; set it with "
                 f"{verdict.longer.setting}."
             )
     for source, requests in advice.no_setting:
         lines.append(
-            f"No longer-TTL advice for the {requests:,} {source} request(s): that tool has no "
-            "setting for a longer cache lifetime."
+            f"No longer-TTL advice for the {plural(requests, source + ' request')}: that tool "
+            "has no setting for a longer cache lifetime."
         )
     return lines
 
@@ -84,7 +84,8 @@ def _verdict_line(verdict: Verdict) -> str:
     longer, net = verdict.longer, verdict.net_saving_usd
     name = longer.name[0].upper() + longer.name[1:]
     if net is None:
-        return f"{name}: unpriced ({verdict.requests:,} request(s) of models without a price)."
+        unpriced = plural(verdict.requests, "request")
+        return f"{name}: unpriced ({unpriced} of models without a price)."
     outcome = (
         f"would have saved {money(net)}"
         if net > 0
@@ -98,7 +99,7 @@ def _verdict_line(verdict: Verdict) -> str:
         else "no charge for its writes"
     )
     unpriced = (
-        f"; {verdict.unpriced_requests:,} unpriced request(s) left out"
+        f"; {plural(verdict.unpriced_requests, 'unpriced request')} left out"
         if verdict.unpriced_requests
         else ""
     )

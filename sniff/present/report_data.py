@@ -14,7 +14,7 @@ from typing import Any
 from sniff.analyses.report import Report, period_text
 from sniff.present.agents_view import agents_json
 from sniff.present.causes import headline
-from sniff.present.formats import compact, money, percent
+from sniff.present.formats import compact, money, percent, plural
 from sniff.present.jsonout import summary_json, totals_json, warnings_json
 from sniff.present.report_tables import Table, tables
 
@@ -106,7 +106,10 @@ def sources(report: Report) -> str:
     dataset = report.dataset
     formats = ", ".join(f"{count:,} {name}" for name, count in sorted(dataset.formats.items()))
     skipped = len(dataset.skipped)
-    return f"{len(dataset.files):,} log files ({formats or 'none'}), {skipped:,} lines skipped"
+    return (
+        f"{plural(len(dataset.files), 'log file')} ({formats or 'none'}), "
+        f"{plural(skipped, 'line')} skipped"
+    )
 
 
 def report_markdown(report: Report) -> str:

@@ -219,7 +219,7 @@ def test_since_after_until_is_an_error(command: list[str]) -> None:
 
 def test_a_folder_of_jsonl_files_none_a_log_is_an_error(tmp_path: Path) -> None:
     (tmp_path / "data.jsonl").write_text('{"a": 1}\n{"b": 2}\n')
-    _refused(run("scan", tmp_path), "no log sniff reads among the 1 file(s) under")
+    _refused(run("scan", tmp_path), "no log sniff reads among the 1 file under")
 
 
 def test_one_day_is_a_window_since_and_until_the_same_date() -> None:

@@ -153,7 +153,7 @@ def test_a_codex_rollout_gets_no_longer_ttl_advice_from_either() -> None:
     assert advice["no_setting"] == [{"source": "codex", "requests": 485}]
     assert "SN012" not in lint_text(path)
     text = " ".join(run("--breaks", path).stdout.split())
-    assert "No longer-TTL advice for the 485 codex request(s)" in text
+    assert "No longer-TTL advice for the 485 codex requests" in text
     assert "1-hour TTL" not in text
 
 

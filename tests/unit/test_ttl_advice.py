@@ -106,7 +106,7 @@ def test_each_session_gets_its_own_verdict_and_the_whole_is_their_sum() -> None:
     assert hour.avoided_rebuild_cost_usd == session.avoided_rebuild_cost_usd
     lines = " ".join(ttl_advice_lines(advice))
     assert f"would have cost {_money(-(hour.net_saving_usd or 0.0))} more" in lines
-    assert f"It pays in 1 session(s): s1 {_money(session.net_saving_usd or 0.0)}" in lines
+    assert f"It pays in 1 session: s1 {_money(session.net_saving_usd or 0.0)}" in lines
 
 
 def _money(usd: float) -> str:
@@ -146,7 +146,7 @@ def test_a_codex_rollout_gets_no_longer_ttl_advice() -> None:
     assert advice.no_setting == (("codex", 2),)
     assert ttl_advice_json(report)["retentions"] == []
     [line] = ttl_advice_lines(advice)
-    assert line.startswith("No longer-TTL advice for the 2 codex request(s)")
+    assert line.startswith("No longer-TTL advice for the 2 codex requests")
 
 
 def codex(request: Request) -> Request:
