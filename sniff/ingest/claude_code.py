@@ -138,10 +138,14 @@ class Reader:
         if entry.isCompactSummary:
             self.boundaries.add(uuid)
         content = entry.message.content if entry.message is not None else None
-        if isinstance(content, str) or (
-            isinstance(content, list) and any(part.type != "tool_result" for part in content)
-        ):
+        if isinstance(content, str):
             self.turns.add(uuid)
+        elif isinstance(content, list):
+            # a loop, not any(): this runs for every user line of a scan
+            for part in content:
+                if part.type != "tool_result":
+                    self.turns.add(uuid)
+                    return
 
     def result(self) -> FileResult:
         """What the lines read so far hold: one `Response` per API response, and activity."""
@@ -406,7 +410,11 @@ def _count(value: Any) -> int:
 
 def _thinks(content: object) -> bool:
     """Whether a line of a response holds a thinking block."""
-    return isinstance(content, list) and any(part.type in THINKING for part in content)
+    if isinstance(content, list):
+        for part in content:  # a loop, not any(): this runs for every response line of a scan
+            if part.type in THINKING:
+                return True
+    return False
 
 
 def _agent_for_id(agent_id: str) -> str:
