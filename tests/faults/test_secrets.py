@@ -31,6 +31,7 @@ from sniff.tui.screens.behaviour import BehaviourScreen, CommandScreen
 from sniff.tui.screens.findings import FindingsScreen
 from sniff.tui.screens.request import RequestScreen
 from tests.tui.conftest import settle
+from tests.unit.test_codex_activity import SESSION, Rollout, header
 
 RNG = random.Random(18)
 TOKEN_CHARS = string.ascii_letters + string.digits
@@ -170,10 +171,25 @@ def transcript(folder: Path, cc: Any) -> Path:
     return cc.write(path, lines)
 
 
+def rollout(folder: Path) -> Path:
+    """A Codex rollout: a user request pasting a key, a failed command printing one."""
+    codex = Rollout()
+    codex.user(f"Use {KEYS['openai_project'][0]} for the evals.")
+    codex.call("call_env", output=header(1, f"OPENAI_API_KEY={KEYS['openai_legacy'][0]}"))
+    codex.response()
+    path = (
+        folder / "sessions" / "2026" / "03" / "06" / f"rollout-2026-03-06T14-02-11-{SESSION}.jsonl"
+    )
+    path.parent.mkdir(parents=True)
+    codex.read(path)
+    return path
+
+
 @pytest.fixture
 def logs(tmp_path: Path, cc: Any) -> Path:
     trace_log(tmp_path / "logs")
     transcript(tmp_path / "logs", cc)
+    rollout(tmp_path / "logs")
     return tmp_path / "logs"
 
 
@@ -217,17 +233,19 @@ def test_the_report_shows_no_key_in_its_lint_evidence_or_agent_excerpts(
         report = json.loads(text)
         assert report["lint"] and all(PLACEHOLDER in f["evidence"] for f in report["lint"])
         # every call of both logs counted, the refused one too; their tokens exact
-        assert report["totals"]["requests"] == 2 + 1 + len(KEYS) * 2 + 1
+        assert report["totals"]["requests"] == 2 + 1 + len(KEYS) * 2 + 1 + 2
         assert report["totals"]["cache_write_5m_tokens"] == 2 * 900 + len(KEYS) * 1100 + 100
 
 
 def test_agents_shows_no_key_of_a_user_request_or_a_tool_result(logs: Path) -> None:
     report = json.loads(run("agents", logs, "--json"))
     texts = [row["text"] for row in report["commands"]["rows"]]
-    assert len(texts) == len(KEYS) + 1 and all(PLACEHOLDER in text for text in texts[:-1])
+    assert len(texts) == len(KEYS) + 2 and "Run env." in texts
+    assert all(PLACEHOLDER in text for text in texts if text != "Run env.")
     assert texts[0] == "Deploy with sk-ant-…[redacted] please."
+    assert texts[-1] == "Use sk-proj-…[redacted] for the evals."  # Codex's
     (failed,) = report["errors"]["by_class"]
-    assert failed["count"] == len(KEYS) + 1
+    assert failed["count"] == len(KEYS) + 2
     # the first is cut inside its key: what is left of the key is redacted all the same
     cut, whole = (example["text"] for example in failed["examples"][:2])
     assert cut.endswith(".sk-ant-…[redacted]") and whole.endswith("anthropic=sk-ant-…[redacted]")
