@@ -4,7 +4,8 @@ user request led to.
 Counts are exact: each tool call is one `tool_use` block of a deduplicated response (a Codex
 function or custom tool call), each failure one `tool_result` marked `is_error` (a Codex output
 stating a failure, or an API error entry, or an interruption), each user request one message
-the user typed (see `ingest.claude_code_activity`, `ingest.codex_activity`). A call whose
+the user typed (see `ingest.claude_code_activity`, `ingest.codex_activity`); the texts of
+requests and failures are shown with their credentials redacted (`redact_secrets`). A call whose
 outcome the log does not state is counted as such, never as a success; a call cancelled because
 a parallel one failed is listed with the failures but is none of them
 (`tool_errors.NOT_FAILURES`). What a tool's results added to the context comes from usage: the
@@ -33,6 +34,7 @@ from sniff.analyses.tool_errors import (
 from sniff.ingest import claude_code, codex
 from sniff.ingest.record import epoch
 from sniff.model import Activity, AgentEvent, Request, ToolCall
+from sniff.redact_secrets import redact_secrets
 
 BUILT_IN = "built-in"
 SUBAGENTS = "subagents"
@@ -274,7 +276,7 @@ def _failures(
 def _count(row: ErrorRow, tool: str, text: str, at: str) -> None:
     row.count += 1
     if len(row.examples) < EXAMPLES:
-        row.examples.append((tool, text, at))
+        row.examples.append((tool, redact_secrets(text), at))
 
 
 def _commands(requests: Sequence[Request], activity: Activity) -> list[CommandRow]:
@@ -334,8 +336,9 @@ class _Open:
 
     def row(self) -> CommandRow:
         event = self.event
+        text = redact_secrets(event.text)
         return CommandRow(
-            event.at, event.session_id, event.project, event.text, event.command,
+            event.at, event.session_id, event.project, text, event.command,
             len(self.keys), self.tool_calls, self.cost, self.unpriced, self.interrupted,
             tuple(self.keys),
         )  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -12,6 +13,7 @@ from sniff.lint.fix import fix_files
 from sniff.lint.inputs import load_prompts
 from sniff.present.formats import compact, money, plural
 from sniff.pricing import PriceBook
+from sniff.redact_secrets import redact_secrets
 
 
 def apply_fixes(report: LintReport, console: Console | None = None) -> LintReport:
@@ -33,8 +35,11 @@ def apply_fixes(report: LintReport, console: Console | None = None) -> LintRepor
         if f.saving is not None and f.file in {fix.file for fix in fixes}
     )
     for fix in fixes:
-        # soft wrap: a diff with its long lines broken would no longer apply as a patch
-        console.print(escape(fix.diff()), highlight=False, soft_wrap=True)
+        # soft wrap: a diff with its long lines broken would no longer apply as a patch; the
+        # file keeps its credentials, the diff shown does not (redacted in the whole texts, so a
+        # key block's lines are too), and a line holding one won't apply
+        shown = replace(fix, before=redact_secrets(fix.before), after=redact_secrets(fix.after))
+        console.print(escape(shown.diff()), highlight=False, soft_wrap=True)
     paths = [Path(fix.file) for fix in fixes]
     fixed_prompts, _ = load_prompts(paths)
     rest = [p for p in report.prompts if p.file not in {fix.file for fix in fixes}]

@@ -16,6 +16,7 @@ import orjson
 from sniff.ingest.prompt_blocks import make_block
 from sniff.ingest.record import Tokens
 from sniff.model import Block
+from sniff.redact_secrets import redact_secrets
 
 API = "anthropic-messages"
 
@@ -248,14 +249,15 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 
 def error_text(body: Any) -> str:
-    """A short reason from an API error body."""
+    """A short reason from an API error body (a proxy may quote the key it refused: redacted)."""
     if isinstance(body, dict):
         inner = body.get("error")
         if isinstance(inner, dict):
             kind, message = inner.get("type"), inner.get("message")
-            return ": ".join(str(part) for part in (kind, message) if part) or "error"
+            reason = ": ".join(str(part) for part in (kind, message) if part)
+            return redact_secrets(reason) if reason else "error"
         if isinstance(inner, str):
-            return inner
+            return redact_secrets(inner)
     return "error"
 
 

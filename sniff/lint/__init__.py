@@ -22,6 +22,7 @@ from sniff.lint.rules import RULES, LintContext, finding
 from sniff.lint.savings import chain_saving, file_saving
 from sniff.lint.session_rules import opening
 from sniff.pricing import PriceBook
+from sniff.redact_secrets import redact_secrets
 
 PRICED_RULES = frozenset({"SN001", "SN006", "SN014", "SN002"})
 """Rules whose fix the engine can replay: volatile or changing prefix content."""
@@ -84,10 +85,21 @@ def check(
     findings: list[Finding] = []
     for rule_id in config.rules():
         findings.extend(RULES[rule_id].check(context))
-    findings = _priced(findings, prompts, chains, prices, config)
+    findings = [_redacted(found) for found in _priced(findings, prompts, chains, prices, config)]
     findings.sort(key=lambda f: (f.file, -f.severity, f.line, f.column, f.rule))
     files = len({p.file for p in prompts} | {str(path) for path in usage_only})
     return LintReport(findings, prompts, files, config)
+
+
+def _redacted(found: Finding) -> Finding:
+    """The finding as sniff shows it: no credential in what it says (`redact_secrets`). The
+    prompts themselves stay as they are: `--fix` rewrites them."""
+    return replace(
+        found,
+        message=redact_secrets(found.message),
+        evidence=redact_secrets(found.evidence),
+        fix=redact_secrets(found.fix),
+    )
 
 
 def load_config(start: Path | None = None, **overrides: Any) -> LintConfig:

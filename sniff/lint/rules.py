@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from sniff.lint.locate import locate
 from sniff.lint.model import Finding, LintBlock, LintPrompt, Severity
 from sniff.lint.volatile import Volatile, find_placeholders, find_volatile, line_and_column
+from sniff.redact_secrets import redact_excerpt, redact_secrets
 
 MAX_BREAKPOINTS = 4
 RESULT_KINDS = frozenset(
@@ -440,12 +441,16 @@ def _volatile_message(volatile: Volatile, block: LintBlock) -> str:
 def _evidence(text: str, volatile: Volatile, around: int = 30) -> str:
     start = max(volatile.start - around, 0)
     end = min(volatile.end + around, len(text))
-    before, after = text[start : volatile.start], text[volatile.end : end]
-    return f"{'…' if start else ''}{before}»{volatile.text}«{after}{'…' if end < len(text) else ''}"
+    marked = redact_excerpt(text, start, end, ((volatile.start, "»"), (volatile.end, "«")))
+    return f"{'…' if start else ''}{marked}{'…' if end < len(text) else ''}"
 
 
 def diff(old: str, new: str, lines: int = 6) -> str:
-    """What changed from `old` to `new`: the changed lines, or around the change of one line."""
+    """What changed from `old` to `new`: the changed lines, or around the change of one line.
+
+    Secrets are redacted in the whole texts first: a line of a key block, or a window cut out of
+    a long line, no longer holds what makes a key recognisable."""
+    old, new = redact_secrets(old), redact_secrets(new)
     changes = difflib.unified_diff(
         old.splitlines(), new.splitlines(), "before", "after", n=0, lineterm=""
     )
