@@ -56,6 +56,7 @@ def _local_cluster(workers: int) -> Any:
     network cut), the workers are threads of this process that talk in memory: the same
     answers, with the cores of one process.
     """
+    import logging
     import sys
     import warnings
 
@@ -78,6 +79,9 @@ def _local_cluster(workers: int) -> Any:
                 processes=loopback,
                 host="127.0.0.1" if loopback else None,
                 dashboard_address=None,
+                # a worker can lose its scheduler while the cluster stops (Dask logs that as
+                # an error, with a traceback); a real fault still reaches sniff as a failed task
+                silence_logs=logging.CRITICAL,
             )
     except (OSError, RuntimeError) as error:
         raise UserError(f"cannot start a local Dask cluster: {error}") from error

@@ -62,13 +62,6 @@ def sniff(*args: str, timeout: float = 60, **options: Any) -> subprocess.Complet
     )  # fmt: skip
 
 
-def start(*args: str) -> subprocess.Popen[str]:
-    """The console script, started in a child process that the test waits for."""
-    command = [sys.executable, "-m", "sniff", *args]
-    pipe = subprocess.PIPE
-    return subprocess.Popen(command, stdout=pipe, stderr=pipe, text=True, cwd=REPO)
-
-
 # --- lint --fix -------------------------------------------------------------------------------
 
 
@@ -206,8 +199,13 @@ class Server(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
 
 
+Serve = Callable[[Callable[[Any], None]], str]
+"""Starts a TCP server on the loopback interface that answers with `handle(socket)`; its
+address."""
+
+
 @pytest.fixture
-def serving() -> Iterator[Callable[[Callable[[Any], None]], str]]:
+def serving() -> Iterator[Serve]:
     """Starts TCP servers on the loopback interface; each answers with `handle(socket)`."""
     servers: list[Server] = []
 
@@ -239,44 +237,42 @@ def silent_server(connection: Any) -> None:
     time.sleep(3 * DEADLINE)
 
 
-def closed_port() -> str:
+def closed_port(serve: Serve) -> str:
+    """A loopback port where nothing listens any more."""
     with socketserver.TCPServer(("127.0.0.1", 0), socketserver.BaseRequestHandler) as server:
         port = server.server_address[1]
     return f"127.0.0.1:{port}"
 
 
-def test_a_wrong_dask_address_fails_in_seconds_with_one_line(serving: Any) -> None:
-    """Every case runs at once, each bounded: a hang fails the test instead of stalling it."""
+WRONG_ADDRESSES: list[tuple[str, Callable[[Serve], str], str]] = [
+    ("bogus", lambda serve: "bogus://x", "unknown address scheme 'bogus'"),
+    ("no-port", lambda serve: "127.0.0.1:port", "invalid literal"),
+    ("web-server", lambda serve: serve(http_server), "answered, but not as a Dask scheduler"),
+    ("silent-server", lambda serve: serve(silent_server), "no Dask scheduler answered at"),
+    ("closed-port", closed_port, "Connection refused"),
+    # no route here, a firewall, or a proxy that answers: each is one line, in time
+    ("non-routable", lambda serve: "10.255.255.1:8786", ""),
+]
+
+
+@pytest.mark.parametrize(
+    ("address_of", "said"),
+    [case[1:] for case in WRONG_ADDRESSES],
+    ids=[case[0] for case in WRONG_ADDRESSES],
+)
+def test_a_wrong_dask_address_fails_in_seconds_with_one_line(
+    serving: Serve, address_of: Callable[[Serve], str], said: str
+) -> None:
     pytest.importorskip("distributed")
-    cases = {
-        "bogus://x": "unknown address scheme 'bogus'",
-        "127.0.0.1:port": "invalid literal",
-        serving(http_server): "answered, but not as a Dask scheduler",
-        serving(silent_server): "no Dask scheduler answered at",
-        closed_port(): "Connection refused",
-        # no route here, or a firewall, or a proxy that answers: each is one line in time
-        "10.255.255.1:8786": "",
-    }
+    address = address_of(serving)
     started = time.monotonic()
-    running = {address: start("scan", "--dask", address, str(SAMPLE_LOGS)) for address in cases}
-    took: dict[str, float] = {}
-    try:
-        while len(took) < len(running) and time.monotonic() < started + 3 * DEADLINE:
-            for address, child in running.items():
-                if address not in took and child.poll() is not None:
-                    took[address] = time.monotonic() - started
-            time.sleep(0.05)
-        for address, child in running.items():
-            assert took.get(address, 3 * DEADLINE) < DEADLINE, (address, took)
-            out, err = child.communicate()
-            assert child.returncode == 2, (address, err)
-            [line] = err.splitlines()
-            assert line.startswith("sniff: error: ") and cases[address] in line, (address, err)
-            assert "please report" not in line and out == ""
-    finally:
-        for child in running.values():
-            child.kill()
-            child.communicate()
+    result = sniff("scan", "--dask", address, str(SAMPLE_LOGS), timeout=3 * DEADLINE)
+    took = time.monotonic() - started
+    assert result.returncode == 2, result.stderr
+    assert took < DEADLINE, took
+    [line] = result.stderr.splitlines()
+    assert line.startswith("sniff: error: ") and said in line and "please report" not in line
+    assert result.stdout == ""
 
 
 def test_a_dask_worker_is_not_taken_for_a_scheduler() -> None:
