@@ -46,8 +46,7 @@ PRICE_KEYS = (
 MAX_PRICE_MTOK = 10_000
 """The highest price a `--pricing` file may set, in USD per million tokens. The priciest model
 in genai-prices' data costs $600 (o1-pro's output): this leaves a 16-fold margin for new models
-and premium contracts, and still stops a unit slip (cents, or per billion tokens) and numbers
-like 1e308, whose costs overflow."""
+and premium contracts, and still stops what no price can be, like 1e308, whose costs overflow."""
 
 _LIVE = "live"
 """Marks a model whose prices depend on the time of day: resolved per minute, never cached."""
