@@ -109,38 +109,43 @@ def test_fix_refuses_a_read_only_file_and_touches_no_file(
 def test_fix_in_a_read_only_folder_is_one_line(
     prompts: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A writable file in a folder that is not: the new file cannot be made beside it."""
     before = snapshot(prompts)
     prompts.chmod(0o555)
     answer_as_a_user(monkeypatch)
     try:
-        if AS_ROOT:  # the folder's mode does not bind root: the file system refuses instead
-
-            def read_only(*args: Any, **kwargs: Any) -> Any:
-                raise OSError(errno.EROFS, os.strerror(errno.EROFS))
-
-            monkeypatch.setattr(os, "access", lambda path, mode, **kw: not mode & os.W_OK)
-            monkeypatch.setattr(tempfile, "mkstemp", read_only)
         line = one_line_error(invoke("lint", "--fix", prompts / FIXABLE[0]))
     finally:
         prompts.chmod(0o755)
-    assert line == f"sniff: error: --fix cannot rewrite {prompts / FIXABLE[0]}: it is read-only"
+    assert (
+        line
+        == f"sniff: error: --fix cannot rewrite {prompts / FIXABLE[0]}: its folder is read-only"
+    )
     assert snapshot(prompts) == before
 
 
-@pytest.mark.parametrize("failing", ["fsync", "replace"])
-def test_a_write_that_fails_midway_leaves_the_old_file_and_no_temporary(
-    prompts: Path, monkeypatch: pytest.MonkeyPatch, failing: str
+@pytest.mark.parametrize(
+    ("module", "call", "code"),
+    [
+        (tempfile, "mkstemp", errno.EROFS),
+        (os, "fsync", errno.ENOSPC),
+        (os, "replace", errno.ENOSPC),
+    ],
+    ids=["read-only-file-system", "full-disk-on-sync", "full-disk-on-rename"],
+)
+def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(
+    prompts: Path, monkeypatch: pytest.MonkeyPatch, module: Any, call: str, code: int
 ) -> None:
-    """A full disk while the new text is written: the old file stays whole."""
+    """The write itself fails (the checks passed): the old file stays whole."""
 
-    def full(*args: Any, **kwargs: Any) -> None:
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise OSError(code, os.strerror(code))
 
     before = snapshot(prompts)
-    monkeypatch.setattr(os, failing, full)
+    monkeypatch.setattr(module, call, refuse)
     target = prompts / FIXABLE[0]
     line = one_line_error(invoke("lint", "--fix", target))
-    assert line == f"sniff: error: --fix cannot rewrite {target}: No space left on device"
+    assert line == f"sniff: error: --fix cannot rewrite {target}: {os.strerror(code)}"
     assert snapshot(prompts) == before  # no temporary file left beside it
 
 
