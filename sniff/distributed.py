@@ -27,16 +27,13 @@ their prompt blocks travel to it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import tzinfo
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sniff.errors import UserError
 from sniff.ingest.discover import SourceFile, expand, roots_for
 from sniff.ingest.parallel import balanced_batches
 from sniff.ingest.record import FileResult, Prompts
@@ -53,44 +50,6 @@ if TYPE_CHECKING:
 BATCHES_PER_WORKER = 4
 """Ingest batches per worker: enough to balance uneven files, few enough to keep tasks big."""
 UNIT_TASKS_PER_WORKER = 4
-
-
-@contextmanager
-def cluster(address: str) -> Iterator[Client]:
-    """A client of the cluster at `address`, or of a new local one (`local` or `local:N`).
-
-    Raises:
-        UserError: Dask is not installed, or the scheduler cannot be reached.
-    """
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError as error:
-        raise UserError("--dask needs Dask: pip install 'sniff[dask]'") from error
-    if address == "local" or address.startswith("local:"):
-        workers = _local_workers(address)
-        with (
-            LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
-            ) as local,
-            Client(local) as client,
-        ):
-            yield client
-        return
-    try:
-        client = Client(address, timeout=30)
-    except OSError as error:
-        raise UserError(f"cannot reach the Dask scheduler at {address}: {error}") from error
-    with client:
-        yield client
-
-
-def _local_workers(address: str) -> int:
-    _, _, count = address.partition(":")
-    if not count:
-        return max(1, os.cpu_count() or 1)
-    if not count.isdigit() or int(count) < 1:
-        raise UserError(f"--dask local:N needs a number of workers, not {count!r}")
-    return int(count)
 
 
 @dataclass(frozen=True, slots=True)

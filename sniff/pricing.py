@@ -43,6 +43,10 @@ PRICE_KEYS = (
     "output_mtok",
 )
 """The genai-prices price keys a `--pricing` file may set, in USD per million tokens."""
+MAX_PRICE_MTOK = 10_000
+"""The highest price a `--pricing` file may set, in USD per million tokens. The priciest model
+in genai-prices' data costs $600 (o1-pro's output): this leaves a 16-fold margin for new models
+and premium contracts, and still stops what no price can be, like 1e308, whose costs overflow."""
 
 _LIVE = "live"
 """Marks a model whose prices depend on the time of day: resolved per minute, never cached."""
@@ -228,8 +232,16 @@ def load_overrides(path: Path) -> dict[str, Any]:
             )
         values: dict[str, Decimal] = {}
         for key, value in prices.items():
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise UserError(f"{path}: {name}.{key} must be a non-negative number")
+            # NaN fails both comparisons, infinity the second
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not (0 <= value <= MAX_PRICE_MTOK)
+            ):
+                raise UserError(
+                    f"{path}: {name}.{key} must be a non-negative number of USD per million"
+                    f" tokens, at most {MAX_PRICE_MTOK:,} (not {value!r:.40})"
+                )
             values[key] = Decimal(str(value))
         if "input_mtok" not in values:
             raise UserError(f"{path}: {name!r} needs at least input_mtok")

@@ -6,8 +6,10 @@ a traceback, whatever goes wrong. `main` runs the app in non-standalone mode to 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
@@ -85,12 +87,24 @@ def fail(message: str, code: int = 2) -> None:
     raise SystemExit(code)
 
 
+def _reader_left() -> NoReturn:
+    """The reader of the output left (`sniff scan | head -1`): stop, quietly and successfully.
+
+    Python's own advice: point stdout at the null device, so the flush at exit cannot fail
+    again and print a complaint.
+    """
+    with contextlib.suppress(OSError, ValueError):  # a stream with no file descriptor
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    raise SystemExit(0) from None
+
+
 def main(argv: list[str] | None = None) -> None:
     """The console script: run the app; user errors are one line and exit 2, never a traceback."""
     arguments = sys.argv[1:] if argv is None else argv
     command = typer.main.get_command(build_app(_needed(arguments)))
     try:
         result: Any = command.main(args=arguments, prog_name="sniff", standalone_mode=False)
+        sys.stdout.flush()  # a closed pipe must fail here, not in the interpreter's exit
     except typer.TyperException as error:  # usage errors: bad option, missing value
         context = getattr(error, "ctx", None)
         hint = f" (see '{context.command_path} --help')" if context is not None else ""
@@ -101,7 +115,11 @@ def main(argv: list[str] | None = None) -> None:
         sys.stderr.write("sniff: interrupted\n")
         raise SystemExit(130) from None
     except BrokenPipeError:
-        raise SystemExit(0) from None
+        _reader_left()
+    except SystemExit as leaving:
+        if isinstance(leaving.__context__, BrokenPipeError):  # rich's Console exits 1 then
+            _reader_left()
+        raise
     except Exception as error:  # the promise: no traceback reaches a user
         fail(f"unexpected {type(error).__name__}: {error} (please report this)", code=3)
     raise SystemExit(result if isinstance(result, int) else 0)

@@ -187,8 +187,9 @@ def _breaks(
     with shown(show):
         if dask:
             from sniff import distributed
+            from sniff.dask_cluster import cluster
 
-            with distributed.cluster(dask) as client:
+            with cluster(dask) as client:
                 report, dataset = distributed.breaks(
                     client, paths, pricing, filters, zone, log_format=log_format,
                     policy_file=policy_file,

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from sniff.cli.errors import one_line_errors
+from sniff.errors import UserError
 
 
 def register(app: typer.Typer) -> None:
@@ -37,10 +38,14 @@ def index(
         typer.echo("The index is off (SNIFF_CACHE_DIR is set empty).")
         return
     if clear:
-        existed = clear_index(folder)
-        answers = answers_folder()
-        if answers is not None:
-            shutil.rmtree(answers, ignore_errors=True)
+        try:
+            existed = clear_index(folder)
+            answers = answers_folder()
+            if answers is not None and answers.exists():
+                shutil.rmtree(answers)
+        except OSError as error:
+            where = error.filename or folder
+            raise UserError(f"--clear failed: cannot delete {where}: {error.strerror}") from error
         typer.echo(
             f"Emptied the index at {folder / INDEX_FILE}" if existed else "No index to empty."
         )

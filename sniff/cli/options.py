@@ -178,10 +178,11 @@ def load(
     """
     if dask:
         from sniff import distributed
+        from sniff.dask_cluster import cluster
 
         if while_waiting is not None:
             while_waiting()
-        with distributed.cluster(dask) as client:
+        with cluster(dask) as client:
             dataset = distributed.load(
                 client, paths, pricing, log_format=log_format, with_prompts=with_prompts
             )

@@ -79,8 +79,9 @@ def _scan(
     with shown(show):
         if dask:
             from sniff import distributed
+            from sniff.dask_cluster import cluster
 
-            with distributed.cluster(dask) as client:
+            with cluster(dask) as client:
                 numbers = distributed.scan(
                     client, paths, pricing, filters, zone, log_format=log_format
                 )

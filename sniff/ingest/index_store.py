@@ -306,10 +306,14 @@ class IndexStore:
 
 
 def clear(folder: Path) -> bool:
-    """Delete the index in `folder`; whether there was one."""
+    """Delete the index in `folder`; whether there was one.
+
+    Raises:
+        OSError: a file of the index cannot be deleted (a read-only cache folder).
+    """
     path = folder / INDEX_FILE
     existed = path.exists()
-    _remove(path)
+    _remove(path, strict=True)
     return existed
 
 
@@ -346,7 +350,11 @@ def _connect(path: Path) -> sqlite3.Connection:
     return connection
 
 
-def _remove(path: Path) -> None:
+def _remove(path: Path, *, strict: bool = False) -> None:
+    """Delete the database and its journal files; `strict`: raise what stops a deletion."""
     for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(OSError):
-            Path(str(path) + suffix).unlink()
+        try:
+            Path(str(path) + suffix).unlink(missing_ok=True)
+        except OSError:
+            if strict:
+                raise

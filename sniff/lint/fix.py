@@ -9,12 +9,17 @@ API accepts; tool schemas get sorted keys. What never moves: the conversation's 
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
+import os
+import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sniff.errors import UserError
 from sniff.lint.inputs import TEXT
 from sniff.lint.model import LintPrompt
 from sniff.lint.rules import MAX_BREAKPOINTS, RESULT_KINDS
@@ -228,7 +233,13 @@ class FileFix:
 
 
 def fix_files(prompts: list[LintPrompt], flagged: set[str]) -> list[FileFix]:
-    """Rewrite the prompt files among `flagged` stable-first; the changed ones."""
+    """Rewrite the prompt files among `flagged` stable-first; the changed ones.
+
+    Every file is checked before any is written, so a read-only one leaves all untouched.
+
+    Raises:
+        UserError: a file to rewrite, or its folder, is read-only, or writing one failed.
+    """
     by_file: dict[str, list[LintPrompt]] = {}
     for prompt in prompts:
         if prompt.file in flagged and is_fixable(prompt):
@@ -245,6 +256,43 @@ def fix_files(prompts: list[LintPrompt], flagged: set[str]) -> list[FileFix]:
             if json.dumps(json.loads(after)) == json.dumps(json.loads(before)):
                 continue
         if after != before:
-            Path(file).write_text(after, encoding="utf-8")
             fixes.append(FileFix(file, before, after))
+    for fix in fixes:
+        _check_writable(Path(fix.file))
+    for fix in fixes:
+        _rewrite(Path(fix.file), fix.after)
     return fixes
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a read-only file: its owner said it is not to change (a rename could still
+    replace it, so the mode is asked, not tried)."""
+    target = path.resolve()
+    for what, place in (("it is", target), ("its folder is", target.parent)):
+        if not os.access(place, os.W_OK):
+            raise UserError(f"--fix cannot rewrite {path}: {what} read-only")
+
+
+def _rewrite(path: Path, text: str) -> None:
+    """Replace the file at `path` (a link's target) with `text`, whole or not at all.
+
+    A temporary file beside it, synced and given the old file's mode and owner, is renamed
+    over it: an interruption or a full disk leaves the old file, never part of the new one.
+    """
+    target = path.resolve()
+    temporary: str | None = None
+    try:
+        old = target.stat()
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        with os.fdopen(handle, "wb") as out:
+            out.write(text.encode("utf-8"))
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, stat.S_IMODE(old.st_mode))
+        with contextlib.suppress(OSError):  # only root may give a file to another user
+            os.chown(temporary, old.st_uid, old.st_gid)
+        os.replace(temporary, target)
+    except OSError as error:
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)
+        raise UserError(f"--fix cannot rewrite {path}: {error.strerror or error}") from error
