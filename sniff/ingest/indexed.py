@@ -29,11 +29,12 @@ import msgspec
 from sniff import __version__
 from sniff.ingest import claude_code, codex, progress
 from sniff.ingest.discover import SourceFile
-from sniff.ingest.formats import detect, parse_data, unreadable
+from sniff.ingest.formats import detect, parse_data, parse_source, unreadable
 from sniff.ingest.index_store import Entry, IndexStore
 from sniff.ingest.lines import read_bytes
 from sniff.ingest.parallel import map_balanced
 from sniff.ingest.record import FileResult, Prompts, decode_result, encode_result
+from sniff.ingest.regular import open_regular
 from sniff.model import LineIssue
 
 INDEX_FORMAT = 2
@@ -175,7 +176,7 @@ class IndexedFiles:
         for index, file in enumerate(files):
             entry = known.get(file.path)
             self.entries.append(entry)
-            if entry is None:
+            if entry is None or file.problem:
                 tasks.append((index, Task(file)))
             elif (entry.size, entry.mtime_ns, entry.inode) == (
                 file.size,
@@ -361,6 +362,9 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
     gave it (that of all its tables) is unchanged.
     """
     file, entry = task.file, task.entry
+    if file.problem:  # never opened; its row never matches, so the next run looks again
+        result = parse_source(file, log_format, with_prompts)
+        return Parsed(result, _entry(dataclasses.replace(file, mtime_ns=-1), result, 0, 0, 0, None))
     if entry is not None and entry.state is not None:
         resumed = _resume(file, entry)
         if resumed is not None:
@@ -389,9 +393,10 @@ def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
     """Read on from where the last run stopped; None when the file is not what it was."""
     start = max(0, entry.offset - CHECK_BYTES)
     try:
-        with open(file.path, "rb") as handle:
+        descriptor, _ = open_regular(file.path)
+        with open(descriptor, "rb", buffering=0) as handle:
             handle.seek(start)
-            data = handle.read()
+            data = handle.readall()
         assert entry.state is not None
         reader: Resumable = pickle.loads(entry.state)
     except Exception:  # unreadable file or state: read it whole instead
