@@ -10,6 +10,7 @@ import os
 import stat
 import zlib
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 
 from sniff.errors import UserError
@@ -19,6 +20,8 @@ from sniff.ingest.regular import kind, open_regular, why_unread
 LOG_SUFFIX = ".jsonl"
 CHECK_BYTES = 4096
 """How many bytes at a file's end its identity's checksum covers (see `SourceFile.tail_crc`)."""
+EXPORT, REGULAR = "export", "regular"
+"""What a folder's listing says a log is (a `sniff export` folder, a regular file), if it says."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +94,16 @@ def expand(paths: list[Path]) -> list[SourceFile]:
         mode = _mode_of(root)
         if stat.S_ISDIR(mode) and not _is_export(root):
             logs, problems = _walk(str(root))
-        elif stat.S_ISDIR(mode) or stat.S_ISREG(mode):
-            logs, problems = [(str(root), project_hint(root), stat.S_ISDIR(mode))], []
+        elif stat.S_ISDIR(mode):
+            logs, problems = [(str(root), project_hint(root), EXPORT)], []
+        elif stat.S_ISREG(mode):
+            logs, problems = [(str(root), project_hint(root), "")], []
         else:
             raise UserError(f"not a regular file or folder: {root} ({kind(mode)})")
-        for path, hint, export in logs:
-            file, identity = _export(path, hint) if export else listed(path, hint)
+        for path, hint, what in logs:
+            file, identity = (
+                _export(path, hint) if what == EXPORT else listed(path, hint, what == REGULAR)
+            )
             if identity not in seen:  # the same file reached twice (links) counts once
                 seen.add(identity)
                 found.append(file)
@@ -106,17 +113,18 @@ def expand(paths: list[Path]) -> list[SourceFile]:
 
 
 def listed(
-    path: str, hint: str, sidecars: tuple[str, ...] = ()
+    path: str, hint: str, regular: bool = False, sidecars: tuple[str, ...] = ()
 ) -> tuple[SourceFile, tuple[int, int] | str]:
     """The log at `path` as listed (its identity, or why it cannot be read), and what tells
     it apart from every other file (device and inode).
 
+    `regular`: its folder's listing said it is a regular file (see `open_regular`).
     `sidecars`: suffixes of files beside it whose identity is folded into its own, such as a
     SQLite log's write-ahead log (`-wal`), which holds its newest rows while the database
     file itself is unchanged.
     """
     try:
-        descriptor, status = open_regular(path)
+        descriptor, status = open_regular(path, listed_regular=regular)
     except OSError as error:
         return _unread(path, hint, why_unread(error))
     try:
@@ -201,41 +209,44 @@ def project_hint(file: Path) -> str:
     return parent.name or str(parent)
 
 
-def _walk(root: str) -> tuple[list[tuple[str, str, bool]], list[tuple[str, str]]]:
-    """(path, project hint, whether an export folder) of every log under `root`, the hint
-    worked out per folder; and (folder, why) of every folder that could not be listed (no
-    permission, a path too long).
+def _walk(root: str) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]:
+    """(path, project hint, what it is: `EXPORT`, `REGULAR` or unknown) of every log under
+    `root`, the hint worked out per folder; and (folder, why) of every folder that could not
+    be listed (no permission, a path too long).
 
     In the order of a top-down walk of sorted names. Links to folders are not followed (a loop
     of links never ends), and a deep tree is walked without recursion.
     """
-    found: list[tuple[str, str, bool]] = []
+    found: list[tuple[str, str, str]] = []
     problems: list[tuple[str, str]] = []
     pending = [root]
     while pending:
         directory = pending.pop()
         try:
             with os.scandir(directory) as listing:
-                entries = sorted(listing, key=lambda entry: entry.name)
+                entries = sorted(listing, key=attrgetter("name"))
         except OSError as error:
             problems.append((directory, why_unread(error, "folder")))
             continue
         if any(entry.name == export_folders.MANIFEST for entry in entries) and (
             export_folders.is_export(Path(directory))
         ):  # a `sniff export`: read whole, never walked for logs
-            found.append((directory, project_hint(Path(directory)), True))
+            found.append((directory, project_hint(Path(directory)), EXPORT))
             continue
-        logs: list[str] = []
+        logs: list[tuple[str, str]] = []
         folders: list[str] = []
         for entry in entries:
-            if _is_folder(entry):
+            if entry.is_file(follow_symlinks=False):  # the listing's type: no system call
+                if entry.name.endswith(LOG_SUFFIX):
+                    logs.append((entry.path, REGULAR))
+            elif _is_folder(entry):
                 if not entry.is_symlink():
                     folders.append(entry.path)
             elif entry.name.endswith(LOG_SUFFIX):
-                logs.append(entry.path)
+                logs.append((entry.path, ""))
         if logs:
-            hint = project_hint(Path(logs[0]))
-            found.extend((path, hint, False) for path in logs)
+            hint = project_hint(Path(logs[0][0]))
+            found.extend((path, hint, what) for path, what in logs)
         pending.extend(reversed(folders))
     return found, problems
 

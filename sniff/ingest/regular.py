@@ -34,16 +34,20 @@ def kind(mode: int) -> str:
     return KINDS.get(stat.S_IFMT(mode), "not a regular file")
 
 
-def open_regular(path: str) -> tuple[int, os.stat_result]:
+def open_regular(path: str, *, listed_regular: bool = False) -> tuple[int, os.stat_result]:
     """A read-only descriptor of the regular file at `path`, and its status.
+
+    `listed_regular`: a folder's listing just said `path` is a regular file, not a link (its
+    entry's type): the `stat` before opening is spared, the check of the opened file is not.
 
     Raises:
         NotRegularFile: `path` is anything but a regular file (links followed).
         OSError: it cannot be opened.
     """
-    mode = os.stat(path).st_mode
-    if not stat.S_ISREG(mode):
-        raise NotRegularFile(path, mode)
+    if not listed_regular:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(path, mode)
     descriptor = os.open(path, _FLAGS)
     try:
         status = os.fstat(descriptor)
