@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sniff.errors import UserError
 from sniff.ingest import export_folders
-from sniff.ingest.regular import kind, open_regular, why_unread
+from sniff.ingest.regular import kind, open_regular, read_at, why_unread
 
 LOG_SUFFIX = ".jsonl"
 CHECK_BYTES = 4096
@@ -129,7 +129,7 @@ def listed(
         return _unread(path, hint, why_unread(error))
     try:
         length = min(status.st_size, CHECK_BYTES)
-        tail = os.pread(descriptor, length, status.st_size - length)
+        tail = read_at(descriptor, length, status.st_size - length)
     except OSError as error:
         return _unread(path, hint, why_unread(error))
     finally:

@@ -1,4 +1,4 @@
-"""Provides `open_regular`: a log opened only when it is a regular file, and why it was not.
+"""Provides opening and reading a log only when it is a regular file, and saying why it was not.
 
 Why: a FIFO named like a log blocks its reader forever, and a link to `/dev/zero` reads until
 memory runs out. A path is opened only after `stat` says it is a regular file; `O_NONBLOCK`
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 
 KINDS = {
     stat.S_IFIFO: "a FIFO",
@@ -18,7 +19,8 @@ KINDS = {
     stat.S_IFSOCK: "a socket",
     stat.S_IFDIR: "a folder",
 }
-_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_FLAGS |= getattr(os, "O_BINARY", 0)  # (Windows has neither of the first two, and needs this)
 
 
 class NotRegularFile(OSError):
@@ -31,7 +33,7 @@ class NotRegularFile(OSError):
 
 def kind(mode: int) -> str:
     """What a file of `mode` is, in words (`a FIFO`)."""
-    return KINDS.get(stat.S_IFMT(mode), "not a regular file")
+    return KINDS.get(stat.S_IFMT(mode), "a special file")
 
 
 def open_regular(path: str, *, listed_regular: bool = False) -> tuple[int, os.stat_result]:
@@ -57,6 +59,15 @@ def open_regular(path: str, *, listed_regular: bool = False) -> tuple[int, os.st
         os.close(descriptor)
         raise
     return descriptor, status
+
+
+def read_at(descriptor: int, length: int, offset: int) -> bytes:
+    """Up to `length` bytes of an open file from `offset` on, in one call where the system
+    has one (`pread`)."""
+    if sys.platform != "win32":
+        return os.pread(descriptor, length, offset)
+    os.lseek(descriptor, offset, os.SEEK_SET)
+    return os.read(descriptor, length)
 
 
 def read_whole(path: str) -> bytes:
