@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from sniff.cli import app
 from tests.conftest import REPO, Lines
 
 PROJECT = "-home-dana-src-webshop"
@@ -51,6 +53,14 @@ def good_logs(
     }
 
 
+def with_locked(root: Path) -> tuple[dict[str, int], Path]:
+    """`good_logs` and, beside them, a log of its own to make unreadable: the totals the good
+    logs make, and that log."""
+    expected = good_logs(root)
+    good_logs(root, "locked")
+    return expected, root / "projects" / PROJECT / "locked.jsonl"
+
+
 def settle(path: Path, seconds_ago: int = 3_600) -> None:
     """Date a file back, as logs not written in the last seconds are (`indexed.RACY_NS`)."""
     moment = (int(os.path.getmtime(path)) - seconds_ago) * 1_000_000_000
@@ -74,6 +84,15 @@ def scan(*arguments: str) -> subprocess.CompletedProcess[str]:
         timeout=TIMEOUT,
         check=False,
     )
+
+
+def scan_here(root: Path, *options: str) -> tuple[dict[str, Any], list[str]]:
+    """`sniff scan --json` in this process (where `deny` applies), its output to a pipe as a
+    script's is (answers are kept): the report and the lines on stderr."""
+    done = CliRunner().invoke(app, ["scan", "--json", str(root), *options])
+    assert done.exit_code == 0, done.output
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report, done.stderr.splitlines()
 
 
 def report_of(done: subprocess.CompletedProcess[str]) -> dict[str, Any]:

@@ -8,30 +8,17 @@ afresh on every run.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from sniff.cli import app
 from sniff.ingest.discover import listed
 from sniff.ingest.incremental import ArchiveReader
-from tests.faults.logs import PROJECT, deny, good_logs, settle, totals
+from tests.faults.logs import PROJECT, deny, good_logs, scan_here, settle, totals, with_locked
 
-runner = CliRunner()
 RESPONSES = 30
 """Enough for a file of several times 4 KiB: an edit can lie before its last 4 KiB."""
-
-
-def scan_json(root: Path, *options: str) -> tuple[dict[str, Any], str]:
-    """`sniff scan --json` as a script runs it (output to a pipe: answers are kept)."""
-    done = runner.invoke(app, ["scan", "--json", "--tz", "UTC", str(root), *options])
-    assert done.exit_code == 0, done.output
-    report: dict[str, Any] = json.loads(done.stdout)
-    return report, done.stderr
 
 
 def kept_answers() -> list[Path]:
@@ -90,17 +77,17 @@ def test_a_file_rewritten_with_its_size_and_mtime_kept_is_counted_anew(
     edited = tmp_path / "projects" / PROJECT / "edited.jsonl"
     good_logs(tmp_path, "edited", responses=RESPONSES)
     assert edited.stat().st_size > 4 * 4_096
-    cold, _ = scan_json(tmp_path)
+    cold, _ = scan_here(tmp_path)
     assert len(kept_answers()) == 1
-    assert scan_json(tmp_path)[0] == cold  # replayed
+    assert scan_here(tmp_path)[0] == cold  # replayed
 
     rewrite_in_place(edited, old, new, last=last)
-    fresh, _ = scan_json(tmp_path, "--no-index")
+    fresh, _ = scan_here(tmp_path, "--no-index")
     changed = int(new.split()[-1]) - int(old.split()[-1])
     assert fresh["totals"]["output_tokens"] == cold["totals"]["output_tokens"] + changed
-    assert scan_json(tmp_path)[0] == fresh  # through the kept answers
-    assert scan_json(tmp_path, "--verbose")[0] == fresh  # through the index alone
-    assert scan_json(tmp_path)[0] == fresh  # and the answer kept for it
+    assert scan_here(tmp_path)[0] == fresh  # through the kept answers
+    assert scan_here(tmp_path, "--verbose")[0] == fresh  # through the index alone
+    assert scan_here(tmp_path)[0] == fresh  # and the answer kept for it
 
 
 def test_the_browsers_reader_reads_a_rewritten_file_again(
@@ -120,19 +107,17 @@ def test_the_browsers_reader_reads_a_rewritten_file_again(
 def test_a_file_made_unreadable_after_it_was_indexed_is_reported_and_left_out(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    expected = good_logs(tmp_path)
-    good_logs(tmp_path, "locked")
-    locked = tmp_path / "projects" / PROJECT / "locked.jsonl"
-    both, _ = scan_json(tmp_path)
+    expected, locked = with_locked(tmp_path)
+    both, _ = scan_here(tmp_path)
     assert both["totals"]["requests"] == 2 * expected["requests"]
     assert len(kept_answers()) == 1
 
     deny(monkeypatch, locked)  # as `chmod 000` does for a user other than root
     for options in ((), ("--verbose",), ("--no-index",)):  # kept answers, index, neither
-        report, errors = scan_json(tmp_path, *options)
+        report, errors = scan_here(tmp_path, *options)
         assert totals(report) == expected
         assert report["warnings"]["unreadable_files"] == [str(locked)]
-        assert f"sniff: {locked}: cannot read file: Permission denied" in errors.splitlines()
+        assert f"sniff: {locked}: cannot read file: Permission denied" in errors
 
 
 def test_a_sqlite_logs_identity_holds_its_write_ahead_log(tmp_path: Path) -> None:

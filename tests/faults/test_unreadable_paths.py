@@ -8,26 +8,25 @@ tests run as any other user.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from tests.faults.logs import PROJECT, deny, good_logs, report_of, scan, totals
+from tests.faults.logs import (
+    PROJECT,
+    deny,
+    good_logs,
+    report_of,
+    scan,
+    scan_here,
+    totals,
+    with_locked,
+)
 
 runner = CliRunner()
-
-
-def scan_here(root: Path, *options: str) -> tuple[dict[str, Any], list[str]]:
-    """`sniff scan --json` in this process (where `deny` applies): the report, stderr lines."""
-    done = runner.invoke(app, ["scan", "--json", str(root), *options])
-    assert done.exit_code == 0, done.output
-    report: dict[str, Any] = json.loads(done.stdout)
-    return report, done.stderr.splitlines()
 
 
 def two_projects(root: Path) -> tuple[dict[str, int], Path]:
@@ -52,9 +51,7 @@ def test_a_folder_that_cannot_be_listed_is_named(
 def test_a_file_that_cannot_be_opened_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    expected = good_logs(tmp_path)
-    good_logs(tmp_path, "locked")
-    locked = tmp_path / "projects" / PROJECT / "locked.jsonl"
+    expected, locked = with_locked(tmp_path)
     deny(monkeypatch, locked)
     for options in ((), ("--no-index",)):
         report, errors = scan_here(tmp_path, *options)
@@ -67,8 +64,7 @@ def test_a_file_that_cannot_be_opened_is_named(
 def test_an_unreadable_file_named_on_the_command_line_is_an_input_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    good_logs(tmp_path, "locked")
-    locked = tmp_path / "projects" / PROJECT / "locked.jsonl"
+    _, locked = with_locked(tmp_path)
     deny(monkeypatch, locked)
     done = runner.invoke(app, ["scan", str(locked)])
     assert done.exit_code == 2
