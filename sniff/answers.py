@@ -4,9 +4,11 @@ Why: status lines and scripts run `sniff scan` every few seconds over logs that 
 change. The on-disk index spares the parsing, but pricing and analysing every request again
 still takes most of a second. An answer is therefore kept under a key made of everything the
 output depends on: the command and its options, the working folder, the environment variables
-sniff reads, the local date and time zone, the identity (path, size, modification time, inode)
-of every log file read, of a `--pricing` file and of the price data, and sniff's own code. When
-the key matches, the kept output is written again, byte for byte, without reading anything.
+sniff reads, the local date and time zone, the identity of every log file read (path, size,
+modification and inode change times, inode and a checksum of its last 4 KiB, taken afresh on
+every run, or why it cannot be read: `discover.SourceFile`), of a `--pricing` file and of the
+price data, and sniff's own code. When the key matches, the kept output is written again, byte
+for byte, without reading anything.
 
 Only output that goes to a pipe or file is kept: a terminal's output depends on its size and
 colours, and is for a person, who can wait a second.
@@ -112,11 +114,9 @@ def answer_key(
     roots, sample = roots_for(paths)
     add([str(root) for root in roots], sample)
     recent = time.time_ns() - int(RACY_SECONDS * 1e9)
-    settled = True
     files = expand(roots)
-    for file in files:
-        add(file.path, file.size, file.mtime_ns, file.inode)
-        settled = settled and file.mtime_ns < recent
+    add([(file.path, file.identity, file.problem) for file in files])  # one call: ~1k files
+    settled = all(file.mtime_ns < recent for file in files)
     pricing = options.get("pricing")
     if pricing is not None:
         add(file_identity(Path(pricing)))

@@ -94,9 +94,9 @@ def parse_batch(
     files: list[SourceFile], log_format: str | None, with_prompts: Prompts
 ) -> list[FileResult]:
     """What each file yields (a task: reads files, writes nothing, so retrying it is safe)."""
-    from sniff.ingest.formats import parse_any
+    from sniff.ingest.formats import parse_source
 
-    return [parse_any(file.path, file.project_hint, log_format, with_prompts) for file in files]
+    return [parse_source(file, log_format, with_prompts) for file in files]
 
 
 def load(

@@ -139,7 +139,7 @@ def _unit_key(indexed: IndexedFiles, group: list[int]) -> str | None:
         entry = indexed.entry(index)
         if entry.mtime_ns < 0:  # stored as never matching: see `indexed.RACY_NS`
             return None
-        digest.update(f"{entry.path}\0{entry.size}\0{entry.mtime_ns}\0{entry.inode}\0".encode())
+        digest.update(f"{entry.path}\0{entry.identity}\0".encode())
     return digest.hexdigest()[:32]
 
 

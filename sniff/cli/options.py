@@ -263,6 +263,9 @@ def require_logs(dataset: Dataset, paths: list[Path] | None) -> None:
         if dataset.files
         else f"no log files (*.jsonl) found under {where}"
     )
+    if paths and dataset.unreadable:  # why there is nothing, rather than that there is not
+        first, *others = dataset.unreadable
+        found = f"{first.file}: {first.reason}" + (f" (and {len(others)} more)" if others else "")
     if paths:
         raise UserError(found)
     sys.stderr.write(f"sniff: {found}\n")
@@ -292,8 +295,11 @@ def resolve_zone(name: str | None) -> tzinfo:
 
 
 def report_issues(dataset: Dataset, verbose: bool) -> None:
-    """With --verbose, list skipped and repaired lines on the error stream."""
+    """Name each file or folder that could not be read in one line on the error stream, as
+    `sniff: path: why`; with --verbose, list the skipped and repaired lines too."""
+    for issue in dataset.unreadable:
+        sys.stderr.write(f"sniff: {issue.file}: {issue.reason}\n")
     if verbose:
         from sniff.present.console import print_issues
 
-        print_issues(sys.stderr, dataset.issues)
+        print_issues(sys.stderr, (issue for issue in dataset.issues if issue.line > 0))

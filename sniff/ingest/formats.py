@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from sniff.ingest import claude_code, claude_trace, codex, parquet_in, request_log
+from sniff.ingest.discover import SourceFile
 from sniff.ingest.lines import BOM, read_bytes
 from sniff.ingest.record import FileResult, Prompts
 from sniff.model import LineIssue
@@ -56,6 +57,15 @@ def parse_any(
     if data is None:
         return unreadable(path, problem, forced)
     return parse_data(path, data, project_hint, forced, with_prompts)
+
+
+def parse_source(
+    file: SourceFile, forced: str | None = None, with_prompts: Prompts = False
+) -> FileResult:
+    """`parse_any` for a listed file; one its listing found unreadable yields only why."""
+    if file.problem:
+        return FileResult([], [LineIssue(file.path, 0, file.problem)], 0, None)
+    return parse_any(file.path, file.project_hint, forced, with_prompts)
 
 
 def unreadable(path: str, problem: LineIssue | None, forced: str | None = None) -> FileResult:

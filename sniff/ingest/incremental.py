@@ -2,7 +2,8 @@
 
 Why: a browser over a large archive should show something at once and fill in, and pressing
 reload should re-read only the files that changed. The reader keeps what each file yielded,
-keyed by the file's size and modification time, and assembles a whole dataset after each batch.
+keyed by the file's identity (`discover.SourceFile.identity`), and assembles a whole dataset
+after each batch.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ FIRST_BATCH_BYTES = 8 * 1024 * 1024
 BATCH_BYTES = 256 * 1024 * 1024
 """Later batches: each is analysed whole once read, so few and large (about 2 s of reading)."""
 
-Stamp = tuple[int, int, int]
-"""A file's size, modification time (ns) and inode as listed: when any moves, the file is read
-again (an export folder's are those of its tables, see `discover.expand`)."""
+Stamp = tuple[int, int, int, int, int]
+"""A file's identity as listed (`discover.SourceFile.identity`): when any of it moves, the file
+is read again (an export folder's is that of its tables, see `discover.expand`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +81,7 @@ class ArchiveReader:
             UserError: a root does not exist.
         """
         files = expand(self.roots)
-        stamps = {file.path: (file.size, file.mtime_ns, file.inode) for file in files}
+        stamps = {file.path: file.identity for file in files}
         current = {file.path for file in files}
         for gone in set(self._results) - current:
             del self._results[gone]

@@ -7,9 +7,9 @@ committed state. A corrupt or unreadable index file is deleted and rebuilt; a fa
 never fails a run (sniff then reads the logs as if there were none).
 
 One row per (file, mode): the file's identity when it was read (size, modification time,
-inode), how far it was read (byte offset, lines), a checksum of the last 4 KiB before that
-offset (so a file that grew can be told from one rewritten in place; logs are appended to,
-and an edit further back in a file that also grew is not seen), its time range, what it
+inode change time, inode, and a checksum of its last 4 KiB, which also tells a file that grew
+from one rewritten in place; logs are appended to, and an edit further back in a file that
+also grew is not seen), how far it was read (byte offset, lines), its time range, what it
 yielded (msgpack) and, for formats that can resume, the parser's state (pickle).
 """
 
@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS files (
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     inode INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
     offset INTEGER NOT NULL,
     lines INTEGER NOT NULL,
     tail_crc INTEGER NOT NULL,
@@ -68,12 +69,13 @@ class Entry:
     size: int
     mtime_ns: int
     inode: int
+    ctime_ns: int
     offset: int
     """Bytes read into `state`: the end of the last whole line."""
     lines: int
     """Lines in those bytes."""
     tail_crc: int
-    """CRC-32 of up to `CHECK_BYTES` bytes just before `offset`."""
+    """CRC-32 of the file's last `CHECK_BYTES` bytes when it was `size` long."""
     first_at: float | None
     last_at: float | None
     result: bytes
@@ -85,6 +87,11 @@ class Entry:
     issues: bytes = b""
     """The file's skipped and repaired lines (msgpack)."""
     synthetic: int = 0
+
+    @property
+    def identity(self) -> tuple[int, int, int, int, int]:
+        """The file's identity when it was read, as `SourceFile.identity` gives it."""
+        return (self.size, self.mtime_ns, self.ctime_ns, self.inode, self.tail_crc)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +151,8 @@ class IndexStore:
         state = "state" if with_state else "NULL"
         try:
             row = self._db.execute(
-                "SELECT size, mtime_ns, inode, offset, lines, tail_crc, first_at, last_at,"
-                f" log_format, links, issues, synthetic, {result}, {state}"
+                "SELECT size, mtime_ns, inode, ctime_ns, offset, lines, tail_crc, first_at,"
+                f" last_at, log_format, links, issues, synthetic, {result}, {state}"
                 " FROM files WHERE path = ? AND mode = ?",
                 (path, mode),
             ).fetchone()
@@ -178,8 +185,8 @@ class IndexStore:
                 chunk = paths[start : start + CHUNK]
                 marks = ", ".join("?" * len(chunk))
                 rows = self._db.execute(
-                    "SELECT path, size, mtime_ns, inode, offset, lines, tail_crc, first_at,"
-                    " last_at, log_format, links, issues, synthetic, x'', NULL FROM files"
+                    "SELECT path, size, mtime_ns, inode, ctime_ns, offset, lines, tail_crc,"
+                    " first_at, last_at, log_format, links, issues, synthetic, x'', NULL FROM files"
                     f" WHERE mode = ? AND path IN ({marks})",
                     (mode, *chunk),
                 ).fetchall()
@@ -247,8 +254,8 @@ class IndexStore:
         """Store `entries` and forget the files in `gone`, in one transaction."""
         rows = [
             (
-                e.path, mode, e.size, e.mtime_ns, e.inode, e.offset, e.lines, e.tail_crc,
-                e.first_at, e.last_at, e.log_format, e.links, e.issues, e.synthetic,
+                e.path, mode, e.size, e.mtime_ns, e.inode, e.ctime_ns, e.offset, e.lines,
+                e.tail_crc, e.first_at, e.last_at, e.log_format, e.links, e.issues, e.synthetic,
                 e.result, e.state,
             )
             for e in entries
@@ -262,7 +269,7 @@ class IndexStore:
             with self._db:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO files VALUES"
-                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
                 self._db.executemany("DELETE FROM files WHERE path = ? AND mode = ?", removed)
@@ -322,6 +329,7 @@ def _entry(
     size: int,
     mtime_ns: int,
     inode: int,
+    ctime_ns: int,
     offset: int,
     lines: int,
     tail_crc: int,
@@ -337,8 +345,8 @@ def _entry(
     """An `Entry` from a row in the table's column order (the large blobs last: SQLite walks
     a row's overflow pages to reach any column stored after them)."""
     return Entry(
-        path, size, mtime_ns, inode, offset, lines, tail_crc, first_at, last_at, result, state,
-        log_format, links, issues, synthetic,
+        path, size, mtime_ns, inode, ctime_ns, offset, lines, tail_crc, first_at, last_at, result,
+        state, log_format, links, issues, synthetic,
     )  # fmt: skip
 
 

@@ -1,13 +1,15 @@
 """Provides `parse_indexed`: what each file yields, parsing only what changed since the last run.
 
-A file the index has seen with the same size, modification time and inode is not read at all:
-its records come from the index. A file that only grew (same inode, the bytes before the old
+A file the index has seen with the same identity (size, modification and inode change times,
+inode, and the checksum of its last 4 KiB: see `discover.SourceFile`) is not read at all: its
+records come from the index. A file that only grew (same inode, the last 4 KiB before the old
 end unchanged) is read from where the last run stopped, by the parser's kept state. Anything
-else (new, rewritten, replaced, truncated) is read whole. Files the index holds under the
-folders read but that are gone are dropped from it. Parsing runs on all cores as a cold scan
-does: each process stores the rows of what it parsed, chunk by chunk (`keep_rows`), and keeps
-none of the records (readers take them from the index); a run small enough for one process
-stores its rows, and forgets the deleted files, in one transaction at the end.
+else (new, rewritten, replaced, truncated) is read whole; a file that cannot be read now is
+reported so, never served from the index. Files the index holds under the folders read but
+that are gone are dropped from it. Parsing runs on all cores as a cold scan does: each
+process stores the rows of what it parsed, chunk by chunk (`keep_rows`), and keeps none of the
+records (readers take them from the index); a run small enough for one process stores its
+rows, and forgets the deleted files, in one transaction at the end.
 """
 
 from __future__ import annotations
@@ -28,18 +30,17 @@ import msgspec
 
 from sniff import __version__
 from sniff.ingest import claude_code, codex, progress
-from sniff.ingest.discover import SourceFile
-from sniff.ingest.formats import detect, parse_data, unreadable
+from sniff.ingest.discover import CHECK_BYTES, SourceFile
+from sniff.ingest.formats import detect, parse_data, parse_source, unreadable
 from sniff.ingest.index_store import Entry, IndexStore
 from sniff.ingest.lines import read_bytes
 from sniff.ingest.parallel import map_balanced
 from sniff.ingest.record import FileResult, Prompts, decode_result, encode_result
+from sniff.ingest.regular import open_regular
 from sniff.model import LineIssue
 
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 """Bump when what the index stores changes meaning."""
-CHECK_BYTES = 4096
-"""How many bytes before a file's old end must be unchanged for it to count as grown."""
 RACY_NS = 2_000_000_000
 """A file modified this recently (ns) may change again within its timestamp's resolution, size
 unchanged: its row is stored as never matching, so the next run checks it (from its offset)."""
@@ -175,13 +176,9 @@ class IndexedFiles:
         for index, file in enumerate(files):
             entry = known.get(file.path)
             self.entries.append(entry)
-            if entry is None:
+            if entry is None or file.problem:
                 tasks.append((index, Task(file)))
-            elif (entry.size, entry.mtime_ns, entry.inode) == (
-                file.size,
-                file.mtime_ns,
-                file.inode,
-            ):
+            elif entry.identity == file.identity:
                 continue
             elif _grown(entry, file):
                 # offset and state from one read of the row: another run may rewrite it
@@ -361,6 +358,9 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
     gave it (that of all its tables) is unchanged.
     """
     file, entry = task.file, task.entry
+    if file.problem:  # never opened; its row never matches, so the next run looks again
+        result = parse_source(file, log_format, with_prompts)
+        return Parsed(result, _entry(dataclasses.replace(file, mtime_ns=-1), result, 0, 0, None))
     if entry is not None and entry.state is not None:
         resumed = _resume(file, entry)
         if resumed is not None:
@@ -370,12 +370,12 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
         result = unreadable(file.path, problem, log_format)
         if problem is not None and problem in result.issues:  # not an export: try next run
             file = dataclasses.replace(file, mtime_ns=-1)
-        return Parsed(result, _entry(file, result, 0, 0, 0, None))
+        return Parsed(result, _entry(file, result, 0, 0, None))
     found = log_format or detect(data)
     make_reader = READERS.get(found) if found is not None else None
     if make_reader is None:
         result = parse_data(file.path, data, file.project_hint, found, with_prompts)
-        return Parsed(result, _entry(file, result, 0, 0, 0, None))
+        return Parsed(result, _entry(file, result, 0, 0, None))
     cut = data.rfind(b"\n") + 1
     lines = data.count(b"\n", 0, cut)
     reader = make_reader(file.path, file.project_hint)
@@ -386,17 +386,20 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
 
 
 def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
-    """Read on from where the last run stopped; None when the file is not what it was."""
-    start = max(0, entry.offset - CHECK_BYTES)
+    """Read on from where the last run stopped; None when the file is not what it was: the
+    last `CHECK_BYTES` it had then (up to `entry.size`) must be as they were."""
+    checked = max(0, entry.size - CHECK_BYTES)
+    start = min(checked, entry.offset)
     try:
-        with open(file.path, "rb") as handle:
+        descriptor, _ = open_regular(file.path)
+        with open(descriptor, "rb", buffering=0) as handle:
             handle.seek(start)
-            data = handle.read()
+            data = handle.readall()
         assert entry.state is not None
         reader: Resumable = pickle.loads(entry.state)
     except Exception:  # unreadable file or state: read it whole instead
         return None
-    if zlib.crc32(data[: entry.offset - start]) != entry.tail_crc:
+    if zlib.crc32(data[checked - start : entry.size - start]) != entry.tail_crc:
         return None  # rewritten in place, not appended to
     old = entry.offset - start
     cut = data.rfind(b"\n") + 1
@@ -423,22 +426,22 @@ def _finish(
     `data` is the file from byte `base` on, of which `cut` bytes are whole lines.
     """
     state = pickle.dumps(reader, protocol=pickle.HIGHEST_PROTOCOL) if keep_state else None
-    crc = zlib.crc32(data[max(0, cut - CHECK_BYTES) : cut])
     if cut < len(data):
         reader.feed(data[cut:], lines + 1)
     result = reader.result()
-    return Parsed(result, _entry(file, result, base + cut, lines, crc, state))
+    return Parsed(result, _entry(file, result, base + cut, lines, state))
 
 
 def _entry(
-    file: SourceFile, result: FileResult, offset: int, lines: int, crc: int, state: bytes | None
+    file: SourceFile, result: FileResult, offset: int, lines: int, state: bytes | None
 ) -> Entry:
+    """`file`'s row: its identity as listed, with what it yielded read from `offset` on."""
     first, last = _time_range(result)
     mtime_ns = -1 if file.mtime_ns > time.time_ns() - RACY_NS else file.mtime_ns
     return Entry(
-        file.path, file.size, mtime_ns, file.inode, offset, lines, crc, first, last,
-        encode_result(result), state, result.log_format, _ENCODER.encode(links_of(result)),
-        _ENCODER.encode(result.issues), result.synthetic,
+        file.path, file.size, mtime_ns, file.inode, file.ctime_ns, offset, lines, file.tail_crc,
+        first, last, encode_result(result), state, result.log_format,
+        _ENCODER.encode(links_of(result)), _ENCODER.encode(result.issues), result.synthetic,
     )  # fmt: skip
 
 

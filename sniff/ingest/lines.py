@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import msgspec
 import orjson
 
+from sniff.ingest.regular import read_whole, why_unread
 from sniff.model import LineIssue
 
 BOM = b"\xef\xbb\xbf"
@@ -23,12 +24,11 @@ Schema = TypeVar("Schema", bound=msgspec.Struct)
 
 
 def read_bytes(path: str) -> tuple[bytes | None, LineIssue | None]:
-    """The whole file, or the issue that kept it from being read."""
+    """The whole file, or the issue that kept it from being read (never a FIFO or device)."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(), None
+        return read_whole(path), None
     except OSError as error:
-        return None, LineIssue(path, 0, f"cannot read file: {error.strerror or error}")
+        return None, LineIssue(path, 0, why_unread(error))
 
 
 def decode_lines(

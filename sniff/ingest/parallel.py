@@ -31,12 +31,12 @@ PARALLEL_MIN_BYTES = 16 * 1024 * 1024
 
 
 def map_files(
-    parse: Callable[[str, str], FileResult],
+    parse: Callable[[SourceFile], FileResult],
     files: list[SourceFile],
     workers: int | None = None,
     while_waiting: Callable[[], object] | None = None,
 ) -> list[FileResult]:
-    """`parse(path, project_hint)` for every file, results in the order of `files`.
+    """`parse(file)` for every file, results in the order of `files`.
 
     `while_waiting` runs in this process while the workers parse (or before parsing, when
     there are no workers): a place for slow set-up the results will need. Workers send their
@@ -198,8 +198,8 @@ def _drain(_: int) -> list[tuple[int, Any]]:
         done += _work_batch(shared.work, batch, shared.finish)
 
 
-def _parse_file(parse: Callable[[str, str], FileResult], file: SourceFile) -> FileResult:
-    result = parse(file.path, file.project_hint)
+def _parse_file(parse: Callable[[SourceFile], FileResult], file: SourceFile) -> FileResult:
+    result = parse(file)
     progress.read(file.size, len(result.responses))
     return result
 

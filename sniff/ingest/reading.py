@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 
 from sniff.ingest.discover import SourceFile
-from sniff.ingest.formats import parse_any
+from sniff.ingest.formats import parse_source
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.merge import Pricer, merge, merge_activity
 from sniff.ingest.parallel import map_files
@@ -68,7 +68,7 @@ def parse_files(
     while_waiting: Callable[[], object] | None = None,
 ) -> list[FileResult]:
     """What each file yields on its own, in the order of `files` (see `read`)."""
-    parse = partial(parse_any, forced=log_format, with_prompts=with_prompts)
+    parse = partial(parse_source, forced=log_format, with_prompts=with_prompts)
     return map_files(parse, files, while_waiting=while_waiting)
 
 
@@ -120,10 +120,10 @@ def account(
     for file, (log_format, synthetic_here, issues_here) in zip(files, accounts, strict=True):
         issues.extend(issues_here)
         synthetic += synthetic_here
-        if log_format is None:
-            unknown.append(file.path)
-        else:
+        if log_format is not None:
             formats[log_format] = formats.get(log_format, 0) + 1
+        elif not any(issue.line == 0 for issue in issues_here):  # unreadable: reported as such
+            unknown.append(file.path)
     return Dataset(
         requests=requests,
         files=tuple(file.path for file in files),

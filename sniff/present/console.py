@@ -126,15 +126,14 @@ def sessions_table(rows: Iterable[SessionRow], title: str, zone: tzinfo) -> Tabl
 
 
 def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None:
-    """What is missing from the numbers or assumed in them, one line each."""
+    """What is missing from the numbers or assumed in them, one line each (the files that
+    could not be read are named on the error stream: `cli.options.report_issues`)."""
     skipped = dataset.skipped
     if skipped:
         console.print(
             f"[yellow]{plural(len(skipped), 'line')} skipped[/] (not valid JSON objects); "
             "--verbose lists them."
         )
-    for issue in dataset.unreadable:
-        console.print(f"[yellow]could not read {issue.file}[/]: {issue.reason}")
     for path in dataset.unknown_files:
         console.print(f"[yellow]not a log format sniff reads:[/] {path}", highlight=False)
     if summary.totals.failed_requests:

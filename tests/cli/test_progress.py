@@ -17,7 +17,7 @@ import sniff.cli.progress as shown_progress
 from sniff.cli import app
 from sniff.ingest import progress
 from sniff.ingest.discover import expand
-from sniff.ingest.formats import parse_any
+from sniff.ingest.formats import parse_source
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import fingerprint, parse_indexed
 from sniff.ingest.parallel import map_files
@@ -104,7 +104,7 @@ def test_workers_count_what_they_read(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("sniff.ingest.parallel.PARALLEL_MIN_BYTES", 0)
     files = expand([SAMPLE_LOGS])
     with progress.watched() as reading:
-        results = map_files(parse_any, files, workers=2)
+        results = map_files(parse_source, files, workers=2)
         now = reading()
     assert now == progress.Reading(
         planned_files=len(files),

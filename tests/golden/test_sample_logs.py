@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.ingest.claude_code import parse_file
 from sniff.ingest.discover import expand
+from sniff.ingest.formats import parse_source
 from sniff.ingest.parallel import map_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,7 +122,7 @@ def test_total_cost_is_the_sum_of_the_models(report):
 def test_parsing_on_several_cores_gives_the_same_responses(monkeypatch):
     """The worker-process path (used above 16 MB of logs) must not change any number."""
     files = expand([SAMPLES])
-    alone = map_files(parse_file, files, workers=1)
+    alone = map_files(parse_source, files, workers=1)
     monkeypatch.setattr("sniff.ingest.parallel.PARALLEL_MIN_BYTES", 0)
-    spread = map_files(parse_file, files, workers=3)
+    spread = map_files(parse_source, files, workers=3)
     assert spread == alone

@@ -32,7 +32,6 @@ import pytest
 
 from sniff.api import load
 from sniff.ingest import indexed
-from sniff.ingest import lines as reading
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.index_store import INDEX_FILE, Entry, IndexStore
 from sniff.ingest.record import Prompts
@@ -837,19 +836,19 @@ def test_a_file_that_could_not_be_read_is_read_once_it_can(
 ) -> None:
     path = transcript(tmp_path, "locked", 2)
     locked = True
-    real_open = open
+    real_open = os.open
 
     def guarded_open(file: Any, *args: Any, **kwargs: Any) -> Any:
         if locked and str(file) == str(path):  # as a chmod 000 file does for a non-root user
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(reading, "open", guarded_open, raising=False)  # where logs are opened
+    monkeypatch.setattr(os, "open", guarded_open)  # where logs are opened
     first = totals([tmp_path], True)
     assert first["issues"] == [(str(path), 0, "cannot read file: Permission denied", False)]
     assert first["requests"] == []
 
-    locked = False  # `chmod 644`: size, mtime and inode unchanged
+    locked = False  # as `chmod 644` does, but with its identity unchanged: the row never matches
     same_as_without_index([tmp_path])
 
 
