@@ -52,6 +52,8 @@ def locked(directory: Path) -> Iterator[None]:
         UserError: it cannot be created, or another export is writing to it.
     """
     created = not directory.exists()
+    if not created and not directory.is_dir():
+        raise UserError(f"not a directory: {directory}")
     try:
         directory.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(directory, os.O_RDONLY)

@@ -34,11 +34,11 @@ def _writes(mode: str) -> bool:
 
 
 class _Filling(io.RawIOBase):
-    """A file being written to a disk with `left[0]` bytes free."""
+    """A file being written to a disk with `left[0]` bytes free; past them, `failure`."""
 
-    def __init__(self, real: Any, left: list[int]) -> None:
+    def __init__(self, real: Any, left: list[int], failure: BaseException) -> None:
         super().__init__()
-        self.real, self.left = real, left
+        self.real, self.left, self.failure = real, left, failure
 
     def write(self, data: Any) -> int:
         data = bytes(data)
@@ -46,7 +46,7 @@ class _Filling(io.RawIOBase):
         self.real.write(data[:room])
         self.left[0] -= room
         if room < len(data):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            raise self.failure
         return room
 
     def writable(self) -> bool:
@@ -63,9 +63,13 @@ class _Filling(io.RawIOBase):
         self.real.close()
 
 
-def fill_disk(monkeypatch: pytest.MonkeyPatch, root: Path, free: int) -> None:
-    """Files written under `root` share `free` bytes; a write past them fails with ENOSPC."""
+def fill_disk(
+    monkeypatch: pytest.MonkeyPatch, root: Path, free: int, failure: BaseException | None = None
+) -> None:
+    """Files written under `root` share `free` bytes; a write past them fails with ENOSPC
+    (or `failure`, such as the KeyboardInterrupt of a Ctrl-C while writing)."""
     left = [free]
+    failure = failure or OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     real_open = builtins.open
 
     def opened(
@@ -80,7 +84,7 @@ def fill_disk(monkeypatch: pytest.MonkeyPatch, root: Path, free: int) -> None:
         if not _writes(mode) or not _under(file, root):
             return real_open(file, mode, buffering, encoding, errors, newline, *args)
         binary = real_open(file, mode.replace("t", "") + ("" if "b" in mode else "b"), buffering=0)
-        raw = _Filling(binary, left)
+        raw = _Filling(binary, left, failure)
         if "b" in mode:
             return raw
         text = io.BufferedWriter(raw)
@@ -108,6 +112,8 @@ def refuse_writes(monkeypatch: pytest.MonkeyPatch, root: Path, code: int = errno
     def refused(name: str, real: Any) -> Any:
         def call(*args: Any, **kwargs: Any) -> Any:
             if any(_under(arg, root) for arg in args[:2] if not isinstance(arg, int)):
+                if name in ("unlink", "rmdir") and not os.path.lexists(args[0]):
+                    raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(args[0]))
                 raise OSError(code, os.strerror(code), str(args[0]))
             return real(*args, **kwargs)
 
