@@ -45,8 +45,8 @@ PARTITION = "day"
 def locked(directory: Path) -> Iterator[None]:
     """`directory`, created if need be, written by this process alone while the block runs.
 
-    A directory this call created is removed again when the block fails, so a failed first
-    export leaves nothing behind.
+    A directory this call created is removed again when the block fails before an export with
+    rows was committed to it, so a failed first export leaves nothing behind.
 
     Raises:
         UserError: it cannot be created, or another export is writing to it.
@@ -56,18 +56,15 @@ def locked(directory: Path) -> Iterator[None]:
         raise UserError(f"not a directory: {directory}")
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(directory, os.O_RDONLY)
     except OSError as error:
         raise cannot_write(directory, error) from error
     try:
-        _lock(descriptor, directory)
-        yield
+        with _held(directory):
+            yield
     except BaseException:
-        if created:
+        if created and not any(files_of(directory).values()):
             shutil.rmtree(directory, ignore_errors=True)
         raise
-    finally:
-        os.close(descriptor)
 
 
 def files_of(directory: Path) -> dict[str, list[Path]]:
@@ -199,8 +196,9 @@ def _written_here(name: str) -> bool:
     return name.startswith("part-") and name.endswith(".parquet") or is_temporary(name, "part-")
 
 
-def _lock(descriptor: int, directory: Path) -> None:
-    """Hold `directory` for this process, or fail at once if another export holds it.
+@contextlib.contextmanager
+def _held(directory: Path) -> Iterator[None]:
+    """Hold `directory` for this process while the block runs, or fail at once if another does.
 
     Raises:
         UserError: another export is writing to it.
@@ -208,12 +206,22 @@ def _lock(descriptor: int, directory: Path) -> None:
     try:
         import fcntl
     except ImportError:  # no folder locks on Windows: one export at a time is then up to the user
+        yield
         return
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError as error:
+        raise cannot_write(directory, error) from error
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        os.close(descriptor)
         raise UserError(
             f"another sniff export is writing to {directory}: try again when it is done"
         ) from None
     except OSError:  # a file system without locks (some network ones): go on, as before
-        return
+        pass
+    try:
+        yield
+    finally:
+        os.close(descriptor)
