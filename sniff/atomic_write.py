@@ -1,7 +1,8 @@
 """Provides writing a user's files whole or not at all, and the one-line error when that fails.
 
 How: the bytes go to a temporary name beside the target, are fsynced, then renamed over it,
-and the folder is fsynced. A rename within one folder is atomic, so a reader sees the old file
+and the folder is fsynced (a target that is not a regular file, such as `/dev/stdout`, is
+written to instead). A rename within one folder is atomic, so a reader sees the old file
 or the new one, never a part; a failure (a full disk, a read-only folder, Ctrl-C) removes the
 temporary file, so nothing empty or partial is left. Temporary names start with `.` and end with
 `.tmp`: a glob of `*.parquet` or `*.html`, and pyarrow's dataset discovery (which skips names
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from pathlib import Path
 
 from sniff.errors import UserError
@@ -32,23 +34,38 @@ def is_temporary(name: str, target_prefix: str) -> bool:
 def write_whole(target: Path, data: bytes) -> None:
     """Replace `target` by `data`, whole or not at all.
 
+    A link is followed (the file it names is replaced, the link kept), and the file keeps its
+    permissions. A target that is not a regular file (`/dev/stdout`, a pipe, a terminal) is
+    written to, as a shell's `>` would: replacing it would put a file in its place.
+
     Raises:
         UserError: it cannot be written (the reason in one line; `target` is as it was).
     """
     try:
-        replace(target, data)
+        try:
+            status: os.stat_result | None = os.stat(target)
+        except FileNotFoundError:
+            status = None
+        if status is not None and not stat.S_ISREG(status.st_mode):
+            with open(target, "wb") as file:
+                file.write(data)
+            return
+        mode = None if status is None else stat.S_IMODE(status.st_mode)
+        replace(Path(os.path.realpath(target)), data, mode)
     except OSError as error:
         raise cannot_write(target, error) from error
 
 
-def replace(target: Path, data: bytes) -> None:
-    """Replace `target` by `data`, whole or not at all.
+def replace(target: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace the regular file `target` by `data` (with permissions `mode`), whole or not at all.
 
     Raises:
         OSError: it cannot be written; `target` is as it was and nothing is left beside it.
     """
     staged = stage(target, data)
     try:
+        if mode is not None:
+            os.chmod(staged, mode)
         os.replace(staged, target)
     except BaseException:
         discard(staged)
