@@ -1,4 +1,4 @@
-"""Provides finding `sniff export` folders among paths, and their identity.
+"""Provides finding `sniff export` folders among paths, their identity, and the files they hold.
 
 Apart from reading them (`parquet_in`) because discovery runs at every start: it must not import
 the records, msgspec or pyarrow.

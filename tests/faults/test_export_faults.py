@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from sniff.cli import app
 from sniff.ingest import parquet_in
@@ -135,6 +135,16 @@ def assert_clean(target: Path, merge: Merge) -> None:
     assert snapshot(target) == snapshot(merge.after)
 
 
+def earlier(tmp_path: Path, merge: Merge) -> Path:
+    """A copy of the earlier export, to merge into."""
+    return Path(shutil.copytree(merge.before, tmp_path / "export"))
+
+
+def merging(target: Path) -> Result:
+    """The merge of all the sample logs into `target`, in this process."""
+    return runner.invoke(app, ["export", str(SAMPLE_LOGS), "-o", str(target), "--no-progress"])
+
+
 def halves(source: Path, target: Path) -> Path:
     """Every log under `source` cut to its first half of lines, at the same place in `target`."""
     for log in source.rglob("*.jsonl"):
@@ -187,8 +197,7 @@ into place; unlink: after the manifest switched, while the files it no longer li
 def test_a_merge_killed_at_any_moment_loses_no_earlier_row(
     tmp_path: Path, merge: Merge, kind: str, moment: str
 ) -> None:
-    target = tmp_path / "export"
-    shutil.copytree(merge.before, target)
+    target = earlier(tmp_path, merge)
     count = merge.calls[kind]
     assert count > 2, merge.calls  # the merge writes, renames and removes files
     at = {"first": 1, "second": 2, "middle": (count + 1) // 2, "last": count}[moment]
@@ -214,8 +223,7 @@ def test_an_interrupted_merge_leaves_the_earlier_export_as_it_was(
     tmp_path: Path, merge: Merge, monkeypatch: pytest.MonkeyPatch, replace_at: str
 ) -> None:
     """Ctrl-C: the merge removes what it wrote, so not even a hidden file is left."""
-    target = tmp_path / "export"
-    shutil.copytree(merge.before, target)
+    target = earlier(tmp_path, merge)
     before = snapshot(target)
     real, calls = os.replace, []
     last = merge.calls["replace"]
@@ -228,7 +236,7 @@ def test_an_interrupted_merge_leaves_the_earlier_export_as_it_was(
         real(source, destination)
 
     monkeypatch.setattr(os, "replace", replace)
-    result = runner.invoke(app, ["export", str(SAMPLE_LOGS), "-o", str(target), "--no-progress"])
+    result = merging(target)
     assert result.exit_code != 0
     assert snapshot(target) == before
 
@@ -250,13 +258,12 @@ def new_bytes(merge: Merge) -> int:
 def test_a_full_disk_is_one_line_and_the_earlier_export_stays_whole(
     tmp_path: Path, merge: Merge, monkeypatch: pytest.MonkeyPatch, room: str
 ) -> None:
-    target = tmp_path / "export"
-    shutil.copytree(merge.before, target)
+    target = earlier(tmp_path, merge)
     before = snapshot(target)
     parts = new_bytes(merge) - len((merge.after / "sniff-export.json").read_bytes())
     free = {"none": 0, "some": parts // 3, "all but the manifest": parts + 100}[room]
     fill_disk(monkeypatch, target, free)
-    result = runner.invoke(app, ["export", str(SAMPLE_LOGS), "-o", str(target), "--no-progress"])
+    result = merging(target)
     assert result.exit_code == 2, result.output
     line = one_line_error(result.stderr)
     assert f"cannot write {target}: No space left on device" in line
@@ -270,7 +277,7 @@ def test_a_full_disk_on_a_first_export_leaves_no_folder(
 ) -> None:
     target = tmp_path / "new" / "export"
     fill_disk(monkeypatch, tmp_path, 2000)
-    result = runner.invoke(app, ["export", str(SAMPLE_LOGS), "-o", str(target), "--no-progress"])
+    result = merging(target)
     assert result.exit_code == 2, result.output
     assert "No space left on device" in one_line_error(result.stderr)
     assert not target.exists()
@@ -306,8 +313,7 @@ def test_a_second_export_into_the_same_folder_at_once_is_refused(
 ) -> None:
     import fcntl
 
-    target = tmp_path / "export"
-    shutil.copytree(merge.before, target)
+    target = earlier(tmp_path, merge)
     before = snapshot(target)
     held = os.open(target, os.O_RDONLY)
     try:
@@ -324,8 +330,7 @@ def test_sniff_reads_the_files_the_manifest_lists_not_what_a_kill_left(
     tmp_path: Path, merge: Merge
 ) -> None:
     """A file left by a killed merge (renamed in, never listed) is not counted."""
-    target = tmp_path / "export"
-    shutil.copytree(merge.before, target)
+    target = earlier(tmp_path, merge)
     [listed, *_] = parquet_in.table_files(target)
     stray = pq.read_table(listed)
     keys = stray.column("key").to_pylist()
@@ -340,8 +345,7 @@ def test_a_merge_while_an_export_is_read_gives_the_new_rows(
     tmp_path: Path, merge: Merge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The reader's files vanish under it (the merge removed them): it reads the new export."""
-    target = tmp_path / "export"
-    shutil.copytree(merge.before, target)
+    target = earlier(tmp_path, merge)
     real = parquet_in.read_table_file
     merged: list[bool] = []
 
@@ -359,8 +363,7 @@ def test_an_export_written_before_manifests_listed_files_is_read_and_merged(
     tmp_path: Path, merge: Merge
 ) -> None:
     """Older exports (`part-0.parquet`, a manifest without `files`) still read and merge."""
-    target = tmp_path / "export"
-    shutil.copytree(merge.before, target)
+    target = earlier(tmp_path, merge)
     manifest = json.loads((target / "sniff-export.json").read_text())
     del manifest["files"]
     manifest["version"] = 1
