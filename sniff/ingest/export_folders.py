@@ -11,7 +11,7 @@ import os
 from pathlib import Path, PurePosixPath
 
 MANIFEST = "sniff-export.json"
-"""The file that marks a folder as an export (`sniff.export.writer.MANIFEST`)."""
+"""The file that marks a folder as an export and lists its files (`sniff.export.layout`)."""
 REQUESTS = "requests"
 """The table read back; the others derive from it."""
 
