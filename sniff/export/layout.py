@@ -145,18 +145,21 @@ def _stage_tables(
     Raises:
         OSError: one cannot be written (the ones staged before are swept by the caller).
     """
+    parts = [
+        (name, day, part) for name, table in tables.items() for day, part in _partitions(table)
+    ]
+    encoded = _in_parallel(lambda named: _encode(named[2]), parts)
     new: list[tuple[Path, bytes]] = []
-    for name, table in tables.items():
+    for name in tables:
         (directory / name).mkdir(exist_ok=True)
         files[name] = []
-        for day, part in _partitions(table):
-            data = _encode(part)
-            relative = f"{PARTITION}={day}/part-{hashlib.blake2b(data, digest_size=8).hexdigest()}"
-            files[name].append(f"{relative}.parquet")
-            final = directory / name / f"{relative}.parquet"
-            if final not in held:  # the same name is the same bytes
-                final.parent.mkdir(exist_ok=True)
-                new.append((final, data))
+    for (name, day, _), data in zip(parts, encoded, strict=True):
+        relative = f"{PARTITION}={day}/part-{hashlib.blake2b(data, digest_size=8).hexdigest()}"
+        files[name].append(f"{relative}.parquet")
+        final = directory / name / f"{relative}.parquet"
+        if final not in held:  # the same name is the same bytes
+            final.parent.mkdir(exist_ok=True)
+            new.append((final, data))
     temporaries = _in_parallel(lambda pair: stage(*pair), new)
     return [(temporary, final) for temporary, (final, _) in zip(temporaries, new, strict=True)]
 
