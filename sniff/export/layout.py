@@ -41,8 +41,9 @@ TABLES = ("requests", "sessions", "breaks", "blocks")
 FORMAT_VERSION = 2
 """2: the manifest lists each table's files (`files`), named by the digest of their bytes."""
 PARTITION = "day"
-SYNC_THREADS = 8
-"""fsyncs at once: a disk commits those that wait together in one go, so they take less time."""
+THREADS = 8
+"""Files encoded or fsynced at once: pyarrow encodes outside the interpreter's lock, and a disk
+commits the fsyncs that wait together in one go."""
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -165,12 +166,12 @@ def _stage_tables(
 
 
 def _in_parallel(function: Callable[[T], R], items: Iterable[T]) -> list[R]:
-    """`function` of each item, on a few threads: what it waits for is the disk (fsync).
+    """`function` of each item, in order, on `THREADS` threads.
 
     Raises:
         Exception: the first that `function` raised, once every call begun has ended.
     """
-    pool = ThreadPoolExecutor(max_workers=SYNC_THREADS)
+    pool = ThreadPoolExecutor(max_workers=THREADS)
     try:
         return list(pool.map(function, items))
     finally:
