@@ -193,6 +193,10 @@ MOMENTS = [
 into place; unlink: after the manifest switched, while the files it no longer lists go."""
 
 
+KILLS = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="no SIGKILL on this system")
+
+
+@KILLS
 @pytest.mark.parametrize(("kind", "moment"), MOMENTS)
 def test_a_merge_killed_at_any_moment_loses_no_earlier_row(
     tmp_path: Path, merge: Merge, kind: str, moment: str
@@ -208,6 +212,7 @@ def test_a_merge_killed_at_any_moment_loses_no_earlier_row(
     assert_clean(target, merge)
 
 
+@KILLS
 def test_a_first_export_killed_leaves_a_folder_the_next_one_writes(tmp_path: Path) -> None:
     target = tmp_path / "export"
     result = killed(target, "replace", 2)
