@@ -159,23 +159,15 @@ def _on_terminal() -> bool:
 
 
 def _write(target: Path, text: str) -> int:
-    """Write `text` to `target` whole or not at all (a temporary file renamed); its size.
+    """Write `text` to `target` whole or not at all (`atomic_write`); its size.
 
     Raises:
-        UserError: the file cannot be written.
+        UserError: the file cannot be written; nothing is left in its place.
     """
-    import os
-
-    from sniff.errors import UserError
+    from sniff.atomic_write import write_whole
 
     data = text.encode("utf-8")
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        temporary.write_bytes(data)
-        os.replace(temporary, target)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise UserError(f"cannot write {target}: {error.strerror or error}") from error
+    write_whole(target, data)
     return len(data)
 
 

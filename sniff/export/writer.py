@@ -1,16 +1,15 @@
 """Provides `export`: write (or merge into) a directory of Parquet tables partitioned by day.
 
-Layout: `DIR/<table>/day=YYYY-MM-DD/part-0.parquet` for the tables `requests`, `sessions`,
-`breaks` and `blocks`, and `DIR/sniff-export.json` describing them. Rows have stable keys (the
-provider's request id), so exporting into a directory that already holds an export merges: one
-row per request key, sessions and breaks derived again from the union. Exporting the same logs
-twice, or two overlapping folders one after the other, gives the rows of one export of the union.
+Layout (`layout`): `DIR/<table>/day=YYYY-MM-DD/part-<digest>.parquet` for the tables
+`requests`, `sessions`, `breaks` and `blocks`, and `DIR/sniff-export.json` listing them. Rows
+have stable keys (the provider's request id), so exporting into a directory that already holds
+an export merges: one row per request key, sessions and breaks derived again from the union.
+Exporting the same logs twice, or two overlapping folders one after the other, gives the rows of
+one export of the union. A merge that is killed or fails leaves the earlier export as it was.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
@@ -18,10 +17,10 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sniff import __version__
 from sniff.analyses.breaks import find_breaks
 from sniff.analyses.summary import summarize
 from sniff.errors import UserError
+from sniff.export import layout
 from sniff.export.tables import (
     blocks_table,
     breaks_table,
@@ -29,11 +28,9 @@ from sniff.export.tables import (
     requests_table,
     sessions_table,
 )
+from sniff.ingest.export_folders import MANIFEST
 from sniff.model import Request
 from sniff.pricing import PriceBook
-
-MANIFEST = "sniff-export.json"
-FORMAT_VERSION = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,29 +49,23 @@ def export(directory: Path, requests: list[Request], prices: PriceBook) -> Expor
     """Write the requests (merged with any export already in `directory`) and what derives.
 
     Raises:
-        UserError: `directory` is a file, or holds something that is not a sniff export.
+        UserError: `directory` is a file, holds something that is not a sniff export or a file
+            of its export that cannot be read, or cannot be written (it is then as it was).
     """
-    existing = read_export(directory)
-    merged = _union(existing, requests)
-    ordered = sorted(merged.values(), key=lambda r: (r.ended_at, r.key))
-    tables = {
-        "requests": requests_table(ordered),
-        "sessions": sessions_table(summarize(ordered, UTC).sessions),
-        "breaks": breaks_table(find_breaks(ordered, prices, zone=UTC).breaks),
-        "blocks": blocks_table(ordered),
-    }
-    directory.mkdir(parents=True, exist_ok=True)
-    for name, table in tables.items():
-        _write(directory / name, table)
+    with layout.locked(directory):
+        existing = read_export(directory)
+        if not (directory / MANIFEST).is_file():
+            layout.commit(directory, {})  # an export from the start, should this one be killed
+        merged = _union(existing, requests)
+        ordered = sorted(merged.values(), key=lambda r: (r.ended_at, r.key))
+        tables = {
+            "requests": requests_table(ordered),
+            "sessions": sessions_table(summarize(ordered, UTC).sessions),
+            "breaks": breaks_table(find_breaks(ordered, prices, zone=UTC).breaks),
+            "blocks": blocks_table(ordered),
+        }
+        layout.commit(directory, tables)
     rows = {name: table.num_rows for name, table in tables.items()}
-    manifest = {
-        "format": "sniff-export",
-        "version": FORMAT_VERSION,
-        "sniff": __version__,
-        "partitioning": "hive, by UTC day: <table>/day=YYYY-MM-DD/part-0.parquet",
-        "rows": rows,
-    }
-    (directory / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     known = {r.key for r in existing}
     added = sum(1 for r in requests if r.key not in known)
     return ExportResult(directory, rows, added, len(requests) - added)
@@ -84,7 +75,8 @@ def read_export(directory: Path) -> list[Request]:
     """The requests of an export directory (none when it does not exist or is empty).
 
     Raises:
-        UserError: it is a file, or a non-empty directory that is not a sniff export.
+        UserError: it is a file, a non-empty directory that is not a sniff export, or an export
+            with a file that cannot be read (merging into it would lose that file's rows).
     """
     if not directory.exists():
         return []
@@ -94,10 +86,11 @@ def read_export(directory: Path) -> list[Request]:
         if any(directory.iterdir()):
             raise UserError(f"{directory} is not empty and holds no sniff export: choose another")
         return []
-    requests = _read(directory / "requests")
+    files = layout.files_of(directory)
+    requests = _read(directory, files.get("requests", []))
     if requests is None:
         return []
-    return read_requests(requests, _read(directory / "blocks"))
+    return read_requests(requests, _read(directory, files.get("blocks", [])))
 
 
 def _union(old: list[Request], new: list[Request]) -> dict[str, Request]:
@@ -114,22 +107,23 @@ def _rank(request: Request) -> tuple[int, int, str, int]:
     return (-request.usage.total_tokens, -len(request.blocks), request.file, request.line)
 
 
-def _write(folder: Path, table: pa.Table) -> None:
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
-    if table.num_rows == 0:
-        return
-    pq.write_to_dataset(
-        table,
-        folder,
-        partition_cols=["day"],
-        basename_template="part-{i}.parquet",
-        existing_data_behavior="delete_matching",
-    )
+def _read(directory: Path, files: list[Path]) -> pa.Table | None:
+    """One table of the files' rows (None for no file).
 
-
-def _read(folder: Path) -> pa.Table | None:
-    if not folder.is_dir() or not any(folder.rglob("*.parquet")):
+    Raises:
+        UserError: one cannot be read.
+    """
+    if not files:
         return None
-    return pq.read_table(folder, partitioning="hive")
+    parts = []
+    for file in files:
+        try:
+            with pq.ParquetFile(file) as parquet:
+                parts.append(parquet.read())
+        except (OSError, ValueError) as error:  # pyarrow's errors derive from these
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else "unreadable"
+            raise UserError(
+                f"cannot merge into {directory}: {file} cannot be read ({reason}); "
+                "export into another folder"
+            ) from error
+    return pa.concat_tables(parts, promote_options="default")

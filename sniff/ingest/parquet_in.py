@@ -11,6 +11,8 @@ same price data an export read back costs exactly what the scan that wrote it di
 `--pricing` file applies to it as to logs). Prompt blocks (the `blocks` table) are not restored:
 analyses of prompts see none for these requests. A Parquet file that cannot be read is reported
 as an unreadable file, and a row that is not a request as a skipped line; the rest still count.
+The files read are those the export's manifest lists (`export_folders.table_files`), so a merge
+into the folder while it is read gives the old rows or the new ones, never a mix or a part.
 
 pyarrow is imported only when an export is read; finding exports (`export_folders`) imports
 neither this module nor pyarrow, so discovering paths stays light.
@@ -44,16 +46,28 @@ COLUMNS = (*TEXTS, *OPTIONAL_TEXTS, *TIMES, *TOKENS, "ttl_assumed", "line")
 FLAGS = ("opens_turn", "thinks", "compacted")
 """Columns exports have had since cache breaks judge turns: False where absent."""
 AGENTS = frozenset(agent.value for agent in Agent)
+ATTEMPTS = 3
+"""Reads of an export that merges keep replacing before its rows are given as they stand."""
 
 
 def read_export(path: str) -> FileResult:
-    """One `Response` per row of the export's `requests` table (see the module docstring)."""
-    responses: list[Response] = []
-    issues: list[LineIssue] = []
-    for file in table_files(Path(path)):
-        found, problems = read_table_file(file)
-        responses.extend(found)
-        issues.extend(problems)
+    """One `Response` per row of the export's `requests` table (see the module docstring).
+
+    The files its manifest lists; when a merge switched the manifest while they were read (and
+    may have removed some of them since), the files of the new one.
+    """
+    files = table_files(Path(path))
+    for _ in range(ATTEMPTS):
+        responses: list[Response] = []
+        issues: list[LineIssue] = []
+        for file in files:
+            found, problems = read_table_file(file)
+            responses.extend(found)
+            issues.extend(problems)
+        current = table_files(Path(path))
+        if current == files:
+            break
+        files = current
     return FileResult(responses, issues, 0, SOURCE)
 
 

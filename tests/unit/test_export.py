@@ -82,3 +82,17 @@ def test_a_folder_that_is_not_an_export_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "holds no sniff export" in result.output
     assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def test_exporting_the_same_logs_again_rewrites_no_file(tmp_path: Path) -> None:
+    """Files are named by their bytes: a merge that changes nothing touches nothing, so the
+    index and kept answers of a scan of the export stay valid."""
+    export(tmp_path / "out", SAMPLE_LOGS)
+
+    def files() -> dict[Path, tuple[int, int]]:
+        found = sorted((tmp_path / "out").rglob("*"))
+        return {path: (path.stat().st_ino, path.stat().st_mtime_ns) for path in found}
+
+    before = files()
+    export(tmp_path / "out", SAMPLE_LOGS)
+    assert files() == before
