@@ -51,13 +51,17 @@ def write_whole(target: Path, data: bytes) -> None:
                 file.write(data)
             return
         mode = None if status is None else stat.S_IMODE(status.st_mode)
-        replace(Path(os.path.realpath(target)), data, mode)
+        owner = None if status is None else (status.st_uid, status.st_gid)
+        replace(Path(os.path.realpath(target)), data, mode, owner)
     except OSError as error:
         raise cannot_write(target, error) from error
 
 
-def replace(target: Path, data: bytes, mode: int | None = None) -> None:
-    """Replace the regular file `target` by `data` (with permissions `mode`), whole or not at all.
+def replace(
+    target: Path, data: bytes, mode: int | None = None, owner: tuple[int, int] | None = None
+) -> None:
+    """Replace the regular file `target` by `data` (with permissions `mode` and, where this
+    process may give it, `owner`: user and group ids), whole or not at all.
 
     Raises:
         OSError: it cannot be written; `target` is as it was and nothing is left beside it.
@@ -66,6 +70,9 @@ def replace(target: Path, data: bytes, mode: int | None = None) -> None:
     try:
         if mode is not None:
             os.chmod(staged, mode)
+        if owner is not None:
+            with contextlib.suppress(OSError):  # only root may give a file to another user
+                os.chown(staged, *owner)
         os.replace(staged, target)
     except BaseException:
         discard(staged)

@@ -9,12 +9,10 @@ API accepts; tool schemas get sorted keys. What never moves: the conversation's 
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import json
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -274,25 +272,15 @@ def _check_writable(path: Path) -> None:
 
 
 def _rewrite(path: Path, text: str) -> None:
-    """Replace the file at `path` (a link's target) with `text`, whole or not at all.
+    """Replace the file at `path` (a link's target) with `text`, whole or not at all, keeping
+    its mode and owner: an interruption or a full disk leaves the old file, never part of the
+    new one."""
+    from sniff.atomic_write import replace
 
-    A temporary file beside it, synced and given the old file's mode and owner, is renamed
-    over it: an interruption or a full disk leaves the old file, never part of the new one.
-    """
     target = path.resolve()
-    temporary: str | None = None
     try:
         old = target.stat()
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-        with os.fdopen(handle, "wb") as out:
-            out.write(text.encode("utf-8"))
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, stat.S_IMODE(old.st_mode))
-        with contextlib.suppress(OSError):  # only root may give a file to another user
-            os.chown(temporary, old.st_uid, old.st_gid)
-        os.replace(temporary, target)
+        owner = (old.st_uid, old.st_gid)
+        replace(target, text.encode("utf-8"), stat.S_IMODE(old.st_mode), owner)
     except OSError as error:
-        if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)
         raise UserError(f"--fix cannot rewrite {path}: {error.strerror or error}") from error

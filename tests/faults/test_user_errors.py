@@ -19,7 +19,6 @@ import socketserver
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -29,6 +28,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from sniff import atomic_write
 from sniff.cli import app
 
 REPO = Path(__file__).resolve().parents[2]
@@ -127,7 +127,7 @@ def test_fix_in_a_read_only_folder_is_one_line(
 @pytest.mark.parametrize(
     ("module", "call", "code"),
     [
-        (tempfile, "mkstemp", errno.EROFS),
+        (atomic_write, "open", errno.EROFS),  # the temporary file cannot be created
         (os, "fsync", errno.ENOSPC),
         (os, "replace", errno.ENOSPC),
     ],
@@ -142,7 +142,7 @@ def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(
         raise OSError(code, os.strerror(code))
 
     before = snapshot(prompts)
-    monkeypatch.setattr(module, call, refuse)
+    monkeypatch.setattr(module, call, refuse, raising=False)
     target = prompts / FIXABLE[0]
     line = one_line_error(invoke("lint", "--fix", target))
     assert line == f"sniff: error: --fix cannot rewrite {target}: {os.strerror(code)}"
