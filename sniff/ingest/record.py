@@ -6,11 +6,11 @@ copies of each call found across files into exactly one `Request`.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Literal, NamedTuple
 
 import msgspec
 
+from sniff.ingest.plausible import in_range, seconds
 from sniff.model import Activity, Block, LineIssue
 
 Tokens = tuple[int, int, int, int, int, int]
@@ -89,23 +89,12 @@ class FileResult(NamedTuple):
 def epoch(timestamp: str | float | int | None) -> float | None:
     """A timestamp as seconds since the epoch: ISO-8601 text (UTC when no offset) or a number.
 
-    Numbers above 1e11 are taken as milliseconds.
+    Numbers above 1e11 are taken as milliseconds. None when absent, unreadable, or a date
+    outside the years sniff reads (`plausible`): every time that comes out of a log can be
+    shown in any time zone.
     """
-    if isinstance(timestamp, str):  # the common case first: every parsed response takes this
-        if not timestamp:
-            return None
-        try:
-            moment = datetime.fromisoformat(timestamp)
-        except ValueError:
-            return None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return moment.timestamp()
-    if timestamp is None or isinstance(timestamp, bool):
-        return None
-    if isinstance(timestamp, int | float):
-        return float(timestamp) / 1000 if timestamp > 1e11 else float(timestamp)
-    return None
+    moment = seconds(timestamp)
+    return moment if moment is not None and in_range(moment) else None
 
 
 _ENCODER = msgspec.msgpack.Encoder()
