@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 import orjson
@@ -48,6 +48,7 @@ class _RawMessage(msgspec.Struct):
     content: msgspec.Raw = msgspec.Raw()
 
 
+Item = TypeVar("Item")
 _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
 _RAW_MESSAGES = msgspec.json.Decoder(list[_RawMessage])
 _STRING = msgspec.json.Decoder(str)
@@ -78,19 +79,28 @@ def blocks_from_raw(
     if tools.strip() not in (b"", b"null"):
         found.extend(
             _raw_block(raw, "tool", "tools", count_tokens, around)
-            for raw in _RAW_LIST.decode(tools)
+            for raw in _items(_RAW_LIST, tools)
         )
     if system.lstrip().startswith(b'"'):
         found.append(_text_block(_STRING.decode(system), "system", count_tokens))
     elif system.strip() not in (b"", b"null"):
         found.extend(
             _raw_block(raw, None, "system", count_tokens, around)
-            for raw in _RAW_LIST.decode(system)
+            for raw in _items(_RAW_LIST, system)
         )
     if messages.strip() not in (b"", b"null"):
-        for message in _RAW_MESSAGES.decode(messages):
+        for message in _items(_RAW_MESSAGES, messages):
             found.extend(_message_blocks(message, count_tokens, within))
     return tuple(found)
+
+
+def _items(decoder: msgspec.json.Decoder[list[Item]], raw: bytes) -> list[Item]:
+    """The items of a body's list (tools, system blocks, messages, a message's content); none
+    when it is no list of them: a part of unexpected shape holds no blocks."""
+    try:
+        return decoder.decode(raw)
+    except msgspec.ValidationError:
+        return []
 
 
 def _message_blocks(message: _RawMessage, count_tokens: bool, within: int) -> list[Block]:
@@ -102,7 +112,7 @@ def _message_blocks(message: _RawMessage, count_tokens: bool, within: int) -> li
     around = within + 4  # the body, its messages, the message and its content
     return [
         _raw_block(raw, None, message.role, count_tokens, around)
-        for raw in _RAW_LIST.decode(content)
+        for raw in _items(_RAW_LIST, content)
     ]
 
 
@@ -130,7 +140,7 @@ def conversation(messages: bytes, within: int = 0) -> list[Message]:
     if messages.strip() in (b"", b"null"):
         return found
     digest = b""
-    for message in _RAW_MESSAGES.decode(messages):
+    for message in _items(_RAW_MESSAGES, messages):
         blocks = _message_blocks(message, False, within)
         hasher = hashlib.blake2b(digest, digest_size=16)
         hasher.update(message.role.encode())
@@ -143,7 +153,7 @@ def conversation(messages: bytes, within: int = 0) -> list[Message]:
 
 def message_text(messages: bytes, index: int) -> str:
     """The text of one message of a body's raw `messages` (its text blocks joined)."""
-    decoded = _RAW_MESSAGES.decode(messages)
+    decoded = _items(_RAW_MESSAGES, messages)
     content = msgspec.json.decode(bytes(decoded[index].content)) if decoded else None
     if isinstance(content, str):
         return content

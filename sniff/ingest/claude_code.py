@@ -22,7 +22,7 @@ from sniff.ingest.claude_code_wire import (
     WireUsage,
 )
 from sniff.ingest.lines import decode_lines, read_bytes
-from sniff.ingest.plausible import OUT_OF_RANGE, SURELY_DATED, UNDATED, counted, out_of_range
+from sniff.ingest.plausible import OUT_OF_RANGE, SURELY_DATED, counted, out_of_range
 from sniff.ingest.record import (
     EMBEDDED,
     TOP_LEVEL,
@@ -32,7 +32,7 @@ from sniff.ingest.record import (
     Tokens,
     epoch,
 )
-from sniff.model import Agent, LineIssue
+from sniff.model import UNDATED, Agent, LineIssue
 
 SOURCE = "claude-code"
 PROVIDER = "anthropic"

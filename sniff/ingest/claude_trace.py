@@ -22,9 +22,9 @@ import msgspec
 
 from sniff.ingest import anthropic_api
 from sniff.ingest.lines import decode_lines
-from sniff.ingest.plausible import UNDATED, Implausible, check_date, check_depth
+from sniff.ingest.plausible import Implausible, check_date, check_depth
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, epoch
-from sniff.model import Agent, Block, LineIssue
+from sniff.model import UNDATED, Agent, Block, LineIssue
 
 SOURCE = "claude-trace"
 PROVIDER = "anthropic"
@@ -96,9 +96,6 @@ def parse_data(
             found = _pair(path, number, pair, project_hint, with_prompts)
         except Implausible as error:  # the line is skipped, as if it were not there
             issues.append(LineIssue(path, number, str(error)))
-            continue
-        except msgspec.ValidationError as error:
-            issues.append(LineIssue(path, number, f"request body of unexpected shape: {error}"))
             continue
         if found is not None:
             calls.append(found)

@@ -31,7 +31,6 @@ from sniff.ingest.codex_activity import CALL_ITEMS, RESULT_ITEMS, RolloutActivit
 from sniff.ingest.lines import decode_lines
 from sniff.ingest.plausible import (
     SURELY_DATED,
-    UNDATED,
     Count,
     Cumulative,
     Implausible,
@@ -42,7 +41,7 @@ from sniff.ingest.plausible import (
     counted,
 )
 from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
-from sniff.model import Agent, LineIssue
+from sniff.model import UNDATED, Agent, LineIssue
 
 SOURCE = "codex"
 PROVIDER = "openai"

@@ -21,6 +21,11 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from sniff.model import LineIssue
 
 INDEX_FILE = "index.sqlite3"
 SCHEMA = """
@@ -56,6 +61,8 @@ KEPT_SCOPES = 8
 """Scopes (folders and options) whose parts are kept; the least recently used go first."""
 CHUNK = 500
 """Paths per query (SQLite limits the parameters of one statement)."""
+_LINKS = msgspec.msgpack.Decoder(list[str])
+_ISSUES = msgspec.msgpack.Decoder(list[LineIssue])
 BUSY_TIMEOUT_MS = 30_000
 """How long a run waits for another run's write to finish before giving up on the index."""
 
@@ -152,7 +159,7 @@ class IndexStore:
         except sqlite3.Error:
             self.broken = True
             return None
-        return None if row is None else _entry(path, *row)
+        return None if row is None else _fitting(path, *row)
 
     def paths_under(self, roots: Iterable[str], mode: str) -> list[str]:
         """The indexed files in `mode` that lie under one of `roots` (folders or files)."""
@@ -183,7 +190,7 @@ class IndexStore:
                     f" WHERE mode = ? AND path IN ({marks})",
                     (mode, *chunk),
                 ).fetchall()
-                found.update((row[0], _entry(*row)) for row in rows)
+                found.update((row[0], entry) for row in rows if (entry := _fitting(*row)))
         except sqlite3.Error:
             self.broken = True
         return found
@@ -336,6 +343,30 @@ def _entry(
         path, size, mtime_ns, inode, offset, lines, tail_crc, first_at, last_at, result, state,
         log_format, links, issues, synthetic,
     )  # fmt: skip
+
+
+def _fitting(*row: Any) -> Entry | None:
+    """The `Entry` of a row (see `_entry`), or None when the row does not read as one the index
+    writes (a damaged page SQLite did not notice, another program's write): the file is then
+    read again, and its row written anew."""
+    entry = _entry(*row)
+    numbers = (entry.size, entry.mtime_ns, entry.inode, entry.offset, entry.lines, entry.synthetic)
+    if not all(type(number) is int for number in (*numbers, entry.tail_crc)):
+        return None
+    times = (entry.first_at, entry.last_at)
+    if not all(moment is None or type(moment) in (int, float) for moment in times):
+        return None
+    if not (entry.log_format is None or isinstance(entry.log_format, str)):
+        return None
+    blobs = (entry.links, entry.issues, entry.result, entry.state or b"")
+    if not all(isinstance(blob, bytes) for blob in blobs):
+        return None
+    try:
+        _LINKS.decode(entry.links or b"\x90")  # both are read in every run, unlike `result`
+        _ISSUES.decode(entry.issues or b"\x90")
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return entry
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -39,8 +39,6 @@ others need parsing to tell whether they are (the transcripts' per-line test).""
 IMPLAUSIBLE_USAGE = "implausible usage"
 TOO_DEEP = f"nested deeper than {MAX_DEPTH} levels"
 OUT_OF_RANGE = "date out of range"
-UNDATED = "unparseable timestamp: dated by its file's time"
-"""The reason of a kept line whose time could not be read."""
 
 _Tokens = Annotated[int, msgspec.Meta(ge=0, le=PLAUSIBLE_TOKENS)]
 _WholeTokens = Annotated[float, msgspec.Meta(ge=0, le=PLAUSIBLE_TOKENS, multiple_of=1)]

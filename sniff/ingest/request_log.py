@@ -17,9 +17,9 @@ import orjson
 
 from sniff.ingest import anthropic_api, openai_api
 from sniff.ingest.lines import decode_lines
-from sniff.ingest.plausible import UNDATED, Implausible, check_date, check_depth
+from sniff.ingest.plausible import Implausible, check_date, check_depth
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
-from sniff.model import Agent, Block, LineIssue
+from sniff.model import UNDATED, Agent, Block, LineIssue
 
 SOURCE = "request-log"
 APIS = (anthropic_api.API, openai_api.CHAT, openai_api.RESPONSES)

@@ -130,8 +130,13 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
     skipped = dataset.skipped
     if skipped:
         console.print(
-            f"[yellow]{plural(len(skipped), 'line')} skipped[/] (not valid JSON objects); "
+            f"[yellow]{plural(len(skipped), 'line')} skipped[/] (unreadable or implausible); "
             "--verbose lists them."
+        )
+    if dataset.undated:
+        console.print(
+            f"{plural(len(dataset.undated), 'line')} with a timestamp sniff cannot read: dated "
+            "by the file's time; --verbose lists them."
         )
     for issue in dataset.unreadable:
         console.print(f"[yellow]could not read {issue.file}[/]: {issue.reason}")
