@@ -167,8 +167,9 @@ class Request(msgspec.Struct, frozen=True, gc=False):
         return self.started_at or self.ended_at
 
 
-UNDATED = "unparseable timestamp: dated by its file's time"
-"""The reason of a line kept although its time could not be read."""
+UNDATED = "unparseable timestamp"
+"""The reason of a line kept although a time it holds could not be read: its call is dated by
+the line's other times, or by its file's."""
 
 
 class LineIssue(msgspec.Struct, frozen=True, gc=False):

@@ -160,7 +160,7 @@ class Reader:
     def result(self) -> FileResult:
         """What the lines read so far hold: one `Response` per API response, and activity.
 
-        A response whose time cannot be read is dated by its file's time (`merge`), and said.
+        A response whose time cannot be read is dated by its file's time (`merge`): said.
         """
         responses = [group.response(self) for group in self.groups.values()]
         undated = [

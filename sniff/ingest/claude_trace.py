@@ -99,7 +99,7 @@ def parse_data(
             continue
         if found is not None:
             calls.append(found)
-            if _undated(pair, found.response):
+            if _aware(pair.logged_at) and _aware_epoch(pair.logged_at) is None:
                 issues.append(LineIssue(path, number, UNDATED, True))
     return FileResult(link(calls), issues, 0, SOURCE)
 
@@ -288,11 +288,6 @@ def _aware(text: str | None) -> bool:
 def _aware_epoch(text: str | None) -> float | None:
     """An ISO time as epoch seconds, only if it says its offset from UTC."""
     return epoch(text) if _aware(text) else None
-
-
-def _undated(pair: TracePair, response: Response) -> bool:
-    """Whether the pair's end could not be dated from what it logged: its time is its file's."""
-    return response.last_at is None and _aware(pair.logged_at)
 
 
 def _session(body: TraceBody) -> str | None:

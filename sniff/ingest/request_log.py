@@ -67,7 +67,7 @@ def parse_data(
             issues.append(LineIssue(path, number, str(error)))
             continue
         responses.append(response)
-        if response.last_at is None and any(isinstance(at, str) and at for at in _times(call)):
+        if any(isinstance(at, str) and at and epoch(at) is None for at in _times(call)):
             issues.append(LineIssue(path, number, UNDATED, True))
     return FileResult(responses, issues, 0, SOURCE)
 

@@ -136,7 +136,7 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
     if dataset.undated:
         console.print(
             f"{plural(len(dataset.undated), 'line')} with a timestamp sniff cannot read: dated "
-            "by the file's time; --verbose lists them."
+            "by its other times or its file's; --verbose lists them."
         )
     for issue in dataset.unreadable:
         console.print(f"[yellow]could not read {issue.file}[/]: {issue.reason}")

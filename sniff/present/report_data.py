@@ -91,8 +91,8 @@ def assumptions(report: Report) -> list[str]:
         )
     if warnings["unparseable_timestamps"]:
         said.append(
-            f"Log lines dated by their file's time, their timestamp unreadable: "
-            f"{warnings['unparseable_timestamps']:,}."
+            "Log lines with a timestamp that could not be read, dated by their other times or "
+            f"their file's: {warnings['unparseable_timestamps']:,}."
         )
     for item in report.latency:
         if item.count > item.exact:
