@@ -23,10 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
-from sniff.model import LineIssue
-
 INDEX_FILE = "index.sqlite3"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -61,8 +57,6 @@ KEPT_SCOPES = 8
 """Scopes (folders and options) whose parts are kept; the least recently used go first."""
 CHUNK = 500
 """Paths per query (SQLite limits the parameters of one statement)."""
-_LINKS = msgspec.msgpack.Decoder(list[str])
-_ISSUES = msgspec.msgpack.Decoder(list[LineIssue])
 BUSY_TIMEOUT_MS = 30_000
 """How long a run waits for another run's write to finish before giving up on the index."""
 
@@ -346,25 +340,26 @@ def _entry(
 
 
 def _fitting(*row: Any) -> Entry | None:
-    """The `Entry` of a row (see `_entry`), or None when the row does not read as one the index
-    writes (a damaged page SQLite did not notice, another program's write): the file is then
-    read again, and its row written anew."""
+    """The `Entry` of a row (see `_entry`), or None when its columns are not of the types the
+    index writes (a damaged page SQLite did not notice, another program's write): the file is
+    then read again, and its row written anew. (Blobs that do not decode are found where they
+    are decoded: `indexed`.)"""
     entry = _entry(*row)
-    numbers = (entry.size, entry.mtime_ns, entry.inode, entry.offset, entry.lines, entry.synthetic)
-    if not all(type(number) is int for number in (*numbers, entry.tail_crc)):
-        return None
-    times = (entry.first_at, entry.last_at)
-    if not all(moment is None or type(moment) in (int, float) for moment in times):
-        return None
-    if not (entry.log_format is None or isinstance(entry.log_format, str)):
-        return None
-    blobs = (entry.links, entry.issues, entry.result, entry.state or b"")
-    if not all(isinstance(blob, bytes) for blob in blobs):
-        return None
-    try:
-        _LINKS.decode(entry.links or b"\x90")  # both are read in every run, unlike `result`
-        _ISSUES.decode(entry.issues or b"\x90")
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    if (
+        type(entry.size) is not int
+        or type(entry.mtime_ns) is not int
+        or type(entry.inode) is not int
+        or type(entry.offset) is not int
+        or type(entry.lines) is not int
+        or type(entry.tail_crc) is not int
+        or type(entry.synthetic) is not int
+        or not isinstance(entry.first_at, float | int | None)
+        or not isinstance(entry.last_at, float | int | None)
+        or not isinstance(entry.log_format, str | None)
+        or type(entry.links) is not bytes
+        or type(entry.issues) is not bytes
+        or type(entry.result) is not bytes
+    ):
         return None
     return entry
 
