@@ -22,7 +22,7 @@ import msgspec
 
 from sniff.ingest import anthropic_api
 from sniff.ingest.lines import decode_lines
-from sniff.ingest.plausible import Implausible, check_date, check_depth
+from sniff.ingest.plausible import Implausible, check_date, decoded
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, epoch
 from sniff.model import UNDATED, Agent, Block, LineIssue
 
@@ -208,18 +208,6 @@ def _new_user_content(last: anthropic_api.Message) -> bool:
     return last.role == "user" and any(kind != "tool_result" for kind in last.kinds)
 
 
-def _body(raw: msgspec.Raw) -> Any:
-    """A response's JSON body as plain values; None when absent.
-
-    Raises:
-        Implausible: it nests its line too deep to read.
-    """
-    if not raw:
-        return None
-    check_depth(raw, AROUND_BODY)
-    return msgspec.json.decode(raw)
-
-
 def _streamed(response: TraceResponse) -> bool:
     """Whether the response was a stream: no JSON body, the SSE text instead."""
     return bool(response.body_raw) and bytes(response.body).strip() in (b"", b"null")
@@ -240,7 +228,7 @@ def _message(response: TraceResponse | None, note: str | None) -> tuple[dict[str
     if response is None:
         return {}, note or "no response"
     status = response.status_code or 0
-    body = _body(response.body)
+    body = decoded(response.body, AROUND_BODY)
     if status >= 400:
         if body is None and response.body_raw:
             try:

@@ -36,9 +36,9 @@ from sniff.ingest.plausible import (
     Implausible,
     UsageFields,
     check_date,
-    check_depth,
     check_growth,
     counted,
+    decoded,
 )
 from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
 from sniff.model import UNDATED, Agent, LineIssue
@@ -254,7 +254,9 @@ class Reader:
             self.request_start = timestamp
 
     def _meta(self, payload: Payload) -> None:
-        source = _decoded(payload.source)  # first: a line too deep to read changes nothing
+        source = decoded(
+            payload.source, 2
+        )  # the line, the payload  # first: a line too deep to read changes nothing
         self.metas += 1
         if self.metas > 1:  # a forked rollout names its parent in a second session_meta
             self.parent_id = self.parent_id or payload.id
@@ -357,18 +359,6 @@ def _tokens(counts: tuple[int, int, int, int, int]) -> Tokens:
     cached = min(cached, total_input)
     written = min(written, total_input - cached)
     return (total_input - cached - written, cached, written, 0, output, reasoning)
-
-
-def _decoded(raw: msgspec.Raw) -> Any:
-    """A raw JSON value as plain values (None when absent).
-
-    Raises:
-        Implausible: it is nested too deep to read.
-    """
-    if not raw:
-        return None
-    check_depth(raw)
-    return msgspec.json.decode(raw)
 
 
 def _spawning_parent(source: Any) -> str | None:

@@ -146,6 +146,18 @@ def check_depth(raw: bytes | memoryview, within: int = 0) -> None:
         raise Implausible(TOO_DEEP)
 
 
+def decoded(raw: msgspec.Raw, within: int = 0) -> Any:
+    """A raw JSON value (see `too_deep` for `within`) as plain values; None when absent.
+
+    Raises:
+        Implausible: it nests its line deeper than `MAX_DEPTH`.
+    """
+    if not raw:
+        return None
+    check_depth(raw, within)
+    return msgspec.json.decode(raw)
+
+
 def seconds(timestamp: str | float | int | None) -> float | None:
     """A timestamp as seconds since the epoch, unbounded: ISO-8601 text (UTC when it names no
     offset) or a number, taken as milliseconds above 1e11; None when absent or unreadable."""

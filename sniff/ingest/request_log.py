@@ -13,11 +13,10 @@ from pathlib import PurePath
 from typing import Any
 
 import msgspec
-import orjson
 
 from sniff.ingest import anthropic_api, openai_api
 from sniff.ingest.lines import decode_lines
-from sniff.ingest.plausible import Implausible, check_date, check_depth
+from sniff.ingest.plausible import Implausible, check_date, decoded
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
 from sniff.model import UNDATED, Agent, Block, LineIssue
 
@@ -102,9 +101,9 @@ def _call(
 ) -> Response:
     for timestamp in _times(call):
         check_date(timestamp)
-    request = _decoded(call.request)
+    request = decoded(call.request, AROUND_BODY)
     request = request if isinstance(request, dict) else {}
-    logged = _decoded(call.response)
+    logged = decoded(call.response, AROUND_BODY)
     api = call.api if call.api in APIS else detect_api(request, logged)
     body, error = _response_body(api, logged, call.status)
     tokens, assumed = _tokens(api, body) if error is None else (NO_TOKENS, False)
@@ -132,18 +131,6 @@ def _call(
         _blocks(api, request, with_prompts is True) if with_prompts else (),
         error,
     )
-
-
-def _decoded(raw: msgspec.Raw) -> Any:
-    """A raw JSON body as plain values; None when absent.
-
-    Raises:
-        Implausible: it nests its line too deep to read.
-    """
-    if not raw:
-        return None
-    check_depth(raw, AROUND_BODY)
-    return orjson.loads(bytes(raw))
 
 
 def _response_body(
