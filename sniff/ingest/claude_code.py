@@ -162,15 +162,9 @@ class Reader:
 
         A response whose time cannot be read is dated by its file's time (`merge`): said.
         """
-        responses = [group.response(self) for group in self.groups.values()]
-        undated = [
-            LineIssue(self.path, response.line, UNDATED, True)
-            for response, group in zip(responses, self.groups.values(), strict=True)
-            if (response.first_at is None and group.first_at)
-            or (response.last_at is None and group.last_at)
-        ]
+        issues = list(self.issues)
+        responses = [group.response(self, issues) for group in self.groups.values()]
         activity = self.activity.freeze(self.project)
-        issues = [*self.issues, *undated]
         return FileResult(responses, issues, self.synthetic, SOURCE, activity)
 
     def _progress(self, number: int, entry: WireLine, data: ProgressData) -> None:
@@ -363,7 +357,9 @@ class _Group:
             if model:
                 self.model = sys.intern(model)
 
-    def response(self, reader: Reader) -> Response:
+    def response(self, reader: Reader, issues: list[LineIssue]) -> Response:
+        """The response, as the lines read so far hold it; a time it cannot read is added to
+        `issues` (and left to the merge, which dates the response by its file)."""
         agent_id = self.agent_id
         if not agent_id:
             agent_id = "sidechain-" + reader.sidechain_root(self.parent)[:8]
@@ -371,6 +367,8 @@ class _Group:
         previous, opens_turn, compacted = reader.previous_call(self.key, self.parent)
         first = epoch(self.first_at)
         last = first if self.last_at == self.first_at else epoch(self.last_at)
+        if (first is None and self.first_at) or (last is None and self.last_at):
+            issues.append(LineIssue(reader.path, self.number, UNDATED, True))
         return Response(
             SOURCE,
             self.key,

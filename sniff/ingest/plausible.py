@@ -158,10 +158,14 @@ def decoded(raw: msgspec.Raw, within: int = 0) -> Any:
     return msgspec.json.decode(raw)
 
 
-def seconds(timestamp: str | float | int | None) -> float | None:
-    """A timestamp as seconds since the epoch, unbounded: ISO-8601 text (UTC when it names no
-    offset) or a number, taken as milliseconds above 1e11; None when absent or unreadable."""
-    if isinstance(timestamp, str):
+def epoch(timestamp: str | float | int | None) -> float | None:
+    """A timestamp as seconds since the epoch: ISO-8601 text (UTC when no offset) or a number.
+
+    Numbers above 1e11 are taken as milliseconds. None when absent, unreadable, or a date
+    outside the years sniff reads: every time that comes out of a log can be shown in any time
+    zone (`out_of_range` tells the last case apart).
+    """
+    if isinstance(timestamp, str):  # the common case first: every parsed response takes this
         if not timestamp:
             return None
         try:
@@ -171,28 +175,35 @@ def seconds(timestamp: str | float | int | None) -> float | None:
         if moment.tzinfo is None:
             moment = moment.replace(tzinfo=UTC)
         try:
-            return moment.timestamp()
+            value = moment.timestamp()
         except OverflowError:  # an offset that moves the year 1 or 9999 off the calendar
-            return float("inf") if moment.year > 1 else float("-inf")
-    if timestamp is None or isinstance(timestamp, bool):
+            return None
+    elif timestamp is None or isinstance(timestamp, bool) or not isinstance(timestamp, int | float):
         return None
-    if isinstance(timestamp, int | float):
+    else:
         try:
-            return float(timestamp) / 1000 if timestamp > 1e11 else float(timestamp)
+            value = float(timestamp) / 1000 if timestamp > 1e11 else float(timestamp)
         except OverflowError:  # an integer beyond any float
-            return float("inf") if timestamp > 0 else float("-inf")
-    return None
+            return None
+    return value if EARLIEST <= value < LATEST else None  # NaN is not
+
+
+def out_of_range(timestamp: str | float | int | None) -> bool:
+    """Whether a timestamp reads as a date, but one outside the years sniff reads."""
+    if timestamp is None or isinstance(timestamp, bool) or epoch(timestamp) is not None:
+        return False
+    if isinstance(timestamp, str):
+        try:
+            datetime.fromisoformat(timestamp)
+        except ValueError:
+            return False  # unreadable, which is another matter
+        return True
+    return isinstance(timestamp, int | float)
 
 
 def in_range(moment: float) -> bool:
     """Whether epoch seconds name a date sniff reads (see the module docstring); NaN does not."""
     return EARLIEST <= moment < LATEST
-
-
-def out_of_range(timestamp: str | float | int | None) -> bool:
-    """Whether a timestamp reads as a date outside the years sniff reads."""
-    moment = seconds(timestamp)
-    return moment is not None and not in_range(moment)
 
 
 def check_date(timestamp: str | float | int | None) -> None:

@@ -10,7 +10,7 @@ from typing import Literal, NamedTuple
 
 import msgspec
 
-from sniff.ingest.plausible import in_range, seconds
+from sniff.ingest.plausible import epoch as epoch  # where parsers have always found it
 from sniff.model import Activity, Block, LineIssue
 
 Tokens = tuple[int, int, int, int, int, int]
@@ -84,17 +84,6 @@ class FileResult(NamedTuple):
     """The format the file was read as; None when it is of no format sniff reads."""
     activity: Activity | None = None
     """Tool calls, results and user requests, where the log holds them."""
-
-
-def epoch(timestamp: str | float | int | None) -> float | None:
-    """A timestamp as seconds since the epoch: ISO-8601 text (UTC when no offset) or a number.
-
-    Numbers above 1e11 are taken as milliseconds. None when absent, unreadable, or a date
-    outside the years sniff reads (`plausible`): every time that comes out of a log can be
-    shown in any time zone.
-    """
-    moment = seconds(timestamp)
-    return moment if moment is not None and in_range(moment) else None
 
 
 _ENCODER = msgspec.msgpack.Encoder()
