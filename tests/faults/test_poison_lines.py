@@ -16,13 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import msgspec
 import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.ingest.record import decode_result
-from sniff.model import LineIssue
 from tests.conftest import SAMPLE_LOGS
 
 MARK = "__poison__"
@@ -402,63 +399,3 @@ def test_the_browser_loads_a_poisoned_session_as_the_clean_one(tmp_path):
 
     assert calls(poisoned) == calls(clean)
     assert len(poisoned.skipped) == len(clean.skipped) + len(lines)
-
-
-# --- kept answers and index rows that do not decode ------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "kept",
-    [b'{"stdout": 5, "stderr": ""}', b"[1, 2]", b'"text"', b"\xff\xfe garbage", b""],
-    ids=["wrong types", "a list", "a string", "garbage", "empty"],
-)
-def test_a_kept_answer_that_does_not_decode_is_ignored_and_rebuilt(tmp_path, kept):
-    import os
-
-    path = logs(tmp_path / "logs", CLAUDE_CODE)
-    os.utime(path, (1_770_000_000, 1_770_000_000))  # settled: answers are kept only then
-    first = run("scan", "--json", str(path))
-    answers = Path(os.environ["SNIFF_CACHE_DIR"]) / "answers"
-    [stored] = answers.glob("*.json")
-    stored.write_bytes(kept)
-    again = run("scan", "--json", str(path))
-    assert again.exit_code == 0, again.output
-    assert again.stdout == first.stdout
-    assert json.loads(stored.read_bytes())["stdout"] == first.stdout  # kept anew
-
-
-@pytest.mark.parametrize(
-    ("damage", "command"),
-    [
-        ("UPDATE files SET links = x'c1c1'", "scan"),
-        ("UPDATE files SET issues = x'93a1'", "scan"),
-        ("UPDATE files SET size = 'abc'", "scan"),
-        ("UPDATE files SET first_at = 'x'", "scan"),
-        ("UPDATE files SET result = x'c1'", "sessions"),  # a scan reads its kept parts instead
-    ],
-    ids=["links", "issues", "size", "first_at", "result"],
-)
-def test_an_index_row_that_does_not_decode_is_ignored_and_rebuilt(tmp_path, damage, command):
-    import os
-    import sqlite3
-
-    folder = tmp_path / "logs"
-    for session in (CLAUDE_CODE, CLAUDE_TRACE):
-        os.utime(logs(folder, session), (1_770_000_000, 1_770_000_000))
-    first = run(command, "--json", str(folder))
-    cache = Path(os.environ["SNIFF_CACHE_DIR"])
-    with sqlite3.connect(cache / "index.sqlite3") as db:
-        db.execute(damage)
-    for answer in (cache / "answers").glob("*.json"):
-        answer.unlink()
-    again = run(command, "--json", str(folder))
-    assert again.exit_code == 0, again.output
-    assert again.stdout == first.stdout
-    with sqlite3.connect(cache / "index.sqlite3") as db:
-        rows = db.execute("SELECT size, first_at, links, issues, result FROM files").fetchall()
-    assert len(rows) == 2
-    for size, first_at, links, issues, result in rows:  # each row rebuilt: all of it decodes
-        assert isinstance(size, int) and isinstance(first_at, float)
-        msgspec.msgpack.decode(links, type=list[str])
-        msgspec.msgpack.decode(issues, type=list[LineIssue])
-        decode_result(result)
