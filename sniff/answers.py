@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 if TYPE_CHECKING:
     from sniff.ingest.discover import SourceFile
 
@@ -76,14 +78,10 @@ def remembered(
         run(None)
         return
     stored = folder / f"{key}.json"
-    try:
-        answer = json.loads(stored.read_text(encoding="utf-8"))
-        out, err = answer["stdout"], answer["stderr"]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    else:
-        sys.stdout.write(out)
-        sys.stderr.write(err)
+    answer = _kept(stored)
+    if answer is not None:
+        sys.stdout.write(answer.stdout)
+        sys.stderr.write(answer.stderr)
         return
     if not settled:
         run(files)
@@ -91,6 +89,20 @@ def remembered(
     with _captured() as (out_copy, err_copy):
         run(files)  # an exception (a user error, an exit) leaves no answer behind
     _store(folder, stored, out_copy.getvalue(), err_copy.getvalue())
+
+
+class _Answer(msgspec.Struct):
+    stdout: str
+    stderr: str
+
+
+def _kept(stored: Path) -> _Answer | None:
+    """The answer kept at `stored`; None when there is none, or what is there is no answer
+    (damaged, or written by other code): the command then runs, and keeps its answer anew."""
+    try:
+        return msgspec.json.decode(stored.read_bytes(), type=_Answer)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
 
 def answer_key(

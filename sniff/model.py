@@ -167,6 +167,11 @@ class Request(msgspec.Struct, frozen=True, gc=False):
         return self.started_at or self.ended_at
 
 
+UNDATED = "unparseable timestamp"
+"""The reason of a line kept although a time it holds could not be read: its call is dated by
+the line's other times, or by its file's."""
+
+
 class LineIssue(msgspec.Struct, frozen=True, gc=False):
     """A line (or, at line 0, a whole file) that could not be read as it stood."""
 
@@ -255,6 +260,16 @@ class Dataset(msgspec.Struct, frozen=True):
     def skipped(self) -> tuple[LineIssue, ...]:
         """Lines that were skipped (not counted)."""
         return tuple(issue for issue in self.issues if not issue.kept and issue.line > 0)
+
+    @property
+    def undated(self) -> tuple[LineIssue, ...]:
+        """Lines kept whose timestamp could not be read: dated by their file's time."""
+        return tuple(issue for issue in self.issues if issue.kept and issue.reason == UNDATED)
+
+    @property
+    def repaired(self) -> tuple[LineIssue, ...]:
+        """Lines kept after a repair of their bytes (invalid UTF-8 replaced)."""
+        return tuple(issue for issue in self.issues if issue.kept and issue.reason != UNDATED)
 
     @property
     def unreadable(self) -> tuple[LineIssue, ...]:

@@ -43,23 +43,37 @@ class Filters:
         return [request for request in requests if self.keep(request)]
 
 
-def parse_bound(text: str, zone: tzinfo, *, end: bool) -> datetime:
+def parse_bound(text: str, zone: tzinfo, *, end: bool) -> datetime | None:
     """A `--since`/`--until` value: a date (whole day, in `zone`) or an ISO date-time.
 
-    An `--until` date includes that whole day.
+    An `--until` date includes that whole day. A bound at or beyond the end of the dates logs
+    can hold (`ingest.plausible`) bounds nothing: `--until 9999-12-31` and `--since 0001-01-01`
+    mean no bound (None); a `--since` after them or an `--until` before them is kept at that
+    end, where no request can pass it.
 
     Raises:
         UserError: the text is neither.
     """
+    from sniff.ingest.plausible import EARLIEST, LATEST
+
     try:
         if len(text) == 10:
-            day = date.fromisoformat(text)
-            start = datetime.combine(day, time(), tzinfo=zone)
-            return start + timedelta(days=1) if end else start
-        moment = datetime.fromisoformat(text)
+            moment = datetime.combine(date.fromisoformat(text), time(), tzinfo=zone)
+            if end:
+                moment += timedelta(days=1)
+        else:
+            moment = datetime.fromisoformat(text)
+            moment = moment if moment.tzinfo else moment.replace(tzinfo=zone)
     except ValueError as error:
         raise UserError(f"not a date or ISO date-time: {text!r} (try 2026-01-31)") from error
-    return moment if moment.tzinfo else moment.replace(tzinfo=zone)
+    except OverflowError:  # the day after 9999-12-31
+        return None
+    instant = moment.timestamp()
+    if (instant >= LATEST and end) or (instant < EARLIEST and not end):
+        return None
+    if not EARLIEST <= instant < LATEST:
+        return datetime.fromtimestamp(EARLIEST if instant < EARLIEST else LATEST, UTC)
+    return moment
 
 
 def keep_activity(activity: Activity, filters: Filters, requests: Iterable[Request]) -> Activity:

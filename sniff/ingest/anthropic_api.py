@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 import orjson
 
+from sniff.ingest.plausible import check_depth, count, usage_object, usage_part
 from sniff.ingest.prompt_blocks import make_block
 from sniff.ingest.record import Tokens
 from sniff.model import Block
@@ -48,6 +49,7 @@ class _RawMessage(msgspec.Struct):
     content: msgspec.Raw = msgspec.Raw()
 
 
+Item = TypeVar("Item")
 _RAW_LIST = msgspec.json.Decoder(list[msgspec.Raw])
 _RAW_MESSAGES = msgspec.json.Decoder(list[_RawMessage])
 _STRING = msgspec.json.Decoder(str)
@@ -56,40 +58,63 @@ _BLOCKS_SEEN_MAX = 200_000
 
 
 def blocks_from_raw(
-    tools: bytes, system: bytes, messages: bytes, count_tokens: bool = True
+    tools: bytes, system: bytes, messages: bytes, count_tokens: bool = True, within: int = 0
 ) -> tuple[Block, ...]:
     """`blocks` of a body's raw JSON parts, each block built once per process.
 
     A conversation resends its whole history with every call, so most blocks of a log were
     already seen, byte for byte: they are looked up by their raw JSON instead of decoded,
     canonicalized and hashed again.
+
+    Args:
+        within: the arrays and objects around the body in its log line (its nesting is
+            bounded: `plausible.MAX_DEPTH`).
+
+    Raises:
+        Implausible: a block nests its line too deep to read.
     """
     if len(_blocks_seen) > _BLOCKS_SEEN_MAX:
         _blocks_seen.clear()
     found: list[Block] = []
+    around = within + 2  # the body and the list of tools or system blocks
     if tools.strip() not in (b"", b"null"):
         found.extend(
-            _raw_block(raw, "tool", "tools", count_tokens) for raw in _RAW_LIST.decode(tools)
+            _raw_block(raw, "tool", "tools", count_tokens, around)
+            for raw in _items(_RAW_LIST, tools)
         )
     if system.lstrip().startswith(b'"'):
         found.append(_text_block(_STRING.decode(system), "system", count_tokens))
     elif system.strip() not in (b"", b"null"):
         found.extend(
-            _raw_block(raw, None, "system", count_tokens) for raw in _RAW_LIST.decode(system)
+            _raw_block(raw, None, "system", count_tokens, around)
+            for raw in _items(_RAW_LIST, system)
         )
     if messages.strip() not in (b"", b"null"):
-        for message in _RAW_MESSAGES.decode(messages):
-            found.extend(_message_blocks(message, count_tokens))
+        for message in _items(_RAW_MESSAGES, messages):
+            found.extend(_message_blocks(message, count_tokens, within))
     return tuple(found)
 
 
-def _message_blocks(message: _RawMessage, count_tokens: bool) -> list[Block]:
+def _items(decoder: msgspec.json.Decoder[list[Item]], raw: bytes) -> list[Item]:
+    """The items of a body's list (tools, system blocks, messages, a message's content); none
+    when it is no list of them: a part of unexpected shape holds no blocks."""
+    try:
+        return decoder.decode(raw)
+    except msgspec.ValidationError:
+        return []
+
+
+def _message_blocks(message: _RawMessage, count_tokens: bool, within: int) -> list[Block]:
     content = bytes(message.content)
     if content.lstrip().startswith(b'"'):
         return [_text_block(_STRING.decode(content), message.role, count_tokens)]
     if content.strip() in (b"", b"null"):
         return []
-    return [_raw_block(raw, None, message.role, count_tokens) for raw in _RAW_LIST.decode(content)]
+    around = within + 4  # the body, its messages, the message and its content
+    return [
+        _raw_block(raw, None, message.role, count_tokens, around)
+        for raw in _items(_RAW_LIST, content)
+    ]
 
 
 class Message(NamedTuple):
@@ -103,18 +128,21 @@ class Message(NamedTuple):
     content hashes after those of every message before it (cache-control marks ignored)."""
 
 
-def conversation(messages: bytes) -> list[Message]:
+def conversation(messages: bytes, within: int = 0) -> list[Message]:
     """The messages of a body's raw `messages`, each with the digest of the conversation so far.
 
     Two requests whose digests agree at message n sent the same first n messages, whatever
     cache-control marks they carried: Claude Code moves its breakpoints every turn.
+
+    Raises:
+        Implausible: a block nests its line too deep to read (see `blocks_from_raw`).
     """
     found: list[Message] = []
     if messages.strip() in (b"", b"null"):
         return found
     digest = b""
-    for message in _RAW_MESSAGES.decode(messages):
-        blocks = _message_blocks(message, False)
+    for message in _items(_RAW_MESSAGES, messages):
+        blocks = _message_blocks(message, False, within)
         hasher = hashlib.blake2b(digest, digest_size=16)
         hasher.update(message.role.encode())
         for block in blocks:
@@ -126,7 +154,7 @@ def conversation(messages: bytes) -> list[Message]:
 
 def message_text(messages: bytes, index: int) -> str:
     """The text of one message of a body's raw `messages` (its text blocks joined)."""
-    decoded = _RAW_MESSAGES.decode(messages)
+    decoded = _items(_RAW_MESSAGES, messages)
     content = msgspec.json.decode(bytes(decoded[index].content)) if decoded else None
     if isinstance(content, str):
         return content
@@ -137,10 +165,13 @@ def message_text(messages: bytes, index: int) -> str:
     )
 
 
-def _raw_block(raw: msgspec.Raw, kind: str | None, role: str, count_tokens: bool) -> Block:
+def _raw_block(
+    raw: msgspec.Raw, kind: str | None, role: str, count_tokens: bool, within: int
+) -> Block:
     key = (role, bytes(raw), count_tokens)
     block = _blocks_seen.get(key)
     if block is None:
+        check_depth(key[1], within)  # decoding, canonical JSON and hashing all recurse
         part = msgspec.json.decode(key[1])
         block = _blocks_seen[key] = make_block(kind or _kind(part), role, part, count_tokens)
     return block
@@ -151,12 +182,17 @@ def _text_block(text: str, role: str, count_tokens: bool) -> Block:
 
 
 def tokens(usage: Any) -> tuple[Tokens, bool]:
-    """Usage → (input, read, 5m write, 1h write, output, reasoning), and whether TTL was assumed."""
-    if not isinstance(usage, dict):
+    """Usage → (input, read, 5m write, 1h write, output, reasoning), and whether TTL was assumed.
+
+    Raises:
+        Implausible: a count is present but no plausible count (`plausible.count`).
+    """
+    usage = usage_object(usage)
+    if usage is None:
         return (0, 0, 0, 0, 0, 0), False
     written = count(usage.get("cache_creation_input_tokens"))
-    split = usage.get("cache_creation")
-    if isinstance(split, dict):
+    if usage.get("cache_creation") is not None:
+        split = usage_part(usage, "cache_creation")
         one_hour = count(split.get("ephemeral_1h_input_tokens"))
         if "cache_creation_input_tokens" not in usage:
             written = one_hour + count(split.get("ephemeral_5m_input_tokens"))
@@ -164,8 +200,7 @@ def tokens(usage: Any) -> tuple[Tokens, bool]:
         assumed = False
     else:
         one_hour, assumed = 0, written > 0
-    details = usage.get("output_tokens_details")
-    reasoning = count(details.get("thinking_tokens")) if isinstance(details, dict) else 0
+    reasoning = count(usage_part(usage, "output_tokens_details").get("thinking_tokens"))
     return (
         count(usage.get("input_tokens")),
         count(usage.get("cache_read_input_tokens")),
@@ -187,10 +222,11 @@ def from_sse(text: str) -> tuple[dict[str, Any], str | None]:
     start = sse_event(text, "message_start")
     if start is not None and isinstance(start.get("message"), dict):
         message = dict(start["message"])
-        usage.update(message.get("usage") or {})
+        usage.update(usage_object(message.get("usage")) or {})
     delta = sse_event(text, "message_delta", last=True)
-    if delta is not None and isinstance(delta.get("usage"), dict):
-        usage.update({k: v for k, v in delta["usage"].items() if v is not None})
+    if delta is not None:
+        grown = usage_object(delta.get("usage")) or {}
+        usage.update({k: v for k, v in grown.items() if v is not None})
     failure = sse_event(text, "error")
     if usage:
         message["usage"] = usage
@@ -259,13 +295,6 @@ def error_text(body: Any) -> str:
         if isinstance(inner, str):
             return redact_secrets(inner)
     return "error"
-
-
-def count(value: Any) -> int:
-    """A token count as logged; anything that is not a non-negative number counts as 0."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        return 0
-    return int(value)
 
 
 def _kind(part: Any) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import PurePath
-from typing import Any
 
 from sniff.ingest.claude_code_activity import ActivityLog
 from sniff.ingest.claude_code_wire import (
@@ -23,6 +22,7 @@ from sniff.ingest.claude_code_wire import (
     WireUsage,
 )
 from sniff.ingest.lines import decode_lines, read_bytes
+from sniff.ingest.plausible import OUT_OF_RANGE, SURELY_DATED, counted, out_of_range
 from sniff.ingest.record import (
     EMBEDDED,
     TOP_LEVEL,
@@ -32,7 +32,7 @@ from sniff.ingest.record import (
     Tokens,
     epoch,
 )
-from sniff.model import Agent, LineIssue
+from sniff.model import UNDATED, Agent, LineIssue
 
 SOURCE = "claude-code"
 PROVIDER = "anthropic"
@@ -104,11 +104,14 @@ class Reader:
         times = self.times
         parents = self.parents
         sidechain_parents = self.sidechain_parents
+        earliest, latest = SURELY_DATED
         lines = decode_lines(self.path, data, WireLine, DECODER, self.issues, first_line, newlines)
         for number, entry in lines:
             # The hot loop of a scan: every line of every transcript passes here once.
             timestamp = entry.timestamp
             if timestamp:
+                if not earliest <= timestamp < latest and self._out_of_range(number, timestamp):
+                    continue
                 self.last_time = timestamp
             uuid = entry.uuid
             if uuid is not None:
@@ -133,6 +136,13 @@ class Reader:
             elif kind == "system" and entry.subtype == COMPACT_BOUNDARY and uuid is not None:
                 self.boundaries.add(uuid)
 
+    def _out_of_range(self, number: int, timestamp: str) -> bool:
+        """Whether a line's date is one no time zone can show: then it is skipped."""
+        if out_of_range(timestamp):
+            self.issues.append(LineIssue(self.path, number, OUT_OF_RANGE))
+            return True
+        return False
+
     def _user(self, uuid: str, entry: WireLine) -> None:
         """Remember what a user record means to the cache: a new turn, a compaction summary."""
         if entry.isCompactSummary:
@@ -148,15 +158,21 @@ class Reader:
                     return
 
     def result(self) -> FileResult:
-        """What the lines read so far hold: one `Response` per API response, and activity."""
-        responses = [group.response(self) for group in self.groups.values()]
+        """What the lines read so far hold: one `Response` per API response, and activity.
+
+        A response whose time cannot be read is dated by its file's time (`merge`): said.
+        """
+        issues = list(self.issues)
+        responses = [group.response(self, issues) for group in self.groups.values()]
         activity = self.activity.freeze(self.project)
-        return FileResult(responses, list(self.issues), self.synthetic, SOURCE, activity)
+        return FileResult(responses, issues, self.synthetic, SOURCE, activity)
 
     def _progress(self, number: int, entry: WireLine, data: ProgressData) -> None:
         """A parent's progress line that embeds a subagent's response (2.1.x)."""
         inner = data.message
         if data.type not in (None, "agent_progress") or inner is None:
+            return
+        if inner.timestamp and self._out_of_range(number, inner.timestamp):
             return
         if inner.type == "assistant":
             self._assistant(number, inner, entry, EMBEDDED, data.agentId)
@@ -341,7 +357,9 @@ class _Group:
             if model:
                 self.model = sys.intern(model)
 
-    def response(self, reader: Reader) -> Response:
+    def response(self, reader: Reader, issues: list[LineIssue]) -> Response:
+        """The response, as the lines read so far hold it; a time it cannot read is added to
+        `issues` (and left to the merge, which dates the response by its file)."""
         agent_id = self.agent_id
         if not agent_id:
             agent_id = "sidechain-" + reader.sidechain_root(self.parent)[:8]
@@ -349,6 +367,8 @@ class _Group:
         previous, opens_turn, compacted = reader.previous_call(self.key, self.parent)
         first = epoch(self.first_at)
         last = first if self.last_at == self.first_at else epoch(self.last_at)
+        if (first is None and self.first_at) or (last is None and self.last_at):
+            issues.append(LineIssue(reader.path, self.number, UNDATED, True))
         return Response(
             SOURCE,
             self.key,
@@ -376,36 +396,27 @@ class _Group:
 
 def _usage(usage: WireUsage) -> tuple[Tokens, bool]:
     """Anthropic usage → (input, read, 5m write, 1h write, output, reasoning), TTL assumed?"""
-    written = _count(usage.cache_creation_input_tokens)
+    written = counted(usage.cache_creation_input_tokens)
     split = usage.cache_creation
     if split is not None:
-        one_hour = _count(split.ephemeral_1h_input_tokens)
+        one_hour = counted(split.ephemeral_1h_input_tokens)
         if usage.cache_creation_input_tokens is None:
-            written = one_hour + _count(split.ephemeral_5m_input_tokens)
+            written = one_hour + counted(split.ephemeral_5m_input_tokens)
         one_hour = min(one_hour, written)
         ttl_assumed = False
     else:
         one_hour = 0
         ttl_assumed = written > 0
     details = usage.output_tokens_details
-    reasoning = _count(details.thinking_tokens) if details is not None else 0
+    reasoning = counted(details.thinking_tokens) if details is not None else 0
     return (
-        _count(usage.input_tokens),
-        _count(usage.cache_read_input_tokens),
+        counted(usage.input_tokens),
+        counted(usage.cache_read_input_tokens),
         written - one_hour,
         one_hour,
-        _count(usage.output_tokens),
+        counted(usage.output_tokens),
         reasoning,
     ), ttl_assumed
-
-
-def _count(value: Any) -> int:
-    """A token count as logged; anything that is not a non-negative number counts as 0."""
-    if type(value) is int:
-        return value if value >= 0 else 0
-    if isinstance(value, float) and value >= 0:
-        return int(value)
-    return 0
 
 
 def _thinks(content: object) -> bool:

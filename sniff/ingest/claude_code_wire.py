@@ -3,7 +3,8 @@
 Why a schema: decoding into these structs lets the JSON decoder skip everything else (message
 contents, tool results, thinking) without building Python objects for it, which is most of a
 transcript's bytes. Every field is optional; a line whose fields have unexpected types is
-decoded leniently instead (`lines.lenient`), field by field, so nothing readable is lost.
+decoded leniently instead (`lines.lenient`), field by field, so nothing readable is lost, except
+that a line whose token counts are no plausible counts (`plausible.Count`) is skipped.
 The structs are untracked by the cyclic garbage collector (`gc=False`): a decoded line is a
 tree, never a cycle, and a scan decodes hundreds of thousands of them.
 """
@@ -12,23 +13,23 @@ from __future__ import annotations
 
 import msgspec
 
-Count = int | float | None
+from sniff.ingest.plausible import Count, UsageFields
 
 
-class CacheCreation(msgspec.Struct, gc=False):
+class CacheCreation(UsageFields, gc=False):
     """`usage.cache_creation`: cache writes split by TTL (Claude Code ≥ 1.0.98)."""
 
     ephemeral_5m_input_tokens: Count = None
     ephemeral_1h_input_tokens: Count = None
 
 
-class OutputDetails(msgspec.Struct, gc=False):
+class OutputDetails(UsageFields, gc=False):
     """`usage.output_tokens_details` (Claude Code ≥ 2.1.258)."""
 
     thinking_tokens: Count = None
 
 
-class WireUsage(msgspec.Struct, gc=False):
+class WireUsage(UsageFields, gc=False):
     """`message.usage` as Anthropic reports it: input excludes cache reads and writes."""
 
     input_tokens: Count = None

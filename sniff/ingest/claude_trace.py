@@ -22,8 +22,9 @@ import msgspec
 
 from sniff.ingest import anthropic_api
 from sniff.ingest.lines import decode_lines
+from sniff.ingest.plausible import Implausible, check_date, decoded
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, epoch
-from sniff.model import Agent, Block, LineIssue
+from sniff.model import UNDATED, Agent, Block, LineIssue
 
 SOURCE = "claude-trace"
 PROVIDER = "anthropic"
@@ -34,6 +35,8 @@ SUMMARISER = re.compile(rb"summari[sz]\w* (?:the |this |a )?conversation", re.IG
 """What the system prompt of Claude Code's compaction call says it does."""
 SUMMARY_ASKED = re.compile(r"\bsummary\b", re.IGNORECASE)
 THINKING = frozenset({"thinking", "redacted_thinking"})
+AROUND_BODY = 2
+"""The objects around a request's or response's body in a line: the pair, the request."""
 
 
 class TraceBody(msgspec.Struct):
@@ -58,7 +61,8 @@ class TraceResponse(msgspec.Struct):
     timestamp: float | None = None
     status_code: int | None = None
     headers: dict[str, Any] | None = None
-    body: Any = None
+    body: msgspec.Raw = msgspec.Raw()
+    """Raw JSON, decoded once its nesting is checked (`plausible.check_depth`)."""
     body_raw: str | None = None
 
 
@@ -88,9 +92,15 @@ def parse_data(
     issues: list[LineIssue] = []
     calls = []
     for number, pair in decode_lines(path, data, TracePair, DECODER, issues):
-        found = _pair(path, number, pair, project_hint, with_prompts)
+        try:
+            found = _pair(path, number, pair, project_hint, with_prompts)
+        except Implausible as error:  # the line is skipped, as if it were not there
+            issues.append(LineIssue(path, number, str(error)))
+            continue
         if found is not None:
             calls.append(found)
+            if _aware(pair.logged_at) and _aware_epoch(pair.logged_at) is None:
+                issues.append(LineIssue(path, number, UNDATED, True))
     return FileResult(link(calls), issues, 0, SOURCE)
 
 
@@ -134,6 +144,8 @@ def _pair(
         return None
     body = request.body or TraceBody()
     response = pair.response
+    for timestamp in (request.timestamp, response.timestamp if response else None, pair.logged_at):
+        check_date(timestamp)
     message, error = _message(response, pair.note)
     tokens, assumed = (
         anthropic_api.tokens(message.get("usage")) if not error else (NO_TOKENS, False)
@@ -142,7 +154,7 @@ def _pair(
     first, ended = _times(request, response, pair.logged_at)
     key = message.get("id") or _header(response, "request-id") or f"{path}:{number}"
     prompt = _prompt(body, with_prompts is True) if with_prompts else ()
-    messages = anthropic_api.conversation(bytes(body.messages))
+    messages = anthropic_api.conversation(bytes(body.messages), AROUND_BODY)
     agent, agent_id = _agent(body, messages, str(key))
     found = Response(
         SOURCE,
@@ -158,7 +170,7 @@ def _pair(
         project,
         first,
         ended,
-        request.timestamp,
+        epoch(request.timestamp),
         _version(request.headers),
         path,
         number,
@@ -196,9 +208,14 @@ def _new_user_content(last: anthropic_api.Message) -> bool:
     return last.role == "user" and any(kind != "tool_result" for kind in last.kinds)
 
 
+def _streamed(response: TraceResponse) -> bool:
+    """Whether the response was a stream: no JSON body, the SSE text instead."""
+    return bool(response.body_raw) and bytes(response.body).strip() in (b"", b"null")
+
+
 def _thinks(response: TraceResponse | None, message: dict[str, Any]) -> bool:
     """Whether a response (a JSON message, or a stream) holds thinking blocks."""
-    if response is not None and response.body is None and response.body_raw:
+    if response is not None and _streamed(response) and response.body_raw:
         return anthropic_api.streams_thinking(response.body_raw)
     content = message.get("content")
     return isinstance(content, list) and any(
@@ -211,12 +228,12 @@ def _message(response: TraceResponse | None, note: str | None) -> tuple[dict[str
     if response is None:
         return {}, note or "no response"
     status = response.status_code or 0
-    body = response.body
+    body = decoded(response.body, AROUND_BODY)
     if status >= 400:
         if body is None and response.body_raw:
             try:
                 body = msgspec.json.decode(response.body_raw)
-            except msgspec.DecodeError:
+            except (msgspec.DecodeError, RecursionError):
                 body = None
         return {}, f"HTTP {status}: {anthropic_api.error_text(body)}"
     if isinstance(body, dict):
@@ -240,20 +257,25 @@ def _times(
     local time without one.
     """
     if response is None:
-        return None, _aware_epoch(logged_at) or request.timestamp
-    if response.body is None and response.body_raw:
+        return None, _aware_epoch(logged_at) or epoch(request.timestamp)
+    heard = epoch(response.timestamp)
+    if _streamed(response):
         logged = _aware_epoch(logged_at)
-        heard = response.timestamp
         ended = logged if logged is not None and (heard is None or logged >= heard) else heard
         return heard, ended
-    return response.timestamp, response.timestamp
+    return heard, heard
+
+
+def _aware(text: str | None) -> bool:
+    """Whether an ISO time says its offset from UTC (early writers logged local time)."""
+    if not text:
+        return False
+    return text.endswith("Z") or "+" in text[10:] or "-" in text[10:]
 
 
 def _aware_epoch(text: str | None) -> float | None:
     """An ISO time as epoch seconds, only if it says its offset from UTC."""
-    if not text or not (text.endswith("Z") or "+" in text[10:] or "-" in text[10:]):
-        return None
-    return epoch(text)
+    return epoch(text) if _aware(text) else None
 
 
 def _session(body: TraceBody) -> str | None:
@@ -267,7 +289,7 @@ def _session(body: TraceBody) -> str | None:
 
 def _prompt(body: TraceBody, count_tokens: bool) -> tuple[Block, ...]:
     return anthropic_api.blocks_from_raw(
-        bytes(body.tools), bytes(body.system), bytes(body.messages), count_tokens
+        bytes(body.tools), bytes(body.system), bytes(body.messages), count_tokens, AROUND_BODY
     )
 
 

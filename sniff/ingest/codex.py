@@ -27,11 +27,21 @@ from typing import Any
 
 import msgspec
 
-from sniff.ingest.anthropic_api import count
 from sniff.ingest.codex_activity import CALL_ITEMS, RESULT_ITEMS, RolloutActivity
 from sniff.ingest.lines import decode_lines
+from sniff.ingest.plausible import (
+    SURELY_DATED,
+    Count,
+    Cumulative,
+    Implausible,
+    UsageFields,
+    check_date,
+    check_growth,
+    counted,
+    decoded,
+)
 from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
-from sniff.model import Agent, LineIssue
+from sniff.model import UNDATED, Agent, LineIssue
 
 SOURCE = "codex"
 PROVIDER = "openai"
@@ -45,26 +55,39 @@ INPUT_EVENTS = frozenset({"user_message", "task_started"})
 # (`claude_code_wire`): a decoded line is a tree, never a cycle.
 
 
-class CodexUsage(msgspec.Struct, gc=False):
-    input_tokens: int | float | None = None
-    cached_input_tokens: int | float | None = None
-    cache_write_input_tokens: int | float | None = None
-    output_tokens: int | float | None = None
-    reasoning_output_tokens: int | float | None = None
+class CodexUsage(UsageFields, gc=False):
+    """One response's usage (`last_token_usage`, a `token_usage_record`)."""
 
-    def counts(self) -> tuple[int, int, int, int, int]:
-        """input (cached included), cached, cache writes, output, reasoning."""
-        return (
-            count(self.input_tokens),
-            count(self.cached_input_tokens),
-            count(self.cache_write_input_tokens),
-            count(self.output_tokens),
-            count(self.reasoning_output_tokens),
-        )
+    input_tokens: Count = None
+    cached_input_tokens: Count = None
+    cache_write_input_tokens: Count = None
+    output_tokens: Count = None
+    reasoning_output_tokens: Count = None
+
+
+class CodexTotals(UsageFields, gc=False):
+    """`total_token_usage`: the session's running totals, checked by their growth."""
+
+    input_tokens: Cumulative = None
+    cached_input_tokens: Cumulative = None
+    cache_write_input_tokens: Cumulative = None
+    output_tokens: Cumulative = None
+    reasoning_output_tokens: Cumulative = None
+
+
+def _counts(usage: CodexUsage | CodexTotals) -> tuple[int, int, int, int, int]:
+    """input (cached included), cached, cache writes, output, reasoning."""
+    return (
+        counted(usage.input_tokens),
+        counted(usage.cached_input_tokens),
+        counted(usage.cache_write_input_tokens),
+        counted(usage.output_tokens),
+        counted(usage.reasoning_output_tokens),
+    )
 
 
 class TokenInfo(msgspec.Struct, gc=False):
-    total_token_usage: CodexUsage | None = None
+    total_token_usage: CodexTotals | None = None
     last_token_usage: CodexUsage | None = None
     model: str | None = None
 
@@ -77,7 +100,8 @@ class Payload(msgspec.Struct, gc=False):
     id: str | None = None
     cwd: str | None = None
     cli_version: str | None = None
-    source: Any = None
+    source: msgspec.Raw = msgspec.Raw(b"")
+    """Decoded only where read (`session_meta`), after its depth is checked."""
     model: str | None = None
     info: TokenInfo | None = None
     response_id: str | None = None
@@ -133,10 +157,17 @@ class Reader:
 
     def feed(self, data: bytes, first_line: int = 1, newlines: int | None = None) -> None:
         """Read more whole lines of the rollout, the first of them being line `first_line`."""
+        earliest, latest = SURELY_DATED
         for number, line in decode_lines(
             self.path, data, RolloutLine, DECODER, self.issues, first_line, newlines
         ):
-            self.line(number, line)
+            timestamp = line.timestamp
+            try:
+                if timestamp and not earliest <= timestamp < latest:
+                    check_date(timestamp)
+                self.line(number, line)
+            except Implausible as error:  # the line is skipped, as if it were not there
+                self.issues.append(LineIssue(self.path, number, str(error)))
 
     def result(self) -> FileResult:
         """What the lines read so far hold: the responses, and the activity."""
@@ -161,7 +192,7 @@ class Reader:
             self.model = sys.intern(payload.model)
         elif line.type == "token_usage_record" and payload.usage is not None:
             key = payload.response_id or f"{self.path}:{number}"
-            counts = payload.usage.counts()
+            counts = _counts(payload.usage)
             self.from_records.append(
                 self._response(key, TOP_LEVEL, counts, line.timestamp, number, record=True)
             )
@@ -223,6 +254,9 @@ class Reader:
             self.request_start = timestamp
 
     def _meta(self, payload: Payload) -> None:
+        source = decoded(
+            payload.source, 2
+        )  # the line, the payload  # first: a line too deep to read changes nothing
         self.metas += 1
         if self.metas > 1:  # a forked rollout names its parent in a second session_meta
             self.parent_id = self.parent_id or payload.id
@@ -230,25 +264,27 @@ class Reader:
         self.session_id = payload.id or self.session_id
         self.project = payload.cwd or self.project
         self.version = payload.cli_version
-        parent = _spawning_parent(payload.source)
-        if parent is not None or _is_subagent(payload.source):
+        parent = _spawning_parent(source)
+        if parent is not None or _is_subagent(source):
             self.agent, self.agent_id = Agent.SUBAGENT.value, self.session_id
             self.parent_id = parent
             self.session_id = parent or self.session_id
 
     def _token_count(self, number: int, info: TokenInfo, timestamp: str | None) -> None:
+        total = None if info.total_token_usage is None else _counts(info.total_token_usage)
+        delta = None if total is None or total == self.previous else _growth(self.previous, total)
+        if delta is not None:
+            check_growth(delta)  # first: an implausible event changes nothing
         if info.model:
             self.model = sys.intern(info.model)
-        if info.total_token_usage is None:
+        if total is None:
             if info.last_token_usage is not None:
-                delta = info.last_token_usage.counts()
+                last = _counts(info.last_token_usage)
                 key = f"{self.path}:{number}"
-                self.from_counts.append(self._response(key, TOP_LEVEL, delta, timestamp, number))
+                self.from_counts.append(self._response(key, TOP_LEVEL, last, timestamp, number))
             return
-        total = info.total_token_usage.counts()
-        if total == self.previous:
+        if delta is None:
             return  # Codex re-emits unchanged totals: no new response
-        delta = _growth(self.previous, total)
         self.previous = total
         owner, rank = self.session_id, TOP_LEVEL
         if self._replayed(timestamp):
@@ -282,6 +318,9 @@ class Reader:
         self.request_start, self.first_output = timestamp, None
         if rank != TOP_LEVEL:  # a fork's replay of its parent: these times are the replay's
             started = first = None
+        ended = epoch(timestamp)
+        if ended is None and timestamp:
+            self.issues.append(LineIssue(self.path, number, UNDATED, True))
         return Response(
             SOURCE,
             key,
@@ -295,7 +334,7 @@ class Reader:
             self.agent_id,
             self.project,
             epoch(first),
-            epoch(timestamp),
+            ended,
             epoch(started),
             self.version,
             self.path,

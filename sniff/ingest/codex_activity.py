@@ -151,7 +151,7 @@ def _failure(code: int, raw: msgspec.Raw) -> str:
     if text.startswith('{"output":'):
         try:
             inner = msgspec.json.decode(text)
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):  # a text nested too deep is no output
             inner = None
         if isinstance(inner, dict) and isinstance(inner.get("output"), str):
             text = inner["output"]

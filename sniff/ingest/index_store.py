@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 INDEX_FILE = "index.sqlite3"
 SCHEMA = """
@@ -159,7 +160,7 @@ class IndexStore:
         except sqlite3.Error:
             self.broken = True
             return None
-        return None if row is None else _entry(path, *row)
+        return None if row is None else _fitting(path, *row)
 
     def paths_under(self, roots: Iterable[str], mode: str) -> list[str]:
         """The indexed files in `mode` that lie under one of `roots` (folders or files)."""
@@ -190,7 +191,7 @@ class IndexStore:
                     f" WHERE mode = ? AND path IN ({marks})",
                     (mode, *chunk),
                 ).fetchall()
-                found.update((row[0], _entry(*row)) for row in rows)
+                found.update((row[0], entry) for row in rows if (entry := _fitting(*row)))
         except sqlite3.Error:
             self.broken = True
         return found
@@ -348,6 +349,31 @@ def _entry(
         path, size, mtime_ns, inode, ctime_ns, offset, lines, tail_crc, first_at, last_at, result,
         state, log_format, links, issues, synthetic,
     )  # fmt: skip
+
+
+def _fitting(*row: Any) -> Entry | None:
+    """The `Entry` of a row (see `_entry`), or None when its columns are not of the types the
+    index writes (a damaged page SQLite did not notice, another program's write): the file is
+    then read again, and its row written anew. (Blobs that do not decode are found where they
+    are decoded: `indexed`.)"""
+    entry = _entry(*row)
+    if (
+        type(entry.size) is not int
+        or type(entry.mtime_ns) is not int
+        or type(entry.inode) is not int
+        or type(entry.offset) is not int
+        or type(entry.lines) is not int
+        or type(entry.tail_crc) is not int
+        or type(entry.synthetic) is not int
+        or not isinstance(entry.first_at, float | int | None)
+        or not isinstance(entry.last_at, float | int | None)
+        or not isinstance(entry.log_format, str | None)
+        or type(entry.links) is not bytes
+        or type(entry.issues) is not bytes
+        or type(entry.result) is not bytes
+    ):
+        return None
+    return entry
 
 
 def _connect(path: Path) -> sqlite3.Connection:

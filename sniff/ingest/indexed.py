@@ -233,9 +233,18 @@ class IndexedFiles:
                 return decode_result(stored)
             except (msgspec.DecodeError, msgspec.ValidationError):
                 pass
-        answer = parse_task(Task(self.files[index]), *self._how())  # the row vanished or rotted
+        return self._reparsed(index)  # the row vanished or rotted
+
+    def _reparsed(self, index: int) -> FileResult:
+        """File `index` read again, its row being gone or not what the index writes (rotted,
+        or written by other code); the row is written anew (by this run's own process only:
+        see `_store`)."""
+        answer = parse_task(Task(self.files[index]), *self._how())
         assert answer.result is not None
         self.fresh[index] = answer.result
+        if os.getpid() == self._pid:
+            self.entries[index] = answer.entry
+            self.store.write(self.mode, [answer.entry])
         return answer.result
 
     def _store(self) -> IndexStore | None:
@@ -272,7 +281,10 @@ class IndexedFiles:
     def links(self, index: int) -> list[str]:
         """What ties file `index`'s calls to other files' (see `links_of`), as its row keeps it."""
         links = self.entry(index).links
-        return list(_LINKS.decode(links)) if links else []
+        try:
+            return list(_LINKS.decode(links)) if links else []
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return links_of(self._reparsed(index))
 
     def account(self, index: int) -> tuple[str | None, int, list[LineIssue]]:
         """File `index`'s format, harness messages and issues, without decoding its records."""
@@ -280,7 +292,11 @@ class IndexedFiles:
         if fresh is not None:
             return fresh.log_format, fresh.synthetic, fresh.issues
         entry = self.entry(index)
-        issues = list(_ISSUES.decode(entry.issues)) if entry.issues else []
+        try:
+            issues = list(_ISSUES.decode(entry.issues)) if entry.issues else []
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            fresh = self._reparsed(index)
+            return fresh.log_format, fresh.synthetic, fresh.issues
         return entry.log_format, entry.synthetic, issues
 
     def _how(self) -> tuple[str | None, Prompts]:

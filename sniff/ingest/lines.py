@@ -4,7 +4,8 @@ Why: a log being written has a cut last line, an editor leaves a byte-order mark
 binary garbage. None of that may abort a run or silently drop the good lines around it. A whole
 file is first decoded in one call (the fast path, for the common case of a clean file); if that
 fails, each line is decoded on its own, and each failure becomes a `LineIssue` naming file, line
-and reason.
+and reason. A line beyond what a log can plausibly say (`plausible`: a token count that is no
+count, nesting too deep for the decoder) is skipped the same way.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, TypeVar
 import msgspec
 import orjson
 
+from sniff.ingest.plausible import IMPLAUSIBLE_USAGE, TOO_DEEP, Implausible, UsageFields, too_deep
 from sniff.ingest.regular import read_whole, why_unread
 from sniff.model import LineIssue
 
@@ -53,7 +55,7 @@ def decode_lines(
     lines_in_body = body.count(b"\n") if newlines is None or tail else newlines
     try:
         records = decoder.decode_lines(body)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         records = None
     if records is not None and len(records) == lines_in_body:
         yield from enumerate(records, start=first_line)
@@ -83,8 +85,11 @@ def _decode_one(
         return None
     try:
         return decoder.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         pass
+    if too_deep(raw):  # before any decoding into values, which recurses as deep
+        issues.append(LineIssue(path, number, TOO_DEEP))
+        return None
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError as error:
@@ -96,12 +101,21 @@ def _decode_one(
     if not isinstance(value, dict):
         issues.append(LineIssue(path, number, f"a JSON {_json_type(value)}, not an object"))
         return None
-    record: Schema = lenient(schema, value)
+    try:
+        record: Schema = lenient(schema, value)
+    except Implausible as error:
+        issues.append(LineIssue(path, number, str(error)))
+        return None
     return record
 
 
 def lenient(schema: type[Schema], value: dict[str, Any]) -> Schema:
-    """Build `schema` from a decoded JSON object, dropping fields of unexpected types."""
+    """Build `schema` from a decoded JSON object, dropping fields of unexpected types.
+
+    Raises:
+        Implausible: a field of token counts (`UsageFields`) holds something else than counts.
+    """
+    usage = issubclass(schema, UsageFields)
     fields: dict[str, Any] = {}
     for field in msgspec.structs.fields(schema):
         if field.encode_name not in value:
@@ -109,12 +123,16 @@ def lenient(schema: type[Schema], value: dict[str, Any]) -> Schema:
         raw = value[field.encode_name]
         nested = _struct_in(field.type)
         if nested is not None:
-            fields[field.name] = lenient(nested, raw) if isinstance(raw, dict) else None
+            if isinstance(raw, dict):
+                fields[field.name] = lenient(nested, raw)
+            elif raw is not None and issubclass(nested, UsageFields):
+                raise Implausible(IMPLAUSIBLE_USAGE)
             continue
         try:
             fields[field.name] = msgspec.convert(raw, field.type)
         except msgspec.ValidationError:
-            continue
+            if usage:
+                raise Implausible(IMPLAUSIBLE_USAGE) from None
     return schema(**fields)
 
 

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
+from sniff.ingest.plausible import in_range
 from sniff.ingest.record import Response
 from sniff.model import Activity, Agent, AgentEvent, Cost, Request, ToolCall, ToolResult, Usage
 
@@ -97,11 +98,13 @@ def _time(value: float | None) -> datetime | None:
 
 
 def _file_time(path: str) -> datetime:
-    """When nothing in a file dates a response, the file's modification time does."""
+    """When nothing in a file dates a response, the file's modification time does (the epoch
+    when it cannot be read, or is no date logs can hold)."""
     try:
-        return datetime.fromtimestamp(os.stat(path).st_mtime, tz=UTC)
+        moment = os.stat(path).st_mtime
     except OSError:
-        return datetime.fromtimestamp(0, tz=UTC)
+        moment = 0.0
+    return datetime.fromtimestamp(moment if in_range(moment) else 0.0, tz=UTC)
 
 
 def merge_activity(activities: Iterable[Activity | None], requests: list[Request]) -> Activity:

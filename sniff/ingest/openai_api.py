@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sniff.ingest.anthropic_api import count, sse_events
+from sniff.ingest.anthropic_api import sse_events
+from sniff.ingest.plausible import count, usage_object, usage_part
 from sniff.ingest.prompt_blocks import make_block
 from sniff.ingest.record import Tokens
 from sniff.model import Block
@@ -59,13 +60,17 @@ def chat_tokens(usage: Any) -> Tokens:
     Some proxies add Anthropic's `cache_read_input_tokens` / `cache_creation_input_tokens`
     beside `prompt_tokens`; whether `prompt_tokens` includes them depends on the proxy, so it is
     decided by the numbers: it includes them when it is at least their sum.
+
+    Raises:
+        Implausible: a count is present but no plausible count (`plausible.count`).
     """
-    if not isinstance(usage, dict):
+    usage = usage_object(usage)
+    if usage is None:
         return (0, 0, 0, 0, 0, 0)
     prompt = count(usage.get("prompt_tokens"))
-    details = usage.get("prompt_tokens_details")
-    cached = count(details.get("cached_tokens")) if isinstance(details, dict) else 0
-    written = count(details.get("cache_write_tokens")) if isinstance(details, dict) else 0
+    details = usage_part(usage, "prompt_tokens_details")
+    cached = count(details.get("cached_tokens"))
+    written = count(details.get("cache_write_tokens"))
     if "cache_read_input_tokens" in usage or "cache_creation_input_tokens" in usage:
         read = count(usage.get("cache_read_input_tokens"))
         written = count(usage.get("cache_creation_input_tokens"))
@@ -75,27 +80,24 @@ def chat_tokens(usage: Any) -> Tokens:
         cached = min(cached, prompt)
         written = min(written, prompt - cached)
         uncached = prompt - cached - written
-    output_details = usage.get("completion_tokens_details")
-    reasoning = (
-        count(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else 0
-    )
+    reasoning = count(usage_part(usage, "completion_tokens_details").get("reasoning_tokens"))
     return (uncached, cached, written, 0, count(usage.get("completion_tokens")), reasoning)
 
 
 def responses_tokens(usage: Any) -> Tokens:
-    """Responses API (and Codex) usage → disjoint classes."""
-    if not isinstance(usage, dict):
+    """Responses API (and Codex) usage → disjoint classes.
+
+    Raises:
+        Implausible: a count is present but no plausible count (`plausible.count`).
+    """
+    usage = usage_object(usage)
+    if usage is None:
         return (0, 0, 0, 0, 0, 0)
     total_input = count(usage.get("input_tokens"))
-    details = usage.get("input_tokens_details")
-    cached = count(details.get("cached_tokens")) if isinstance(details, dict) else 0
-    written = count(details.get("cache_write_tokens")) if isinstance(details, dict) else 0
-    cached = min(cached, total_input)
-    written = min(written, total_input - cached)
-    output_details = usage.get("output_tokens_details")
-    reasoning = (
-        count(output_details.get("reasoning_tokens")) if isinstance(output_details, dict) else 0
-    )
+    details = usage_part(usage, "input_tokens_details")
+    cached = min(count(details.get("cached_tokens")), total_input)
+    written = min(count(details.get("cache_write_tokens")), total_input - cached)
+    reasoning = count(usage_part(usage, "output_tokens_details").get("reasoning_tokens"))
     return (
         total_input - cached - written,
         cached,

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sniff.ingest.export_folders import MANIFEST, REQUESTS, is_export, table_files
+from sniff.ingest.plausible import OUT_OF_RANGE, Implausible, count, in_range
 from sniff.ingest.record import TOP_LEVEL, FileResult, Response
 from sniff.model import Agent, LineIssue
 
@@ -124,7 +125,8 @@ def to_response(row: dict[str, Any]) -> Response:
     """The response a row of the `requests` table stands for.
 
     Raises:
-        KeyError, TypeError, ValueError: a required field is empty or of the wrong kind.
+        KeyError, TypeError, ValueError: a required field is empty or of the wrong kind, or a
+            count or date is implausible (`plausible.Implausible`).
     """
     for name in TEXTS:
         if not isinstance(row[name], str):
@@ -133,7 +135,7 @@ def to_response(row: dict[str, Any]) -> Response:
         raise ValueError(f"unknown agent {row['agent']!r}")
     if row["ended_at"] is None:
         raise ValueError("ended_at is empty")
-    tokens = tuple(int(row[name] or 0) for name in TOKENS)
+    tokens = tuple(count(row[name]) for name in TOKENS)
     return Response(
         source=row["source"],
         key=row["key"],
@@ -161,8 +163,16 @@ def to_response(row: dict[str, Any]) -> Response:
 
 
 def _seconds(micros: int | None) -> float | None:
-    """Microseconds since the epoch as seconds (exactly the instant the export wrote)."""
-    return None if micros is None else micros / 1_000_000
+    """Microseconds since the epoch as seconds (exactly the instant the export wrote).
+
+    Raises:
+        ValueError: a date logs cannot hold (`plausible`).
+    """
+    if micros is None:
+        return None
+    if not in_range(micros / 1_000_000):
+        raise Implausible(OUT_OF_RANGE)
+    return micros / 1_000_000
 
 
 __all__ = ["MANIFEST", "REQUESTS", "SOURCE", "is_export", "read_export", "table_files"]

@@ -6,11 +6,11 @@ copies of each call found across files into exactly one `Request`.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Literal, NamedTuple
 
 import msgspec
 
+from sniff.ingest.plausible import epoch as epoch  # where parsers have always found it
 from sniff.model import Activity, Block, LineIssue
 
 Tokens = tuple[int, int, int, int, int, int]
@@ -84,28 +84,6 @@ class FileResult(NamedTuple):
     """The format the file was read as; None when it is of no format sniff reads."""
     activity: Activity | None = None
     """Tool calls, results and user requests, where the log holds them."""
-
-
-def epoch(timestamp: str | float | int | None) -> float | None:
-    """A timestamp as seconds since the epoch: ISO-8601 text (UTC when no offset) or a number.
-
-    Numbers above 1e11 are taken as milliseconds.
-    """
-    if isinstance(timestamp, str):  # the common case first: every parsed response takes this
-        if not timestamp:
-            return None
-        try:
-            moment = datetime.fromisoformat(timestamp)
-        except ValueError:
-            return None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return moment.timestamp()
-    if timestamp is None or isinstance(timestamp, bool):
-        return None
-    if isinstance(timestamp, int | float):
-        return float(timestamp) / 1000 if timestamp > 1e11 else float(timestamp)
-    return None
 
 
 _ENCODER = msgspec.msgpack.Encoder()

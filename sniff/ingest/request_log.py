@@ -13,15 +13,17 @@ from pathlib import PurePath
 from typing import Any
 
 import msgspec
-import orjson
 
 from sniff.ingest import anthropic_api, openai_api
 from sniff.ingest.lines import decode_lines
+from sniff.ingest.plausible import Implausible, check_date, decoded
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
-from sniff.model import Agent, Block, LineIssue
+from sniff.model import UNDATED, Agent, Block, LineIssue
 
 SOURCE = "request-log"
 APIS = (anthropic_api.API, openai_api.CHAT, openai_api.RESPONSES)
+AROUND_BODY = 1
+"""The objects around a request's or response's body in a line: the line's own."""
 PROVIDERS = {
     anthropic_api.API: "anthropic",
     openai_api.CHAT: "openai",
@@ -32,7 +34,8 @@ PROVIDERS = {
 class LoggedCall(msgspec.Struct):
     request: msgspec.Raw = msgspec.Raw()
     """Raw JSON, empty when absent (msgspec keeps raw values out of unions)."""
-    response: Any = None
+    response: msgspec.Raw = msgspec.Raw()
+    """Raw JSON too: both are decoded once their nesting is checked."""
     status: int | None = None
     started_at: str | float | None = None
     first_token_at: str | float | None = None
@@ -57,8 +60,19 @@ def parse_data(
         if not bytes(call.request).strip():
             issues.append(LineIssue(path, number, "no `request` body: not a logged API call"))
             continue
-        responses.append(_call(path, number, call, project_hint, with_prompts))
+        try:
+            response = _call(path, number, call, project_hint, with_prompts)
+        except Implausible as error:  # the line is skipped, as if it were not there
+            issues.append(LineIssue(path, number, str(error)))
+            continue
+        responses.append(response)
+        if any(isinstance(at, str) and at and epoch(at) is None for at in _times(call)):
+            issues.append(LineIssue(path, number, UNDATED, True))
     return FileResult(responses, issues, 0, SOURCE)
+
+
+def _times(call: LoggedCall) -> tuple[str | float | None, ...]:
+    return (call.started_at, call.first_token_at, call.ended_at)
 
 
 def detect_api(request: dict[str, Any], response: Any) -> str:
@@ -85,10 +99,13 @@ def detect_api(request: dict[str, Any], response: Any) -> str:
 def _call(
     path: str, number: int, call: LoggedCall, project_hint: str, with_prompts: Prompts
 ) -> Response:
-    request = orjson.loads(bytes(call.request))
+    for timestamp in _times(call):
+        check_date(timestamp)
+    request = decoded(call.request, AROUND_BODY)
     request = request if isinstance(request, dict) else {}
-    api = call.api if call.api in APIS else detect_api(request, call.response)
-    body, error = _response_body(api, call)
+    logged = decoded(call.response, AROUND_BODY)
+    api = call.api if call.api in APIS else detect_api(request, logged)
+    body, error = _response_body(api, logged, call.status)
     tokens, assumed = _tokens(api, body) if error is None else (NO_TOKENS, False)
     model = body.get("model") or request.get("model") or "(unknown)"
     key = call.id or body.get("id") or f"{path}:{number}"
@@ -116,10 +133,11 @@ def _call(
     )
 
 
-def _response_body(api: str, call: LoggedCall) -> tuple[dict[str, Any], str | None]:
+def _response_body(
+    api: str, response: Any, status_code: int | None
+) -> tuple[dict[str, Any], str | None]:
     """The response as a JSON body (a stream reassembled), and why the call failed, if it did."""
-    response = call.response
-    status = call.status or 0
+    status = status_code or 0
     if response is None:
         return {}, f"HTTP {status}" if status >= 400 else "no response"
     if status >= 400:

@@ -22,6 +22,7 @@ from sniff.ingest.anthropic_api import API as ANTHROPIC
 from sniff.ingest.discover import LOG_SUFFIX, expand
 from sniff.ingest.formats import detect
 from sniff.ingest.openai_api import CHAT, RESPONSES
+from sniff.ingest.plausible import Implausible, too_deep
 from sniff.ingest.prompt_blocks import cache_mark
 from sniff.ingest.record import epoch
 from sniff.ingest.request_log import detect_api
@@ -184,6 +185,8 @@ def _logged(file: Path) -> Iterator[LintPrompt]:
             record = orjson.loads(raw)
         except orjson.JSONDecodeError:
             continue
+        if too_deep(raw):  # a line a scan skips is skipped here too (`ingest.plausible`)
+            continue
         if not isinstance(record, dict) or not isinstance(record.get("request"), dict):
             continue
         request = record["request"]
@@ -210,12 +213,20 @@ def _logged(file: Path) -> Iterator[LintPrompt]:
         response = record.get("response")
         if log_format == "claude-trace" and isinstance(response, dict):
             response = response.get("body") or response.get("body_raw")  # the API's answer
-        yield replace(prompt, cache_usage=_cache_usage(response, prompt.api))
+        try:
+            cache_usage = _cache_usage(response, prompt.api)
+        except Implausible:
+            continue
+        yield replace(prompt, cache_usage=cache_usage)
 
 
 def _cache_usage(response: Any, api: str) -> int | None:
     """Prompt tokens a logged response (a JSON body or a stream's SSE text) says were read from
-    or written to the cache; None when it holds no usage (the call failed or was not logged)."""
+    or written to the cache; None when it holds no usage (the call failed or was not logged).
+
+    Raises:
+        Implausible: a count is present but no plausible count (`plausible.count`).
+    """
     if isinstance(response, str):
         if api == ANTHROPIC:
             response = anthropic_api.from_sse(response)[0]

@@ -131,8 +131,13 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
     skipped = dataset.skipped
     if skipped:
         console.print(
-            f"[yellow]{plural(len(skipped), 'line')} skipped[/] (not valid JSON objects); "
+            f"[yellow]{plural(len(skipped), 'line')} skipped[/] (unreadable or implausible); "
             "--verbose lists them."
+        )
+    if dataset.undated:
+        console.print(
+            f"{plural(len(dataset.undated), 'line')} with a timestamp sniff cannot read: dated "
+            "by its other times or its file's; --verbose lists them."
         )
     for path in dataset.unknown_files:
         console.print(f"[yellow]not a log format sniff reads:[/] {path}", highlight=False)

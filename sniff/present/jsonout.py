@@ -73,7 +73,8 @@ def warnings_json(summary: Summary, dataset: Dataset) -> dict[str, Any]:
     """What the numbers could not include, or had to assume."""
     return {
         "skipped_lines": len(dataset.skipped),
-        "repaired_lines": sum(1 for issue in dataset.issues if issue.kept),
+        "repaired_lines": len(dataset.repaired),
+        "unparseable_timestamps": len(dataset.undated),
         "unreadable_files": [issue.file for issue in dataset.unreadable],
         "unknown_format_files": list(dataset.unknown_files),
         "failed_requests": summary.totals.failed_requests,

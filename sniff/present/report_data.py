@@ -86,7 +86,14 @@ def assumptions(report: Report) -> list[str]:
     if warnings["unpriced_models"]:
         said.append("Unpriced models: " + ", ".join(warnings["unpriced_models"]) + ".")
     if warnings["skipped_lines"]:
-        said.append(f"{warnings['skipped_lines']:,} unreadable log lines were skipped.")
+        said.append(
+            f"Log lines skipped as unreadable or implausible: {warnings['skipped_lines']:,}."
+        )
+    if warnings["unparseable_timestamps"]:
+        said.append(
+            "Log lines with a timestamp that could not be read, dated by their other times or "
+            f"their file's: {warnings['unparseable_timestamps']:,}."
+        )
     for item in report.latency:
         if item.count > item.exact:
             said.append(

@@ -85,12 +85,21 @@ def test_fields_of_unexpected_types_do_not_cost_the_response(tmp_path, cc):
     """A line whose envelope fields have odd types still counts, with what can be read."""
     odd = response(cc, "msg_B", "b1", 64)
     odd.update(version=2.1, isSidechain="no", gitBranch=None)
-    odd["message"]["usage"]["cache_read_input_tokens"] = "1000"
     path = cc.write(tmp_path / "s.jsonl", [response(cc, "msg_A", "a1", 40), odd])
     dataset = scan(path)
     assert [r.key for r in dataset.requests] == ["msg_A", "msg_B"]
-    assert dataset.requests[1].usage == Usage(3, 0, 50, 0, 64)
+    assert dataset.requests[1].usage == Usage(3, 1000, 50, 0, 64)
     assert dataset.issues == ()
+
+
+def test_a_token_count_that_is_no_count_skips_its_line(tmp_path, cc):
+    """Usage is what a line is read for: a count of the wrong type is no 0, it is a poison."""
+    odd = response(cc, "msg_B", "b1", 64)
+    odd["message"]["usage"]["cache_read_input_tokens"] = "1000"
+    path = cc.write(tmp_path / "s.jsonl", [response(cc, "msg_A", "a1", 40), odd])
+    dataset = scan(path)
+    assert [r.key for r in dataset.requests] == ["msg_A"]
+    assert [(i.line, i.reason, i.kept) for i in dataset.issues] == [(2, "implausible usage", False)]
 
 
 def test_binary_garbage_line_is_skipped(tmp_path, cc):
