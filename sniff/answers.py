@@ -26,9 +26,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import msgspec
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from sniff.ingest.discover import SourceFile
@@ -91,18 +89,26 @@ def remembered(
     _store(folder, stored, out_copy.getvalue(), err_copy.getvalue())
 
 
-class _Answer(msgspec.Struct):
+class _Answer(NamedTuple):
     stdout: str
     stderr: str
 
 
 def _kept(stored: Path) -> _Answer | None:
     """The answer kept at `stored`; None when there is none, or what is there is no answer
-    (damaged, or written by other code): the command then runs, and keeps its answer anew."""
+    (damaged, or written by other code): the command then runs, and keeps its answer anew.
+
+    Why the standard library's json: this is the whole of a replayed run's reading, and a
+    decoding library's import would cost more than the answer's few kilobytes.
+    """
     try:
-        return msgspec.json.decode(stored.read_bytes(), type=_Answer)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        data = json.loads(stored.read_bytes())
+    except (OSError, ValueError):
         return None
+    if not isinstance(data, dict):
+        return None
+    out, err = data.get("stdout"), data.get("stderr")
+    return _Answer(out, err) if isinstance(out, str) and isinstance(err, str) else None
 
 
 def answer_key(
