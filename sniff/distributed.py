@@ -185,7 +185,7 @@ def _on_units(client: Client, ingested: Ingested, analyse: Callable[..., list[An
 
 
 def _links(results: list[FileResult]) -> list[list[str]]:
-    from sniff.ingest.indexed import links_of
+    from sniff.ingest.index_rows import links_of
 
     return [links_of(result) for result in results]
 
