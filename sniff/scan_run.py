@@ -1,6 +1,6 @@
 """Provides `scan_units`: `sniff scan`'s numbers from the index, re-analysing only what changed.
 
-The files are grouped into units that share nothing (`analyses.units`); each unit's part of the
+The files are grouped into units that share nothing (`ingest.units`); each unit's part of the
 scan (`analyses.scan_parts`) is kept in the index under the identity of its files and of every
 option and piece of data the part depends on. A run after a few files grew re-parses those
 files from where they ended, re-analyses their units, and joins every other unit's kept part:
@@ -22,7 +22,6 @@ from sniff.analyses.breaks import CacheRules
 from sniff.analyses.filters import Filters
 from sniff.analyses.scan_parts import BreakDigest, ScanPart, join, scan_part
 from sniff.analyses.summary import Summary
-from sniff.analyses.units import units
 from sniff.ingest.discover import SourceFile, expand, roots_for
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import IndexedFiles
@@ -30,6 +29,7 @@ from sniff.ingest.merge import merge
 from sniff.ingest.parallel import collector_paused, map_balanced
 from sniff.ingest.reading import account
 from sniff.ingest.record import Prompts
+from sniff.ingest.units import units
 from sniff.model import Dataset
 from sniff.pricing import PriceBook
 

@@ -202,13 +202,13 @@ class IndexedFiles:
 
     def skippable(self, window: tuple[float | None, float | None]) -> frozenset[int]:
         """Unchanged files that need not be decoded for `window`: every file of their unit
-        (`analyses.units`) lies well outside it, so none of their calls can count or settle
+        (`ingest.units`) lies well outside it, so none of their calls can count or settle
         which copy of a call inside the window is kept."""
         if window == (None, None):
             return frozenset()
         cached = self._skippable.get(window)
         if cached is None:
-            from sniff.analyses.units import units
+            from sniff.ingest.units import units
 
             cached = frozenset(
                 index
