@@ -94,7 +94,7 @@ def parse_batch(
     files: list[SourceFile], log_format: str | None, with_prompts: Prompts
 ) -> list[FileResult]:
     """What each file yields (a task: reads files, writes nothing, so retrying it is safe)."""
-    from sniff.ingest.formats import parse_source
+    from sniff.ingest.log_formats import parse_source
 
     return [parse_source(file, log_format, with_prompts) for file in files]
 

@@ -22,9 +22,9 @@ import msgspec
 
 from sniff.ingest import claude_code, codex, progress
 from sniff.ingest.discover import CHECK_BYTES, SourceFile
-from sniff.ingest.formats import detect, parse_data, parse_source, unreadable
 from sniff.ingest.index_store import Entry, IndexStore
 from sniff.ingest.lines import read_bytes
+from sniff.ingest.log_formats import detect, parse_data, parse_source, unreadable
 from sniff.ingest.record import FileResult, Prompts, encode_result
 from sniff.ingest.regular import open_regular
 

@@ -20,7 +20,7 @@ from sniff.errors import UserError
 from sniff.ingest import anthropic_api, openai_api
 from sniff.ingest.anthropic_api import API as ANTHROPIC
 from sniff.ingest.discover import LOG_SUFFIX, expand
-from sniff.ingest.formats import detect
+from sniff.ingest.log_formats import detect
 from sniff.ingest.openai_api import CHAT, RESPONSES
 from sniff.ingest.plausible import Implausible, too_deep
 from sniff.ingest.prompt_blocks import cache_mark
