@@ -31,7 +31,7 @@ def index(
     from sniff.ingest.index_store import INDEX_FILE
     from sniff.ingest.index_store import clear as clear_index
     from sniff.ingest.indexed import default_index_folder, open_index
-    from sniff.present.formats import plural
+    from sniff.numbers import plural
 
     folder = default_index_folder()
     if folder is None:

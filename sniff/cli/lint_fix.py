@@ -11,7 +11,7 @@ from rich.markup import escape
 from sniff.lint import LintReport, check
 from sniff.lint.fix import fix_files
 from sniff.lint.inputs import load_prompts
-from sniff.present.formats import compact, money, plural
+from sniff.numbers import compact, money, plural
 from sniff.pricing import PriceBook
 from sniff.redact_secrets import redact_secrets
 

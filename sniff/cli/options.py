@@ -249,7 +249,7 @@ def require_logs(dataset: Dataset, paths: list[Path] | None) -> None:
     Raises:
         UserError: a named file is not a log, or the named paths hold none.
     """
-    from sniff.present.formats import plural
+    from sniff.numbers import plural
 
     unknown = set(dataset.unknown_files)
     for path in paths or ():

@@ -187,7 +187,7 @@ def _gap_findings(logs: list[Path], prices: PriceBook) -> list[Finding]:
     from sniff.analyses.breaks import find_breaks
     from sniff.api import load
     from sniff.lint.model import Saving
-    from sniff.present.formats import money
+    from sniff.numbers import money
 
     # read as `cache --breaks` reads them, so that both judge the same breaks
     requests = load(logs, prices, with_prompts="sized").requests

@@ -8,7 +8,7 @@ dearest user requests) by `sniff agents`' terminal tables; the JSON writer uses
 from __future__ import annotations
 
 from sniff.analyses.agents import AgentReport
-from sniff.present.formats import compact, first_line, money, percent, plural
+from sniff.numbers import compact, first_line, money, percent, plural
 
 LISTED = 15
 

@@ -128,7 +128,7 @@ def breaks_advice(*paths: Path) -> dict[str, Any]:
 @pytest.mark.parametrize("scope", ["session", "samples"])
 def test_lint_and_cache_breaks_give_one_verdict_for_a_session(scope: str) -> None:
     from sniff.lint import LintConfig, lint
-    from sniff.present.formats import money
+    from sniff.numbers import money
 
     path = shared(D3AD) if scope == "session" else shared(SHARED)
     [session] = [v for v in breaks_advice(path)["sessions"] if v["session"].startswith("d3ad4cdc")]

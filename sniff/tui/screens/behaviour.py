@@ -27,8 +27,8 @@ from sniff.analyses.agents import (
 )
 from sniff.analyses.browse import Archive, TimelineEntry
 from sniff.ingest.record import epoch
+from sniff.numbers import compact, first_line, money, percent
 from sniff.present.console import short_project
-from sniff.present.formats import compact, first_line, money, percent
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.session import SessionScreen
 from sniff.tui.widgets.cells import count, figure, usd
