@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from sniff.analyses.browse import Archive
 
 if TYPE_CHECKING:
-    from sniff.lint.model import Finding
+    from sniff.lint.prompts import Finding
 
 
 @dataclass(frozen=True, slots=True)

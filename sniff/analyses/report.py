@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from sniff.analyses.agents import AgentReport
     from sniff.analyses.cache import CacheReport
     from sniff.analyses.latency import LatencyReport
-    from sniff.lint.model import Finding
+    from sniff.lint.prompts import Finding
 
 COST_CLASSES = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
 GROUPINGS = ("day", "week", "month", "project", "model", "session", "agent")

@@ -17,7 +17,7 @@ from typing import Any
 from sniff import tokens
 from sniff.errors import UserError
 from sniff.lint.inputs import load_prompts
-from sniff.lint.model import Finding, LintPrompt, Severity
+from sniff.lint.prompts import Finding, LintPrompt, Severity
 from sniff.lint.rules import RULES, LintContext, finding
 from sniff.lint.savings import chain_saving, file_saving
 from sniff.lint.session_rules import opening
@@ -186,7 +186,7 @@ def _gap_findings(logs: list[Path], prices: PriceBook) -> list[Finding]:
         return []
     from sniff.analyses.breaks import find_breaks
     from sniff.api import load
-    from sniff.lint.model import Saving
+    from sniff.lint.prompts import Saving
     from sniff.numbers import money
 
     # read as `cache --breaks` reads them, so that both judge the same breaks

@@ -26,7 +26,7 @@ from sniff.ingest.plausible import Implausible, too_deep
 from sniff.ingest.prompt_blocks import cache_mark
 from sniff.ingest.record import epoch
 from sniff.ingest.request_log import detect_api
-from sniff.lint.model import LintBlock, LintPrompt
+from sniff.lint.prompts import LintBlock, LintPrompt
 
 TEXT = "text"
 DOCUMENTATION = frozenset({"README", "CHANGELOG", "CONTRIBUTING", "LICENSE", "NOTICE", "AUTHORS"})

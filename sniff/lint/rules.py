@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from sniff.lint.locate import locate
-from sniff.lint.model import Finding, LintBlock, LintPrompt, Severity
+from sniff.lint.prompts import Finding, LintBlock, LintPrompt, Severity
 from sniff.lint.volatile import Volatile, find_placeholders, find_volatile, line_and_column
 from sniff.redact_secrets import redact_excerpt, redact_secrets
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sniff.lint.model import Finding, LintBlock, LintPrompt, Severity
+from sniff.lint.prompts import Finding, LintBlock, LintPrompt, Severity
 from sniff.lint.rules import LintContext, changed_at, diff, finding, rule
 
 PREFIX_ROLES = frozenset({"system", "tools"})

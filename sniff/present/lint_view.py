@@ -9,7 +9,7 @@ from rich.markup import escape
 
 from sniff import __version__
 from sniff.lint import LintReport
-from sniff.lint.model import Finding, Severity
+from sniff.lint.prompts import Finding, Severity
 from sniff.lint.rules import RULES
 from sniff.numbers import compact, money, plural
 

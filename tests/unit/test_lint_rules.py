@@ -17,7 +17,7 @@ import pytest
 from sniff.lint import LintConfig, check, lint
 from sniff.lint.fix import fixed_body, fixed_text, is_fixable
 from sniff.lint.inputs import body_prompt, load_prompts, prompt_files, text_prompt
-from sniff.lint.model import Finding, LintPrompt, Severity
+from sniff.lint.prompts import Finding, LintPrompt, Severity
 from sniff.lint.rules import RULES
 from sniff.lint.volatile import find_placeholders, find_volatile, line_and_column
 from sniff.pricing import PriceBook
