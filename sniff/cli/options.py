@@ -177,13 +177,13 @@ def load(
         UserError: a path does not exist.
     """
     if dask:
-        from sniff import distributed
+        from sniff import dask_backend
         from sniff.dask_cluster import cluster
 
         if while_waiting is not None:
             while_waiting()
         with cluster(dask) as client:
-            dataset = distributed.load(
+            dataset = dask_backend.load(
                 client, paths, pricing, log_format=log_format, with_prompts=with_prompts
             )
     else:

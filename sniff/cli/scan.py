@@ -78,11 +78,11 @@ def _scan(
     )  # fmt: skip
     with shown(show):
         if dask:
-            from sniff import distributed
+            from sniff import dask_backend
             from sniff.dask_cluster import cluster
 
             with cluster(dask) as client:
-                numbers = distributed.scan(
+                numbers = dask_backend.scan(
                     client, paths, pricing, filters, zone, log_format=log_format
                 )
         else:
