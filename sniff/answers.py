@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from sniff.paths import cache_folder
+
 if TYPE_CHECKING:
     from sniff.ingest.discover import SourceFile
 
@@ -46,9 +48,7 @@ that depends on it is not kept."""
 
 def answers_folder() -> Path | None:
     """Where answers are kept (in the user cache folder); None when caching is disabled."""
-    from sniff.price_table import default_cache_folder
-
-    folder = default_cache_folder()
+    folder = cache_folder()
     return None if folder is None else folder / ANSWERS_FOLDER
 
 

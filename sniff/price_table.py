@@ -198,16 +198,6 @@ class PriceCache:
         self.library = str(data.get("library", ""))
 
 
-def default_cache_folder() -> Path | None:
-    """The user's cache folder for sniff (`SNIFF_CACHE_DIR` overrides; empty disables)."""
-    configured = os.environ.get("SNIFF_CACHE_DIR")
-    if configured is not None:
-        return Path(configured) if configured else None
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("sniff", appauthor=False))
-
-
 def _library_identity() -> list[int | str] | None:
     spec = find_spec("genai_prices")
     if spec is None or not spec.submodule_search_locations:

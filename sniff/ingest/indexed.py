@@ -30,6 +30,7 @@ from sniff.ingest.index_store import Entry, IndexStore
 from sniff.ingest.parallel import map_balanced
 from sniff.ingest.record import FileResult, Prompts, decode_result
 from sniff.model import LineIssue
+from sniff.paths import cache_folder
 
 INDEX_FORMAT = 3
 """Bump when what the index stores changes meaning."""
@@ -271,14 +272,7 @@ def _gone(store: IndexStore, mode: str, roots: list[str], files: list[SourceFile
     return [path for path in store.paths_under(roots, mode) if path not in present]
 
 
-def default_index_folder() -> Path | None:
-    """Where the index lives: the user cache folder (`SNIFF_CACHE_DIR` overrides it)."""
-    from sniff.price_table import default_cache_folder
-
-    return default_cache_folder()
-
-
 def open_index() -> IndexStore | None:
     """The on-disk index in the user cache folder; None when it is disabled or unusable."""
-    folder = default_index_folder()
+    folder = cache_folder()
     return None if folder is None else IndexStore.open(folder, fingerprint())
