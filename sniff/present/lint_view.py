@@ -9,8 +9,8 @@ from rich.markup import escape
 
 from sniff import __version__
 from sniff.lint import LintReport
-from sniff.lint.prompts import Finding, Severity
 from sniff.lint.rules import RULES
+from sniff.model import Finding, Severity
 from sniff.numbers import compact, money, plural
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}

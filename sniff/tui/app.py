@@ -28,7 +28,7 @@ from sniff.tui.screens.overview import OverviewScreen
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from sniff.lint.prompts import Finding
+    from sniff.model import Finding
 
 
 class SniffApp(App[None]):
