@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+
 from sniff.analyses.browse import Archive
 from sniff.model import Finding
 
