@@ -31,6 +31,7 @@ from sniff.ingest.reading import account
 from sniff.ingest.record import Prompts
 from sniff.ingest.units import units
 from sniff.model import Dataset
+from sniff.paths import code_identity, price_data_identity
 from sniff.pricing import PriceBook
 
 PARALLEL_ANALYSIS_BYTES = 32 * 1024 * 1024
@@ -114,8 +115,6 @@ def scan_units(
 
 def scan_scope(**options: object) -> str:
     """The scope of parts: the options given plus the price data and sniff's own code."""
-    from sniff.answers import code_identity, price_data_identity
-
     described = json.dumps(
         [sorted((name, str(value)) for name, value in options.items()), price_data_identity()],
         default=str,

@@ -119,8 +119,8 @@ def _numbers(
     files: list[SourceFile] | None,
 ) -> ScanNumbers:
     """The scan, unit by unit from the index when there is one, else from every file."""
-    from sniff.answers import file_identity
     from sniff.ingest.indexed import open_index
+    from sniff.paths import file_identity
     from sniff.scan_run import ScanNumbers, scan_scope, scan_units
 
     # the prompts (where logs hold them) let breaks be told apart as `cache --breaks` does
