@@ -196,8 +196,8 @@ class ToolCall(msgspec.Struct, frozen=True, gc=False):
     """The API call (response) that asked for it."""
     session_id: str
     project: str
-    at: str
-    """When the response holding it was logged: the log's own ISO time ("" when unknown)."""
+    at: float | None
+    """When the response holding it was logged (epoch seconds; None when unknown)."""
 
 
 class ToolResult(msgspec.Struct, frozen=True, gc=False):
@@ -205,8 +205,8 @@ class ToolResult(msgspec.Struct, frozen=True, gc=False):
 
     tool_use_id: str
     session_id: str
-    at: str
-    """The log's ISO time ("" when unknown)."""
+    at: float | None
+    """When it was logged (epoch seconds; None when unknown)."""
     error: str | None = None
     """The failure's text (an excerpt) when the result is an error; None when it succeeded."""
 
@@ -219,8 +219,8 @@ class AgentEvent(msgspec.Struct, frozen=True, gc=False):
     `api_error` (the harness logged a failed API call)."""
     session_id: str
     project: str
-    at: str
-    """The log's ISO time ("" when unknown)."""
+    at: float | None
+    """When it was logged (epoch seconds; None when unknown)."""
     text: str = ""
     """An excerpt of what was said (instructions, API errors)."""
     command: str | None = None

@@ -32,7 +32,7 @@ from sniff.ingest.record import FileResult, Prompts, decode_result
 from sniff.model import LineIssue
 from sniff.paths import cache_folder
 
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 """Bump when what the index stores changes meaning."""
 WINDOW_MARGIN_SECONDS = 86_400.0
 """A file is skipped for --since/--until only when all its requests lie this far outside: the
