@@ -185,8 +185,8 @@ def _gap_findings(logs: list[Path], prices: PriceBook) -> list[Finding]:
     if not logs:
         return []
     from sniff.analyses.breaks import find_breaks
-    from sniff.api import load
     from sniff.lint.model import Saving
+    from sniff.logs import load
     from sniff.present.formats import money
 
     # read as `cache --breaks` reads them, so that both judge the same breaks

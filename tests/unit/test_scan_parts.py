@@ -11,7 +11,7 @@ from sniff.analyses.breaks import CacheRules, find_breaks
 from sniff.analyses.scan_parts import TOP_BREAKS, digest, join, join_digests, scan_part
 from sniff.analyses.summary import Totals, summarize
 from sniff.analyses.units import units
-from sniff.api import load
+from sniff.logs import load
 from sniff.model import Request
 from sniff.pricing import PriceBook
 from tests.conftest import SAMPLE_LOGS
