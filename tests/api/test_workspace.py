@@ -176,3 +176,24 @@ print(json.dumps([light, answered, sorted(sys.modules)]))
 def test_sniff_load_is_the_dataset_the_workspace_reads() -> None:
     dataset = sniff.load([SAMPLE_LOGS])
     assert dataset.requests == Workspace(SAMPLE_LOGS).dataset().requests
+
+
+def test_the_readmes_notebook_example_runs_and_agrees_with_the_scan() -> None:
+    """The example of README's Python API section, run on the sample logs."""
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("## Python API") :]
+    code = section[section.index("```python\n") + len("```python\n") :]
+    code = code[: code.index("```\n")].replace('"~/.claude/projects"', repr(str(SAMPLE_LOGS)))
+    names: dict[str, object] = {}
+    exec(compile(code, "README.md", "exec"), names)
+    per_day, hit_rate, dearest = names["per_day"], names["hit_rate"], names["dearest"]
+    assert isinstance(per_day, pd.DataFrame)
+    assert isinstance(hit_rate, pd.Series)
+    assert isinstance(dearest, pd.DataFrame)
+    by_day = Workspace(SAMPLE_LOGS, tz="Europe/Paris").summary()["by_day"]
+    days = per_day.sum(axis=1, min_count=1).dropna()
+    scanned = {row["day"]: row["cost_usd"] for row in by_day if row["cost_usd"] is not None}
+    assert {str(day): cost for day, cost in days.items()} == pytest.approx(scanned, abs=1e-6)
+    assert len(hit_rate) > 0 and hit_rate.between(0, 1).all()
+    assert len(dearest) == 5 and dearest["cost_usd"].is_monotonic_decreasing
+    assert set(dearest.columns) == {"ended_at", "project", "model", "cause", "cost_usd", "detail"}
