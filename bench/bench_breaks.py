@@ -24,7 +24,7 @@ def main() -> None:
 
     from sniff.analyses.breaks import find_breaks
     from sniff.analyses.summary import summarize
-    from sniff.api import load
+    from sniff.logs import load
     from sniff.pricing import PriceBook
 
     scans, breaks = [], []

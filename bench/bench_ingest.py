@@ -39,7 +39,7 @@ def main() -> None:
         f"   runs: {', '.join(f'{t:.2f}' for t in times)}"
     )
 
-    from sniff.api import load
+    from sniff.logs import load
 
     start = time.perf_counter()
     dataset = load([args.corpus], with_prompts=True)

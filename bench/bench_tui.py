@@ -48,7 +48,7 @@ async def _launch(corpus: Path) -> tuple[float, float]:
 async def _keys(corpus: Path, rows: int) -> dict[str, list[float]]:
     import msgspec
 
-    from sniff.api import load
+    from sniff.logs import load
     from sniff.tui import make_app
     from sniff.tui.screens.session import SessionScreen
 
@@ -111,7 +111,7 @@ def main() -> None:
     args = parser.parse_args()
 
     launches = [asyncio.run(_launch(args.corpus)) for _ in range(args.runs)]
-    from sniff.api import load
+    from sniff.logs import load
 
     scans = []
     for _ in range(args.runs):

@@ -116,7 +116,7 @@ def answer_key(
     """The digest of everything `command`'s output depends on (see the module docstring),
     whether every log file has settled (none was modified in the last `RACY_SECONDS`), and the
     log files listed for it."""
-    from sniff import __version__
+    from sniff.version import __version__
     from sniff.ingest.discover import expand, roots_for
 
     digest = hashlib.sha256()

@@ -75,7 +75,7 @@ def test_full_scan_offline_with_an_empty_price_cache(offline_env):
 def test_token_counting_is_exact_offline_with_an_empty_cache(offline_env):
     """tiktoken's encoding comes from the installed packages, never from the network."""
     code = (
-        "from pathlib import Path; from sniff import tokens; from sniff.api import load; "
+        "from pathlib import Path; from sniff import tokens; from sniff.logs import load; "
         "d = load([Path('sample_logs/claude-trace')], with_prompts=True); "
         "blocks = [b for r in d.requests for b in r.blocks]; "
         "assert blocks and all(b.tokens > 0 for b in blocks if b.kind == 'tool'); "

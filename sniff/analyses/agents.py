@@ -43,6 +43,30 @@ ACTIVITY_FORMATS = frozenset({claude_code.SOURCE, codex.SOURCE})
 """Log formats that record what agents did; the others (API request logs) hold requests only."""
 
 
+OUTCOMES = ("ok", "failed", "cancelled", "unknown")
+"""A tool call's outcome: succeeded, failed, cancelled for a failed sibling (no failure of its
+own), or not stated by the log (no result, or one outside the window read)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    """One tool call, its outcome, and what its results added to the context."""
+
+    call: ToolCall
+    server: str
+    outcome: str
+    """One of `OUTCOMES`."""
+    error_class: str | None
+    """The class (`tool_errors.ERROR_CLASSES`) of a failed or cancelled call."""
+    result_tokens: int
+    """Its share of the prompt tokens its results added to the next request (see the module
+    docstring); 0 where that is not known (no next request, or the context shrank)."""
+    exact: bool
+    """`result_tokens` is exact: the request asked for no other tool."""
+    at: datetime | None
+    """When the response asking for it was logged, where the log tells."""
+
+
 @dataclass(slots=True)
 class ToolRow:
     """One tool: how often it ran, failed, and what its results added to the context."""
@@ -175,21 +199,25 @@ def tool_server(name: str) -> str:
 
 def analyze_agents(requests: Sequence[Request], activity: Activity, zone: tzinfo) -> AgentReport:
     """The agent analytics of `requests` and the activity read with them."""
-    by_key = {request.key: request for request in requests}
     names = {call.id: call.name for call in activity.calls}
     day = LocalDays(zone)
-    tools = _tools(activity.calls, by_key, requests)
-    errors, per_day = _failures(activity, names, day)
-    for result in activity.results:
-        if _failed(result.error) and result.tool_use_id in names:
-            tools[names[result.tool_use_id]].errors += 1
+    tools: dict[str, ToolRow] = {}
     by_project: dict[str, Counter[str]] = {}
     by_day: dict[str, Counter[str]] = {}
-    for call in activity.calls:
-        by_project.setdefault(call.project, Counter())[call.name] += 1
-        when = _moment(call.at)
-        if when is not None:
-            by_day.setdefault(day(when), Counter())[call.name] += 1
+    uses = tool_uses(requests, activity)
+    for use in uses:
+        name = use.call.name
+        row = tools.get(name)
+        if row is None:
+            row = tools[name] = ToolRow(name, use.server)
+        row.calls += 1
+        row.errors += use.outcome == "failed"
+        row.result_tokens += use.result_tokens
+        row.exact_calls += use.exact
+        by_project.setdefault(use.call.project, Counter())[name] += 1
+        if use.at is not None:
+            by_day.setdefault(day(use.at), Counter())[name] += 1
+    errors, per_day = _failures(activity, names, day)
     servers: dict[str, list[int]] = {}
     for row in tools.values():
         totals = servers.setdefault(row.server, [0, 0])
@@ -209,7 +237,7 @@ def analyze_agents(requests: Sequence[Request], activity: Activity, zone: tzinfo
         # requests that reached the model: a local command (/cost, /model) calls none
         steps=_spread([float(c.model_calls) for c in commands if c.model_calls]),
         cost=_spread([c.cost_usd for c in commands if c.model_calls]),
-        unknown_outcomes=len(names.keys() - {result.tool_use_id for result in activity.results}),
+        unknown_outcomes=sum(use.outcome == "unknown" for use in uses),
         without_activity=tuple(sorted({r.source for r in requests} - ACTIVITY_FORMATS)),
     )
 
@@ -219,22 +247,41 @@ def _failed(error: str | None) -> bool:
     return error is not None and classify(error) not in NOT_FAILURES
 
 
-def _tools(
-    calls: Sequence[ToolCall], by_key: dict[str, Request], requests: Sequence[Request]
-) -> dict[str, ToolRow]:
-    """Calls per tool, and the context their results added (from the next request's usage)."""
-    tools: dict[str, ToolRow] = {}
-    asked: dict[str, list[ToolCall]] = {}
-    for call in calls:
-        row = tools.get(call.name)
-        if row is None:
-            row = tools[call.name] = ToolRow(call.name, tool_server(call.name))
-        row.calls += 1
-        asked.setdefault(call.key, []).append(call)
+def tool_uses(requests: Sequence[Request], activity: Activity) -> list[ToolUse]:
+    """Every tool call of `activity`, in its order, with its outcome and result tokens: the
+    rows `analyze_agents` sums per tool."""
+    by_id = {result.tool_use_id: result for result in activity.results}
+    shares = _result_shares(activity.calls, requests)
+    uses = []
+    for call, (tokens, exact) in zip(activity.calls, shares, strict=True):
+        result = by_id.get(call.id)
+        error = None if result is None else result.error
+        error_class = None if error is None else classify(error, call.name)
+        if result is None:
+            outcome = "unknown"
+        elif error is None:
+            outcome = "ok"
+        else:
+            outcome = "failed" if _failed(error) else "cancelled"
+        server = tool_server(call.name)
+        uses.append(ToolUse(call, server, outcome, error_class, tokens, exact, _moment(call.at)))
+    return uses
+
+
+def _result_shares(
+    calls: Sequence[ToolCall], requests: Sequence[Request]
+) -> list[tuple[int, bool]]:
+    """Each call's share of the context its results added (from the next request's usage),
+    and whether that share is exact."""
+    by_key = {request.key: request for request in requests}
+    asked: dict[str, list[int]] = {}
+    for index, call in enumerate(calls):
+        asked.setdefault(call.key, []).append(index)
     carried_by: dict[str, Request] = {}
     for request in sorted(requests, key=lambda r: r.when):
         if request.previous and request.previous not in carried_by:
             carried_by[request.previous] = request
+    shares = [(0, False)] * len(calls)
     for key, its_calls in asked.items():
         asking, carrying = by_key.get(key), carried_by.get(key)
         if asking is None or carrying is None:
@@ -245,11 +292,9 @@ def _tools(
         if added <= 0:  # the context was compacted or cleared in between
             continue
         share, rest = divmod(added, len(its_calls))
-        for index, call in enumerate(its_calls):
-            row = tools[call.name]
-            row.result_tokens += share + (1 if index < rest else 0)
-            row.exact_calls += len(its_calls) == 1
-    return tools
+        for position, index in enumerate(its_calls):
+            shares[index] = (share + (1 if position < rest else 0), len(its_calls) == 1)
+    return shares
 
 
 def _failures(

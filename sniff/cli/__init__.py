@@ -13,9 +13,9 @@ from typing import Any, NoReturn
 
 import typer
 
-from sniff import __version__
 from sniff.cli.group import SniffGroup
 from sniff.errors import SniffError
+from sniff.version import __version__
 
 COMMANDS = (
     "scan", "sessions", "cache", "agents", "lint", "latency", "export", "report", "index", "tui",

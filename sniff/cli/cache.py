@@ -174,9 +174,11 @@ def _breaks(
     policy_file: Path | None,
     show: bool,
 ) -> None:
-    filters, zone, prices = o.check(
-        since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format,
+    from sniff.workspace import Workspace
+
+    workspace = Workspace(
+        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
     )  # fmt: skip
     if policy_file is not None:  # a bad file is a usage error before any log is read
         from sniff.engine import load_policies
@@ -188,23 +190,17 @@ def _breaks(
         if dask:
             from sniff import dask_backend
             from sniff.dask_cluster import cluster
+            from sniff.logs import require_logs
 
             with cluster(dask) as client:
                 report, dataset = dask_backend.breaks(
-                    client, paths, pricing, filters, zone, log_format=log_format,
-                    policy_file=policy_file,
+                    client, workspace.paths, workspace.pricing, workspace.filters,
+                    workspace.zone, log_format=log_format, policy_file=policy_file,
                 )  # fmt: skip
-            o.require_logs(dataset, paths)
+            require_logs(dataset, workspace.paths)
         else:
-            from sniff.analyses.breaks import CacheRules, find_breaks
-
-            dataset = o.load(
-                paths, filters, prices, pricing=pricing, log_format=log_format,
-                with_prompts="sized",  # as scan reads them, so both report the same breaks
-                no_index=no_index,
-            )  # fmt: skip
-            rules = CacheRules(policy_file)
-            report = find_breaks(dataset.requests, prices, rules, zone=zone, keep=filters.keep)
+            report = workspace.break_report(policy_file)
+            dataset = workspace.dataset("sized")
     o.report_issues(dataset, verbose)
     if json:
         from sniff.present.breaks_json import breaks_json
@@ -216,4 +212,4 @@ def _breaks(
 
     from sniff.present.breaks_view import print_breaks
 
-    print_breaks(Console(), report, zone)
+    print_breaks(Console(), report, workspace.zone)

@@ -110,7 +110,7 @@ def lint(
         fail_on=fail_on,
         calls_per_minute=calls_per_minute,
     )
-    from sniff.api import load
+    from sniff.logs import load
 
     with shown(wanted(json=output != "text", no_progress=no_progress)):
         report = run_lint(paths, config, load=load)

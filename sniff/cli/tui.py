@@ -24,16 +24,9 @@ def tui(
 
     Enter opens a row, Escape goes back, / filters, s sorts, f lists findings, ? shows help.
     """
-    _, zone, prices = o.check(
-        since=None,
-        until=None,
-        project=None,
-        model=None,
-        agent=None,
-        tz=tz,
-        pricing=pricing,
-        log_format=log_format,
-    )
+    from sniff.workspace import Workspace
+
+    workspace = Workspace(paths, tz=tz, pricing=pricing, log_format=log_format)
     from sniff.tui import make_app
 
-    make_app(paths=paths, prices=prices, zone=zone, log_format=log_format).run()
+    make_app(paths=paths, prices=workspace.prices, zone=workspace.zone, log_format=log_format).run()

@@ -32,10 +32,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from sniff import __version__
 from sniff.atomic_write import cannot_write, discard, is_temporary, replace, stage, sync_folder
 from sniff.errors import UserError
 from sniff.ingest.export_folders import MANIFEST, manifest_files, walk_table
+from sniff.version import __version__
 
 TABLES = ("requests", "sessions", "breaks", "blocks")
 FORMAT_VERSION = 2

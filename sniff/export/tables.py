@@ -1,5 +1,6 @@
 """Provides the export's tables: requests, sessions, breaks and prompt blocks as Arrow tables,
-and requests (with their blocks) read back from them.
+and requests (with their blocks) read back from them; and the tool calls' table, which the
+Python API shows (`Workspace.tools`) and the export does not write.
 
 Why read back: an export directory is merged into, not overwritten. Exporting another folder
 (or another machine's logs) into it reads the requests already there, keeps one row per request
@@ -15,6 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from sniff.analyses.agents import ToolUse
 from sniff.analyses.breaks import Break
 from sniff.analyses.summary import SessionRow
 from sniff.model import Agent, Block, Cost, Request, Usage
@@ -113,6 +115,25 @@ BLOCKS = pa.schema(
     ]
 )
 """One row per prompt block, for requests whose log holds the prompt."""
+
+TOOLS = pa.schema(
+    [
+        ("tool_use_id", pa.string()),
+        ("day", pa.string()),
+        ("at", TIME),
+        ("session_id", pa.string()),
+        ("project", pa.string()),
+        ("request_key", pa.string()),
+        ("tool", pa.string()),
+        ("server", pa.string()),
+        ("outcome", pa.string()),
+        ("error_class", pa.string()),
+        ("result_tokens", pa.int64()),
+        ("result_tokens_exact", pa.bool_()),
+    ]
+)
+"""One row per tool call (`analyses.agents.ToolUse`). `day` is the UTC day of `at` (null, as
+`at` is, when the log does not date the call)."""
 
 
 def utc_day(moment: datetime) -> str:
@@ -233,6 +254,28 @@ def blocks_table(requests: Sequence[Request]) -> pa.Table:
         for position, block in enumerate(r.blocks)
     ]
     return pa.Table.from_pylist(rows, schema=BLOCKS)
+
+
+def tools_table(uses: Iterable[ToolUse]) -> pa.Table:
+    """The tool calls, one row each, in the order given."""
+    rows = [
+        {
+            "tool_use_id": use.call.id,
+            "day": None if use.at is None else utc_day(use.at),
+            "at": use.at,
+            "session_id": use.call.session_id,
+            "project": use.call.project,
+            "request_key": use.call.key,
+            "tool": use.call.name,
+            "server": use.server,
+            "outcome": use.outcome,
+            "error_class": use.error_class,
+            "result_tokens": use.result_tokens,
+            "result_tokens_exact": use.exact,
+        }
+        for use in uses
+    ]
+    return pa.Table.from_pylist(rows, schema=TOOLS)
 
 
 def read_requests(requests: pa.Table, blocks: pa.Table | None) -> list[Request]:

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import msgspec
 
-from sniff import __version__
 from sniff.ingest import index_rows, progress
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.index_rows import Task, counted_task, keep_rows, links_of, to_read
@@ -31,6 +30,7 @@ from sniff.ingest.parallel import map_balanced
 from sniff.ingest.record import FileResult, Prompts, decode_result
 from sniff.model import LineIssue
 from sniff.paths import cache_folder
+from sniff.version import __version__
 
 INDEX_FORMAT = 4
 """Bump when what the index stores changes meaning."""

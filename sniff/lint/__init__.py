@@ -33,7 +33,7 @@ PRICED_RULES = frozenset({"SN001", "SN006", "SN014", "SN002"})
 
 
 class Loader(Protocol):
-    """How the caller reads logs into priced requests (`sniff.api.load` is one)."""
+    """How the caller reads logs into priced requests (`sniff.logs.load` is one)."""
 
     def __call__(
         self, paths: list[Path] | None, prices: PriceBook | None, *, with_prompts: Prompts

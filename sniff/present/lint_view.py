@@ -7,11 +7,11 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from sniff import __version__
 from sniff.lint import LintReport
 from sniff.lint.rules import RULES
 from sniff.model import Finding, Severity
 from sniff.numbers import compact, money, plural
+from sniff.version import __version__
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}

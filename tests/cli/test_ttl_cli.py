@@ -127,8 +127,8 @@ def breaks_advice(*paths: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize("scope", ["session", "samples"])
 def test_lint_and_cache_breaks_give_one_verdict_for_a_session(scope: str) -> None:
-    from sniff.api import load
     from sniff.lint import LintConfig, lint
+    from sniff.logs import load
     from sniff.numbers import money
 
     path = shared(D3AD) if scope == "session" else shared(SHARED)

@@ -387,8 +387,8 @@ def test_an_unparseable_timestamp_is_counted_as_a_warning(tmp_path, session):
 
 
 def test_the_browser_loads_a_poisoned_session_as_the_clean_one(tmp_path):
-    """The TUI reads through `api.load` with prompts: the poison lines change nothing."""
-    from sniff.api import load
+    """The TUI reads through `logs.load` with prompts: the poison lines change nothing."""
+    from sniff.logs import load
 
     clean = load([logs(tmp_path / "clean" / "logs", CLAUDE_TRACE)], with_prompts=True)
     lines = [poison(CLAUDE_TRACE, *make(CLAUDE_TRACE)) for make, _ in POISONS.values()]

@@ -24,8 +24,8 @@ from typer.testing import CliRunner
 
 from sniff.analyses.breaks import CAUSES
 from sniff.analyses.breaks import EXPECTED as EXPECTED_CAUSES
-from sniff.api import load
 from sniff.cli import app
+from sniff.logs import load
 from sniff.model import Request, Usage
 from sniff.numbers import money
 

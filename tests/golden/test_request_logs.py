@@ -76,7 +76,7 @@ def test_each_folder_is_read_as_its_format(folder, log_format):
 
 def test_the_tool_list_change_rebuilds_the_whole_cache():
     """The claude-trace sample adds an MCP tool mid-session: that call reads nothing cached."""
-    from sniff.api import load
+    from sniff.logs import load
 
     [log] = (SAMPLES / "claude-trace").rglob("*.jsonl")
     requests = [r for r in load([log], with_prompts=True).requests if r.error is None]

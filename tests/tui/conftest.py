@@ -15,8 +15,8 @@ import msgspec
 import pytest
 from textual.pilot import Pilot
 
-from sniff.api import load
 from sniff.lint import LintConfig, lint
+from sniff.logs import load
 from sniff.model import Dataset, Finding
 from sniff.tui import SniffApp, make_app
 from tests.conftest import REPO, SAMPLE_LOGS

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import sniff.lint
-from sniff.api import load
 from sniff.ingest import incremental
+from sniff.logs import load
 from sniff.tui import make_app
 from sniff.tui.screens.overview import OverviewScreen
 from tests.tui.conftest import SAMPLE_LOGS, settle

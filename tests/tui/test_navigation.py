@@ -388,7 +388,7 @@ async def test_behaviour_shows_tools_failures_and_user_requests_and_drills_down(
 async def test_a_request_that_read_nothing_is_never_said_to_have_read_its_prefix() -> None:
     """The shared claude-trace sample: its compaction call (line 35) read 0 tokens, and its
     first block differs from the request before it. It is the compaction's expected write."""
-    from sniff.api import load
+    from sniff.logs import load
     from tests.conftest import REPO
 
     trace = REPO.parent / "shared" / "samples" / "claude-trace-dev"

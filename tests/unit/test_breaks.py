@@ -23,7 +23,7 @@ import pytest
 from genai_prices.types import ModelPrice
 
 from sniff.analyses.breaks import CAUSES, BreakReport, CacheRules, find_breaks
-from sniff.api import load
+from sniff.logs import load
 from sniff.model import Agent, Block, Request, Usage
 from sniff.pricing import PriceBook
 from tests.conftest import Lines

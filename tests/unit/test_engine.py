@@ -22,7 +22,6 @@ import msgspec
 import pytest
 
 from sniff.analyses.cache import analyze_cache
-from sniff.api import load
 from sniff.engine import (
     Policy,
     PrefixTree,
@@ -34,6 +33,7 @@ from sniff.engine import (
     simulate,
     with_overrides,
 )
+from sniff.logs import load
 from sniff.model import Agent, Block, Request, Usage
 from sniff.pricing import PriceBook
 

@@ -30,11 +30,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from sniff.api import load
 from sniff.ingest import index_rows, indexed
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.index_store import INDEX_FILE, Entry, IndexStore
 from sniff.ingest.record import Prompts
+from sniff.logs import load
 from tests.conftest import REPO, SAMPLE_LOGS, Lines
 
 T0 = datetime(2026, 3, 4, 10, 0, tzinfo=UTC)
@@ -211,7 +211,7 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
 
 
 def index_entry(path: Path, with_prompts: Prompts = False) -> Entry | None:
-    """The index row of `path` (read by `api.load` with default options)."""
+    """The index row of `path` (read by `logs.load` with default options)."""
     store = indexed.open_index()
     assert store is not None
     try:

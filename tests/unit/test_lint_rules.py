@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from sniff.api import load
 from sniff.lint import LintConfig, check, lint
 from sniff.lint.fix import fixed_body, fixed_text, is_fixable
 from sniff.lint.inputs import body_prompt, load_prompts, prompt_files, text_prompt
 from sniff.lint.prompts import LintPrompt
 from sniff.lint.rules import RULES
 from sniff.lint.volatile import find_placeholders, find_volatile, line_and_column
+from sniff.logs import load
 from sniff.model import Finding, Severity
 from sniff.pricing import PriceBook
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from sniff.api import load
 from sniff.ingest.log_formats import detect
+from sniff.logs import load
 from sniff.model import Request
 
 T0 = 1_772_610_000.0  # 2026-03-04

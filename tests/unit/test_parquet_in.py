@@ -172,7 +172,7 @@ def test_a_row_that_is_not_a_request_is_skipped_alone(tmp_path: Path) -> None:
 
 
 def test_times_and_fields_come_back_exactly(tmp_path: Path) -> None:
-    from sniff.api import load
+    from sniff.logs import load
 
     logs = load([SAMPLE_LOGS], use_index=False)
     out = export(tmp_path / "out", SAMPLE_LOGS)

@@ -22,7 +22,7 @@ import pytest
 
 from sniff.analyses.latency import timings
 from sniff.analyses.peaks import PeakReport, assign, find_peaks
-from sniff.api import load
+from sniff.logs import load
 from tests.conftest import SAMPLE_LOGS
 
 Component = tuple[float, float, float]  # location (s), sigma (decades), weight

@@ -10,8 +10,8 @@ from datetime import UTC
 from sniff.analyses.breaks import CacheRules, find_breaks
 from sniff.analyses.scan_parts import TOP_BREAKS, digest, join, join_digests, scan_part
 from sniff.analyses.summary import Totals, summarize
-from sniff.api import load
 from sniff.ingest.units import units
+from sniff.logs import load
 from sniff.model import Request
 from sniff.pricing import PriceBook
 from tests.conftest import SAMPLE_LOGS

@@ -81,7 +81,7 @@ class RequestScreen(ArchiveScreen):
     @work(thread=True, exclusive=True, group="count", exit_on_error=False)
     def _count_tokens(self, request: Request, previous: Request | None) -> None:
         """Read the prompt again with the tokenizer, off the UI thread, and show exact counts."""
-        from sniff.api import counted_prompts
+        from sniff.logs import counted_prompts
 
         try:
             pair = counted_prompts([request] if previous is None else [request, previous])

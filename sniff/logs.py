@@ -1,16 +1,20 @@
-"""Provides the facade both front ends use: find and read the logs, price every request.
+"""Provides the logs read on this machine: `load` (discovery, the on-disk index, the parsers,
+the prices), `counted_prompts` (one request's prompt counted again, exactly) and
+`require_logs` (the paths named must hold logs).
 
-Why: the CLI and the TUI must show the same numbers, so they share this one path from paths on
-the command line to a priced `Dataset`.
+Why apart from `workspace`: this is the Workspace's local backend (`distributed` is its Dask
+one), and tests, benchmarks and the browser read logs through it without options to check.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
 
+from sniff.errors import UserError
 from sniff.ingest.discover import expand, project_hint, roots_for
 from sniff.ingest.indexed import open_index
 from sniff.ingest.log_formats import parse_any
@@ -30,7 +34,7 @@ def load(
     use_index: bool = True,
     window: tuple[float | None, float | None] = (None, None),
 ) -> Dataset:
-    """Read and price the logs under `paths`, or under the usual roots when none are given.
+    """Read and price the logs under `paths` here, or under the usual roots when none are given.
 
     With no paths and no logs in the usual roots, the bundled sample logs are read and the
     dataset says so (`sample=True`).
@@ -98,3 +102,33 @@ def counted_prompts(requests: list[Request]) -> list[Request]:
         else:
             counted.append(request)
     return counted
+
+
+def require_logs(dataset: Dataset, paths: list[Path] | None) -> None:
+    """Refuse to report on nothing: the paths a user named must hold logs, and a file named
+    must be one. The usual folders holding none only earn a line on the error stream (a
+    machine may simply have none yet).
+
+    Raises:
+        UserError: a named file is not a log, or the named paths hold none.
+    """
+    from sniff.numbers import plural
+
+    unknown = set(dataset.unknown_files)
+    for path in paths or ():
+        if str(path) in unknown:
+            raise UserError(f"not a log sniff reads: {path} (--log-format NAME reads it as one)")
+    if dataset.formats:
+        return
+    where = ", ".join(dataset.roots) or "the usual log folders"
+    found = (
+        f"no log sniff reads among the {plural(len(dataset.files), 'file')} under {where}"
+        if dataset.files
+        else f"no log files (*.jsonl) found under {where}"
+    )
+    if paths and dataset.unreadable:  # why there is nothing, rather than that there is not
+        first, *others = dataset.unreadable
+        found = f"{first.file}: {first.reason}" + (f" (and {len(others)} more)" if others else "")
+    if paths:
+        raise UserError(found)
+    sys.stderr.write(f"sniff: {found}\n")

@@ -1,0 +1,330 @@
+"""Provides `Workspace`: the one path from log folders and options to data, answers and frames.
+
+A Workspace is the logs under some paths, read with the options every command shares (a time
+window, project, model and agent filters, a time zone, a log format, price overrides, the
+on-disk index, a Dask cluster). The command line builds one per run; a notebook keeps one:
+
+    import sniff
+    ws = sniff.Workspace("~/.claude/projects", since="2026-01-01", tz="Europe/Paris")
+    ws.summary()["totals"]["cost_usd"]        # the object `sniff scan --json` prints
+    ws.requests().groupby("model", observed=True)["cost_usd"].sum()
+
+Options are checked when it is made; logs are read when an answer first needs them, and what
+was read and worked out is kept, so asking again costs nothing. A new Workspace sees the logs
+as they are then (through the index, only the files that changed are parsed again).
+
+The frames (`requests`, `sessions`, `breaks`, `tools`) are the Arrow tables of `export.tables`
+turned into pandas, so their columns are those of `sniff export` by construction: label columns
+(`CATEGORIES`) are categories, and times are tz-aware, in the Workspace's zone. pandas and
+pyarrow are imported only when a frame is asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import tzinfo
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sniff.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+    from sniff.analyses.breaks import BreakReport
+    from sniff.ingest.discover import SourceFile
+    from sniff.ingest.record import Prompts
+    from sniff.model import Activity, Dataset, Request
+    from sniff.pricing import PriceBook
+    from sniff.scan_run import ScanNumbers
+
+AGENTS = ("main", "subagent", "compaction", "other")
+FORMATS = ("claude-code", "claude-trace", "codex", "request-log")
+CATEGORIES = frozenset(
+    {"source", "provider", "model", "project", "agent", "cause", "tool", "server", "outcome",
+     "error_class"}
+)  # fmt: skip
+"""The frames' label columns, made pandas categories: few values, many rows."""
+
+PathArgument = str | PathLike[str]
+
+
+class Workspace:
+    """The logs under some paths, read with one set of options (see the module docstring)."""
+
+    def __init__(
+        self,
+        paths: PathArgument | Sequence[PathArgument] | None = None,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        project: str | None = None,
+        model: str | None = None,
+        agent: str | None = None,
+        tz: str | None = None,
+        log_format: str | None = None,
+        pricing: PathArgument | None = None,
+        use_index: bool = True,
+        dask: str | None = None,
+    ) -> None:
+        """The options are those of the command line, by the same names.
+
+        Args:
+            paths: log files or folders (`~` is expanded); None: the usual Claude Code log
+                folders, or the bundled sample logs when those hold none.
+            since: only requests from this date (in `tz`) or ISO time on.
+            until: only requests up to this date (inclusive) or before this ISO time.
+            project: only projects whose path contains this text (any case).
+            model: only models whose name contains this text (any case).
+            agent: only requests of this agent: main, subagent, compaction or other.
+            tz: the zone of days and times, e.g. "Europe/Paris" (default: the machine's).
+            log_format: read every file as this format (default: detect each file's).
+            pricing: a TOML or JSON file of prices per model, overriding the bundled ones.
+            use_index: keep what each file yielded in the on-disk index and parse only files
+                that changed (False: read every file whole, touching no index).
+            dask: run on a Dask cluster: its scheduler's address, or local[:N].
+
+        Raises:
+            UserError: an option is invalid.
+        """
+        from sniff.analyses.filters import Filters, parse_bound
+        from sniff.pricing import PriceBook, load_overrides
+
+        self.zone: tzinfo = resolve_zone(tz)
+        if agent is not None and agent not in AGENTS:
+            raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {agent!r}")
+        if log_format is not None and log_format not in FORMATS:
+            raise UserError(f"--log-format must be one of {', '.join(FORMATS)}, not {log_format!r}")
+        self.filters = Filters(
+            since=parse_bound(since, self.zone, end=False) if since else None,
+            until=parse_bound(until, self.zone, end=True) if until else None,
+            project=project,
+            model=model,
+            agent=agent,
+        )
+        if self.filters.since and self.filters.until and self.filters.since >= self.filters.until:
+            raise UserError(f"--since {since} is not before --until {until}: no request can match")
+        self.pricing = None if pricing is None else Path(pricing).expanduser()
+        self.prices: PriceBook = PriceBook(load_overrides(self.pricing) if self.pricing else None)
+        self.paths = _paths(paths)
+        self.log_format = log_format
+        self.use_index = use_index
+        self.dask = dask
+        self._datasets: dict[Prompts, Dataset] = {}
+        self._scan: ScanNumbers | None = None
+        self._breaks: dict[Path | None, BreakReport] = {}
+
+    def dataset(
+        self, prompts: Prompts = False, *, while_waiting: Callable[[], object] | None = None
+    ) -> Dataset:
+        """Every request read and priced (the filters not applied), with the activity and an
+        account of what could not be read.
+
+        Args:
+            prompts: also read prompts into blocks where logs hold them: True counts each
+                block's tokens, "sized" estimates them from its size (what breaks are judged
+                from). A dataset read with prompts serves a later call without.
+            while_waiting: the caller's own slow set-up, run while files are parsed.
+
+        Raises:
+            UserError: a path does not exist, or the paths named hold no log.
+        """
+        held = self._datasets.get(prompts)
+        if held is None and prompts is False and self._datasets:
+            held = next(iter(self._datasets.values()))
+        if held is None:
+            held = self._datasets[prompts] = self._read(prompts, while_waiting)
+        return held
+
+    def _read(self, prompts: Prompts, while_waiting: Callable[[], object] | None) -> Dataset:
+        from sniff.logs import require_logs
+
+        if self.dask:
+            from sniff import dask_backend
+            from sniff.dask_cluster import cluster
+
+            if while_waiting is not None:
+                while_waiting()
+            with cluster(self.dask) as client:
+                dataset = dask_backend.load(
+                    client, self.paths, self.pricing, log_format=self.log_format,
+                    with_prompts=prompts,
+                )  # fmt: skip
+        else:
+            from sniff.logs import load
+
+            since, until = self.filters.since, self.filters.until
+            dataset = load(
+                self.paths, self.prices, log_format=self.log_format, with_prompts=prompts,
+                while_waiting=while_waiting, use_index=self.use_index,
+                window=(since.timestamp() if since else None, until.timestamp() if until else None),
+            )  # fmt: skip
+        require_logs(dataset, self.paths)
+        return dataset
+
+    def scan(self, files: list[SourceFile] | None = None) -> ScanNumbers:
+        """`sniff scan`'s numbers: unit by unit from the index when there is one (only units
+        whose files changed are analysed again), on the cluster with `dask`, else from every
+        file.
+
+        Args:
+            files: the log files under the paths, when the caller listed them already.
+
+        Raises:
+            UserError: as `dataset`.
+        """
+        if self._scan is None:
+            self._scan = self._scanned(files)
+        return self._scan
+
+    def _scanned(self, files: list[SourceFile] | None) -> ScanNumbers:
+        from sniff.logs import require_logs
+        from sniff.scan_run import ScanNumbers, scan_scope, scan_units
+
+        filters, zone = self.filters, self.zone
+        if self.dask:
+            from sniff import dask_backend
+            from sniff.dask_cluster import cluster
+
+            with cluster(self.dask) as client:
+                numbers = dask_backend.scan(
+                    client, self.paths, self.pricing, filters, zone, log_format=self.log_format
+                )
+            require_logs(numbers.dataset, self.paths)
+            return numbers
+        from sniff.ingest.indexed import open_index
+
+        store = open_index() if self.use_index else None
+        if store is not None:
+            from sniff.paths import file_identity
+
+            # the prompts (where logs hold them) let breaks be told apart as `breaks()` does
+            try:
+                numbers = scan_units(
+                    self.paths, store, self.prices, filters, zone, log_format=self.log_format,
+                    files=files, with_prompts="sized",
+                    scope=scan_scope(
+                        filters=filters, zone=zone, log_format=self.log_format,
+                        pricing=file_identity(self.pricing) if self.pricing else None,
+                    ),
+                )  # fmt: skip
+            finally:
+                store.close()
+            require_logs(numbers.dataset, self.paths)
+            return numbers
+        from sniff.analyses.scan_parts import digest
+        from sniff.analyses.summary import summarize
+
+        dataset = self.dataset("sized")  # checked as it is read
+        found = self.break_report().breaks
+        return ScanNumbers(summarize(filters.apply(dataset.requests), zone), digest(found), dataset)
+
+    def summary(self) -> dict[str, Any]:
+        """The object `sniff scan --json` prints: `totals`, `by_model`, `by_project`, `by_day`,
+        `by_agent`, `sessions`, `warnings`, `source` and `breaks` (README, `sniff scan`)."""
+        from sniff.present.breaks_json import top_breaks_json
+        from sniff.present.jsonout import summary_json
+
+        numbers = self.scan()
+        report = summary_json(numbers.summary, numbers.dataset, self.prices.source())
+        report["breaks"] = top_breaks_json(numbers.breaks)
+        return report
+
+    def break_report(self, policy_file: Path | None = None) -> BreakReport:
+        """`sniff cache --breaks`'s report (`policy_file`: its `--policy-file`).
+
+        Raises:
+            UserError: as `dataset`, or the policy file is invalid.
+        """
+        if policy_file not in self._breaks:
+            from sniff.analyses.breaks import CacheRules, find_breaks
+
+            requests = self.dataset("sized").requests  # as scan reads them: the same breaks
+            self._breaks[policy_file] = find_breaks(
+                requests, self.prices, CacheRules(policy_file), zone=self.zone,
+                keep=self.filters.keep,
+            )  # fmt: skip
+        return self._breaks[policy_file]
+
+    def activity(self) -> Activity:
+        """The tool calls, tool results and user requests the filters keep (`sniff agents`)."""
+        from sniff.analyses.filters import keep_activity
+
+        dataset = self.dataset()
+        return keep_activity(dataset.activity, self.filters, dataset.requests)
+
+    def requests(self) -> pd.DataFrame:
+        """One row per API call the filters keep, by end time: the export's `requests`."""
+        from sniff.export.tables import requests_table
+
+        chosen = sorted(self._chosen(), key=lambda request: (request.ended_at, request.key))
+        return self._frame(requests_table(chosen))
+
+    def sessions(self) -> pd.DataFrame:
+        """One row per session, by start: the export's `sessions` (`sniff sessions`)."""
+        from sniff.export.tables import sessions_table
+
+        return self._frame(sessions_table(self.scan().summary.sessions))
+
+    def breaks(self) -> pd.DataFrame:
+        """One row per cache break, cold starts included, by time: the export's `breaks`
+        (`sniff cache --breaks`)."""
+        from sniff.export.tables import breaks_table
+
+        return self._frame(breaks_table(self.break_report().breaks))
+
+    def tools(self) -> pd.DataFrame:
+        """One row per tool call, by time, with its outcome and what its results added to the
+        context: the rows `sniff agents` sums per tool (README, Python API)."""
+        from sniff.analyses.agents import tool_uses
+        from sniff.export.tables import tools_table
+
+        return self._frame(tools_table(tool_uses(self._chosen(), self.activity())))
+
+    def _chosen(self) -> list[Request]:
+        return self.filters.apply(self.dataset().requests)
+
+    def _frame(self, table: pa.Table) -> pd.DataFrame:
+        """`table` in pandas: labels as categories, times in the Workspace's zone."""
+        import pandas as pd
+
+        frame = table.to_pandas()
+        for name in frame.columns:
+            if name in CATEGORIES:
+                frame[name] = frame[name].astype("category")
+            elif isinstance(frame[name].dtype, pd.DatetimeTZDtype):
+                frame[name] = frame[name].dt.tz_convert(self.zone)
+        return frame
+
+
+def _paths(given: PathArgument | Sequence[PathArgument] | None) -> list[Path] | None:
+    if given is None:
+        return None
+    if isinstance(given, str | PathLike):
+        given = [given]
+    return [Path(path).expanduser() for path in given]
+
+
+def resolve_zone(name: str | None) -> tzinfo:
+    """The zone named by `tz`, or the machine's local zone.
+
+    Raises:
+        UserError: no such zone.
+    """
+    if name is None:
+        import tzlocal
+
+        try:
+            return tzlocal.get_localzone()
+        except Exception:  # a broken local zone setup must not stop a report
+            from datetime import UTC
+
+            return UTC
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as error:
+        raise UserError(f"unknown time zone {name!r} (try UTC or Europe/Paris)") from error
