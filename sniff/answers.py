@@ -10,8 +10,9 @@ every run, or why it cannot be read: `discover.SourceFile`), of a `--pricing` fi
 price data, and sniff's own code. When the key matches, the kept output is written again, byte
 for byte, without reading anything.
 
-Only output that goes to a pipe or file is kept: a terminal's output depends on its size and
-colours, and is for a person, who can wait a second.
+Every command that reads logs keeps its answer so (`replayed`); a report written to a file
+keeps the file's text with it, and writes it again, whole. Only output that goes to a pipe or
+file is kept: a terminal's output depends on its size and colours.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
+from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -51,22 +53,58 @@ def answers_folder() -> Path | None:
     return None if folder is None else folder / ANSWERS_FOLDER
 
 
+UNKEYED = frozenset({"no_progress"})
+"""Options that change nothing a command writes (progress is drawn on the terminal only)."""
+
+
+def replayed(command: str, *, writes: str | None = None) -> Callable[[Command], Command]:
+    """Make the CLI command `command` replay its last answer (see `remembered`).
+
+    `writes`: the name of its option giving the file it writes, if it can write one.
+    A run on a Dask cluster is always run: the user asked for that cluster's work.
+    """
+
+    def decorate(body: Command) -> Command:
+        @wraps(body)
+        def run(**options: Any) -> None:
+            if options.get("dask"):
+                body(**options)
+                return
+            keyed = {name: value for name, value in options.items() if name not in UNKEYED}
+            target = options.get(writes) if writes else None
+            remembered(
+                command, keyed, options.get("paths"), lambda _files: body(**options),
+                writes=None if target is None or str(target) == "-" else Path(target),
+            )  # fmt: skip
+
+        return run
+
+    return decorate
+
+
+Command = Callable[..., None]
+
+
 def remembered(
     command: str,
     options: dict[str, Any],
     paths: list[Path] | None,
     run: Callable[[list[SourceFile] | None], None],
+    *,
+    writes: Path | None = None,
 ) -> None:
     """Run `run(files)` (which prints `command`'s output) or replay the answer it gave last
     time.
 
     `options` are all of the command's options; `paths` the logs it reads (None: the usual
-    places). `run` gets the files the key was made from (so it reads exactly those, listed
-    once), or None when no key was made: output to a terminal, `--no-index` or `--verbose`
-    asking for a fresh read, or anything failing on the way to a key.
+    places); `writes` the file the command writes, if any. `run` gets the files the key was
+    made from (so it reads exactly those, listed once), or None when no key was made: output
+    to a terminal, `--no-index` or `--verbose` asking for a fresh read, or anything failing on
+    the way to a key.
     """
     folder = answers_folder()
-    if folder is None or sys.stdout.isatty() or options.get("no_index") or options.get("verbose"):
+    to_terminal = sys.stdout.isatty() and writes is None
+    if folder is None or to_terminal or options.get("no_index") or options.get("verbose"):
         run(None)
         return
     try:
@@ -76,7 +114,11 @@ def remembered(
         return
     stored = folder / f"{key}.json"
     answer = _kept(stored)
-    if answer is not None:
+    if answer is not None and (writes is None) == (answer.file is None):
+        if writes is not None and answer.file is not None:
+            from sniff.atomic_write import write_whole
+
+            write_whole(writes, answer.file.encode("utf-8"))
         sys.stdout.write(answer.stdout)
         sys.stderr.write(answer.stderr)
         return
@@ -85,12 +127,18 @@ def remembered(
         return
     with _captured() as (out_copy, err_copy):
         run(files)  # an exception (a user error, an exit) leaves no answer behind
-    _store(folder, stored, out_copy.getvalue(), err_copy.getvalue())
+    try:
+        written = None if writes is None else writes.read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return
+    _store(folder, stored, _Answer(out_copy.getvalue(), err_copy.getvalue(), written))
 
 
 class _Answer(NamedTuple):
     stdout: str
     stderr: str
+    file: str | None = None
+    """The text of the file the command wrote, if it wrote one."""
 
 
 def _kept(stored: Path) -> _Answer | None:
@@ -106,8 +154,10 @@ def _kept(stored: Path) -> _Answer | None:
         return None
     if not isinstance(data, dict):
         return None
-    out, err = data.get("stdout"), data.get("stderr")
-    return _Answer(out, err) if isinstance(out, str) and isinstance(err, str) else None
+    out, err, file = data.get("stdout"), data.get("stderr"), data.get("file")
+    if not (isinstance(out, str) and isinstance(err, str) and isinstance(file, str | None)):
+        return None
+    return _Answer(out, err, file)
 
 
 def answer_key(
@@ -116,8 +166,8 @@ def answer_key(
     """The digest of everything `command`'s output depends on (see the module docstring),
     whether every log file has settled (none was modified in the last `RACY_SECONDS`), and the
     log files listed for it."""
-    from sniff.version import __version__
     from sniff.ingest.discover import expand, roots_for
+    from sniff.version import __version__
 
     digest = hashlib.sha256()
 
@@ -146,7 +196,8 @@ def _captured() -> Iterator[tuple[io.StringIO, io.StringIO]]:
     """Copy what is written to stdout and stderr while still writing it through."""
     out, err = io.StringIO(), io.StringIO()
     real_out, real_err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Tee(real_out, out), _Tee(real_err, err)
+    # stderr stays what it is to `cli.progress`, which draws on the terminal, never into it
+    sys.stdout, sys.stderr = _Tee(real_out, out), _Tee(real_err, err, terminal=real_err.isatty())
     try:
         yield out, err
     finally:
@@ -154,8 +205,8 @@ def _captured() -> Iterator[tuple[io.StringIO, io.StringIO]]:
 
 
 class _Tee(io.TextIOBase):
-    def __init__(self, real: Any, copy: io.StringIO) -> None:
-        self.real, self.copy = real, copy
+    def __init__(self, real: Any, copy: io.StringIO, *, terminal: bool = False) -> None:
+        self.real, self.copy, self.terminal = real, copy, terminal
 
     def write(self, text: str) -> int:
         self.copy.write(text)
@@ -165,17 +216,17 @@ class _Tee(io.TextIOBase):
         self.real.flush()
 
     def isatty(self) -> bool:
-        return False
+        return self.terminal
 
     def fileno(self) -> int:
         return int(self.real.fileno())
 
 
-def _store(folder: Path, path: Path, out: str, err: str) -> None:
+def _store(folder: Path, path: Path, answer: _Answer) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"stdout": out, "stderr": err}), encoding="utf-8")
+        temporary.write_text(json.dumps(answer._asdict()), encoding="utf-8")
         os.replace(temporary, path)  # whole or not at all, even with runs side by side
         kept = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in kept[KEEP:]:

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from sniff.answers import replayed
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
@@ -17,6 +18,7 @@ def register(app: typer.Typer) -> None:
 
 
 @one_line_errors
+@replayed("agents")
 def agents(
     paths: o.Paths = None,
     since: o.Since = None,

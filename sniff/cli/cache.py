@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from sniff.answers import replayed
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
@@ -24,6 +25,7 @@ def register(app: typer.Typer) -> None:
 
 
 @one_line_errors
+@replayed("cache")
 def cache(
     paths: o.Paths = None,
     policy: Annotated[

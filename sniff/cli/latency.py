@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from sniff.answers import replayed
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
@@ -18,6 +19,7 @@ def register(app: typer.Typer) -> None:
 
 
 @one_line_errors
+@replayed("latency")
 def latency(
     paths: o.Paths = None,
     metric: Annotated[

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from sniff.answers import replayed
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
@@ -28,6 +29,7 @@ def register(app: typer.Typer) -> None:
 
 
 @one_line_errors
+@replayed("report", writes="output")
 def report(
     paths: o.Paths = None,
     output_format: Annotated[

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from sniff.answers import replayed
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
@@ -20,6 +21,7 @@ def register(app: typer.Typer) -> None:
 
 
 @one_line_errors
+@replayed("sessions")
 def sessions(
     paths: o.Paths = None,
     sort: Annotated[
