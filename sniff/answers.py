@@ -22,6 +22,7 @@ import hashlib
 import io
 import json
 import os
+import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -104,7 +105,10 @@ def remembered(
     """
     folder = answers_folder()
     to_terminal = sys.stdout.isatty() and writes is None
-    if folder is None or to_terminal or options.get("no_index") or options.get("verbose"):
+    if (
+        folder is None or to_terminal or options.get("no_index") or options.get("verbose")
+        or (writes is not None and not _regular_or_absent(writes))
+    ):  # fmt: skip
         run(None)
         return
     try:
@@ -128,10 +132,32 @@ def remembered(
     with _captured() as (out_copy, err_copy):
         run(files)  # an exception (a user error, an exit) leaves no answer behind
     try:
-        written = None if writes is None else writes.read_text(encoding="utf-8")
+        written = None if writes is None else _written(writes)
     except (OSError, ValueError):
         return
     _store(folder, stored, _Answer(out_copy.getvalue(), err_copy.getvalue(), written))
+
+
+def _regular_or_absent(path: Path) -> bool:
+    """Whether `path` is a regular file or nothing: a pipe or a device is written, never kept
+    nor read back (reading a pipe would wait for a writer that never comes)."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def _written(path: Path) -> str:
+    """The text of the regular file the command wrote at `path`.
+
+    Raises:
+        OSError: it is no regular file (any more), or cannot be read.
+    """
+    if not _regular_or_absent(path):
+        raise OSError(f"{path} is no regular file")
+    return path.read_text(encoding="utf-8")
 
 
 class _Answer(NamedTuple):
