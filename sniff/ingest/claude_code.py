@@ -21,7 +21,7 @@ from sniff.ingest.claude_code_wire import (
     WireLine,
     WireUsage,
 )
-from sniff.ingest.lines import decode_lines, read_bytes
+from sniff.ingest.lines import decode_lines
 from sniff.ingest.plausible import OUT_OF_RANGE, SURELY_DATED, counted, out_of_range
 from sniff.ingest.record import (
     EMBEDDED,
@@ -43,10 +43,9 @@ COMPACT_BOUNDARY = "compact_boundary"
 
 def parse_file(path: str, project_hint: str, with_prompts: Prompts = False) -> FileResult:
     """Read one Claude Code transcript (transcripts hold no full prompt: see `parse_data`)."""
-    data, problem = read_bytes(path)
-    if data is None:
-        return FileResult([], [problem] if problem else [], 0, SOURCE)
-    return parse_data(path, data, project_hint, with_prompts)
+    from sniff.ingest.formats import parse_any  # which reads transcripts with `Reader`
+
+    return parse_any(path, project_hint, SOURCE, with_prompts)
 
 
 def parse_data(
