@@ -92,17 +92,16 @@ def read_lines(
     """
     offset, lines, pending = start, lines_before, read
     while True:
-        block = read_at(descriptor, BLOCK_BYTES, offset + len(pending))
-        data = pending + block if pending else block
-        cut = data.rfind(b"\n") + 1
+        cut = pending.rfind(b"\n") + 1
         if cut:
-            whole = data[:cut]
+            whole = pending[:cut]
             count = whole.count(b"\n")
             reader.feed(whole, lines + 1, count)
-            offset, lines = offset + cut, lines + count
-        pending = data[cut:]
+            offset, lines, pending = offset + cut, lines + count, pending[cut:]
+        block = read_at(descriptor, BLOCK_BYTES, offset + len(pending))
         if not block:
             break
+        pending = pending + block if pending else block
     state = pickle.dumps(reader, protocol=pickle.HIGHEST_PROTOCOL) if keep_state else None
     if pending:
         reader.feed(pending, lines + 1)
