@@ -17,7 +17,6 @@ colours, and is for a person, who can wait a second.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import io
 import json
@@ -27,6 +26,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+from sniff.paths import cache_folder, code_identity, file_identity, price_data_identity
 
 if TYPE_CHECKING:
     from sniff.ingest.discover import SourceFile
@@ -46,9 +47,7 @@ that depends on it is not kept."""
 
 def answers_folder() -> Path | None:
     """Where answers are kept (in the user cache folder); None when caching is disabled."""
-    from sniff.price_table import default_cache_folder
-
-    folder = default_cache_folder()
+    folder = cache_folder()
     return None if folder is None else folder / ANSWERS_FOLDER
 
 
@@ -185,46 +184,8 @@ def _store(folder: Path, path: Path, out: str, err: str) -> None:
         pass
 
 
-def file_identity(path: Path | None) -> tuple[str, int, int] | None:
-    """A file's resolved path, size and modification time (None for no file)."""
-    if path is None:
-        return None
-    try:
-        status = path.stat()
-    except OSError:
-        return (str(path), -1, -1)
-    return (str(path.resolve()), status.st_size, status.st_mtime_ns)
-
-
-def price_data_identity() -> tuple[str, int, int] | None:
-    """The bundled price data's file identity: new prices must not replay old answers."""
-    return file_identity(_price_data())
-
-
-def _price_data() -> Path | None:
-    from importlib.util import find_spec
-
-    spec = find_spec("genai_prices")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations))) / "data.py"
-
-
 def _zone_identity() -> str:
     try:
         return os.path.realpath("/etc/localtime")
     except OSError:
         return ""
-
-
-@functools.cache
-def code_identity() -> tuple[tuple[str, int, int], ...]:
-    """sniff's own sources: an upgraded or edited sniff must not replay an old answer."""
-    package = Path(__file__).parent  # read once per process: a scan keys its answer and parts
-    found: list[tuple[str, int, int]] = []
-    for directory, _, files in os.walk(package):
-        for name in sorted(files):
-            if name.endswith((".py", ".toml", ".json")):
-                status = os.stat(os.path.join(directory, name))
-                found.append((name, status.st_size, status.st_mtime_ns))
-    return tuple(found)

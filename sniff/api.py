@@ -12,8 +12,8 @@ from pathlib import Path
 import msgspec
 
 from sniff.ingest.discover import expand, project_hint, roots_for
-from sniff.ingest.formats import parse_any
 from sniff.ingest.indexed import open_index
+from sniff.ingest.log_formats import parse_any
 from sniff.ingest.reading import read
 from sniff.ingest.record import Prompts, Response
 from sniff.model import Dataset, Request

@@ -120,14 +120,13 @@ def _check_scheduler(address: str) -> None:
     try:
         scheme, location = parse_address(address)
         get_backend(scheme)
-        if scheme != "inproc":
-            parse_host_port(location)
+        host_port = None if scheme == "inproc" else parse_host_port(location)
     except (ValueError, Warning) as error:
         raise UserError(f"--dask {address}: {error}; expected HOST:PORT or local:N") from error
+    if scheme in ("tcp", "tls") and host_port is not None:
+        _probe(address, *host_port)
 
     async def identity() -> Any:
-        # Dask retries a refused connection until its timeout: stop a second before the
-        # deadline, so its reason ("Connection refused") is what the user reads
         comm = await connect(address, timeout=CONNECT_SECONDS - 1)
         try:
             await comm.write({"op": "identity", "reply": True})
@@ -151,6 +150,24 @@ def _check_scheduler(address: str) -> None:
     if kind != "Scheduler":
         what = f"a Dask {kind}" if isinstance(kind, str) else "something else"
         raise UserError(f"{address} is not a Dask scheduler: it answered as {what}")
+
+
+def _probe(address: str, host: str, port: int) -> None:
+    """Open and close a plain TCP connection to `host:port`.
+
+    Why: Dask retries a refused connection until its timeout and then reports only that it
+    timed out; the system's own reason ("Connection refused") comes at once from one try.
+    """
+    import socket
+
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except TimeoutError as error:
+        raise UserError(
+            f"cannot reach the Dask scheduler at {address}: no answer within {CONNECT_SECONDS} s"
+        ) from error
+    except OSError as error:
+        raise UserError(f"cannot reach the Dask scheduler at {address}: {_why(error)}") from error
 
 
 def _why(error: BaseException) -> str:

@@ -7,12 +7,16 @@ here, into provider-neutral records; nothing downstream ever sees a raw JSON dic
 The records are frozen `msgspec.Struct`s: immutable and typed like frozen dataclasses, but built
 in C. A scan creates several records per API call, hundreds of thousands per run, and frozen
 dataclasses spent more time being constructed than the JSON took to parse.
+
+Lint's findings are here too (plain frozen dataclasses: there are few): lint makes them, and the
+report and the browser rank them beside cache breaks, without depending on lint.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 
 import msgspec
 
@@ -192,8 +196,8 @@ class ToolCall(msgspec.Struct, frozen=True, gc=False):
     """The API call (response) that asked for it."""
     session_id: str
     project: str
-    at: str
-    """When the response holding it was logged: the log's own ISO time ("" when unknown)."""
+    at: float | None
+    """When the response holding it was logged (epoch seconds; None when unknown)."""
 
 
 class ToolResult(msgspec.Struct, frozen=True, gc=False):
@@ -201,8 +205,8 @@ class ToolResult(msgspec.Struct, frozen=True, gc=False):
 
     tool_use_id: str
     session_id: str
-    at: str
-    """The log's ISO time ("" when unknown)."""
+    at: float | None
+    """When it was logged (epoch seconds; None when unknown)."""
     error: str | None = None
     """The failure's text (an excerpt) when the result is an error; None when it succeeded."""
 
@@ -215,8 +219,8 @@ class AgentEvent(msgspec.Struct, frozen=True, gc=False):
     `api_error` (the harness logged a failed API call)."""
     session_id: str
     project: str
-    at: str
-    """The log's ISO time ("" when unknown)."""
+    at: float | None
+    """When it was logged (epoch seconds; None when unknown)."""
     text: str = ""
     """An excerpt of what was said (instructions, API errors)."""
     command: str | None = None
@@ -275,3 +279,59 @@ class Dataset(msgspec.Struct, frozen=True):
     def unreadable(self) -> tuple[LineIssue, ...]:
         """Files that could not be read at all."""
         return tuple(issue for issue in self.issues if issue.line == 0)
+
+
+class Severity(IntEnum):
+    """How bad a finding is; `--fail-on` compares against it."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        """`info`, `warning` or `error`."""
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        """A severity from its name (raises KeyError for an unknown one)."""
+        return cls[text.upper()]
+
+
+@dataclass(frozen=True, slots=True)
+class Saving:
+    """What fixing a finding is worth, from the cache engine's replay."""
+
+    cached_tokens: int
+    """More prompt tokens read from cache."""
+    usd: float | None
+    basis: str
+    """What the figure covers, e.g. `these 12 requests` or `per 1,000 calls at 1 call/min`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem, where it is, why it matters, what to do."""
+
+    rule: str
+    severity: Severity
+    message: str
+    file: str
+    line: int = 0
+    column: int = 0
+    request: str | None = None
+    block_path: str | None = None
+    evidence: str = ""
+    fix: str = ""
+    saving: Saving | None = None
+
+    @property
+    def where(self) -> str:
+        """`file:line:col`, or `file:line request block` for logged requests."""
+        place = f"{self.file}:{self.line}:{self.column}" if self.line else self.file
+        if self.request:
+            place += f" request {self.request}"
+        if self.block_path:
+            place += f" {self.block_path}"
+        return place

@@ -15,11 +15,12 @@ import tempfile
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
-from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from sniff.paths import price_data_identity
 
 CACHE_FORMAT = 2
 CACHE_FILE = "prices.json"
@@ -141,7 +142,7 @@ class PriceCache:
 
     def __init__(self, folder: Path | None) -> None:
         self.path = folder / CACHE_FILE if folder else None
-        self.identity = _library_identity()
+        self.identity = _identity()
         self.library = ""
         self.tables: dict[str, PriceTable | None] = {}
         self.dirty = False
@@ -198,28 +199,6 @@ class PriceCache:
         self.library = str(data.get("library", ""))
 
 
-def default_cache_folder() -> Path | None:
-    """The user's cache folder for sniff (`SNIFF_CACHE_DIR` overrides; empty disables)."""
-    configured = os.environ.get("SNIFF_CACHE_DIR")
-    if configured is not None:
-        return Path(configured) if configured else None
-    from platformdirs import user_cache_dir
-
-    return Path(user_cache_dir("sniff", appauthor=False))
-
-
-def _library_identity() -> list[int | str] | None:
-    spec = find_spec("genai_prices")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    data_file = Path(next(iter(spec.submodule_search_locations))) / "data.py"
-    try:
-        status = data_file.stat()
-    except OSError:
-        return None
-    return [str(data_file), status.st_size, status.st_mtime_ns]
-
-
 def _table_json(table: PriceTable) -> list[dict[str, Any]]:
     return [
         {
@@ -245,3 +224,9 @@ def _table_from_json(raw: list[dict[str, Any]]) -> PriceTable:
             for period in raw
         )
     )
+
+
+def _identity() -> list[int | str] | None:
+    """The price data's identity as the cache file stores it; None: keep no cache."""
+    identity = price_data_identity()
+    return None if identity is None or identity[1] < 0 else list(identity)

@@ -22,12 +22,12 @@ import orjson
 
 from sniff.errors import UserError
 from sniff.model import Cost, Usage
+from sniff.paths import cache_folder
 from sniff.price_table import (
     Period,
     PriceCache,
     PriceTable,
     Rates,
-    default_cache_folder,
     period_from_price,
     table_from_library,
 )
@@ -97,7 +97,7 @@ class PriceBook:
     def cache(self) -> PriceCache:
         """The persistent price tables, opened on first use."""
         if self._cache is None:
-            self._cache = PriceCache(default_cache_folder())
+            self._cache = PriceCache(cache_folder())
         return self._cache
 
     def rates(self, model: str, when: datetime, prompt_tokens: int = 0) -> Rates | None:

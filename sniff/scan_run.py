@@ -1,6 +1,6 @@
 """Provides `scan_units`: `sniff scan`'s numbers from the index, re-analysing only what changed.
 
-The files are grouped into units that share nothing (`analyses.units`); each unit's part of the
+The files are grouped into units that share nothing (`ingest.units`); each unit's part of the
 scan (`analyses.scan_parts`) is kept in the index under the identity of its files and of every
 option and piece of data the part depends on. A run after a few files grew re-parses those
 files from where they ended, re-analyses their units, and joins every other unit's kept part:
@@ -22,7 +22,6 @@ from sniff.analyses.breaks import CacheRules
 from sniff.analyses.filters import Filters
 from sniff.analyses.scan_parts import BreakDigest, ScanPart, join, scan_part
 from sniff.analyses.summary import Summary
-from sniff.analyses.units import units
 from sniff.ingest.discover import SourceFile, expand, roots_for
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import IndexedFiles
@@ -30,7 +29,9 @@ from sniff.ingest.merge import merge
 from sniff.ingest.parallel import collector_paused, map_balanced
 from sniff.ingest.reading import account
 from sniff.ingest.record import Prompts
+from sniff.ingest.units import units
 from sniff.model import Dataset
+from sniff.paths import code_identity, price_data_identity
 from sniff.pricing import PriceBook
 
 PARALLEL_ANALYSIS_BYTES = 32 * 1024 * 1024
@@ -114,8 +115,6 @@ def scan_units(
 
 def scan_scope(**options: object) -> str:
     """The scope of parts: the options given plus the price data and sniff's own code."""
-    from sniff.answers import code_identity, price_data_identity
-
     described = json.dumps(
         [sorted((name, str(value)) for name, value in options.items()), price_data_identity()],
         default=str,
@@ -137,7 +136,7 @@ def _unit_key(indexed: IndexedFiles, group: list[int]) -> str | None:
     digest = hashlib.sha256()
     for index in group:
         entry = indexed.entry(index)
-        if entry.mtime_ns < 0:  # stored as never matching: see `indexed.RACY_NS`
+        if entry.mtime_ns < 0:  # stored as never matching: see `index_rows.RACY_NS`
             return None
         digest.update(f"{entry.path}\0{entry.identity}\0".encode())
     return digest.hexdigest()[:32]

@@ -74,9 +74,9 @@ def _encoder() -> Any:
 
 def _encoding_folder() -> Path | None:
     """A folder holding the verified encoding file under the name tiktoken caches it by."""
-    from sniff.price_table import default_cache_folder
+    from sniff.paths import cache_folder
 
-    base = default_cache_folder() or Path(tempfile.gettempdir()) / "sniff-cache"
+    base = cache_folder() or Path(tempfile.gettempdir()) / "sniff-cache"
     folder = base / "tiktoken"
     target = folder / hashlib.sha1(ENCODING_KEY_URL.encode()).hexdigest()
     if target.is_file() and _sha256(target.read_bytes()) == ENCODING_SHA256:

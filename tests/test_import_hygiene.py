@@ -2,7 +2,8 @@
 
 pandas, textual, scipy and tiktoken belong to features that load them on demand, and the price
 library only loads when prices are needed. Checked in a fresh interpreter, since this test
-process may have imported anything.
+process may have imported anything. (That only the TUI imports Textual, and only the CLI typer,
+is an import contract: tests/test_layers.py.)
 """
 
 from __future__ import annotations
@@ -56,17 +57,3 @@ def test_cli_and_help_import_nothing_heavy(args):
     assert "sniff.cli" in loaded["after_import"]  # the probe saw the real import
     assert _heavy(loaded["after_import"]) == []
     assert _heavy(loaded["after_run"]) == []
-
-
-def test_the_browsers_analyses_do_not_need_textual():
-    """Parsers and analyses stay usable headless: only `sniff.tui` imports Textual."""
-    probe = (
-        "import sys, sniff.analyses.browse, sniff.analyses.findings, "
-        "sniff.analyses.prompt_view, sniff.ingest.incremental; "
-        "print('textual' in sys.modules)"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=ROOT
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "False"

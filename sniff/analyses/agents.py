@@ -32,7 +32,6 @@ from sniff.analyses.tool_errors import (
     classify,
 )
 from sniff.ingest import claude_code, codex
-from sniff.ingest.record import epoch
 from sniff.model import Activity, AgentEvent, Request, ToolCall
 from sniff.redact_secrets import redact_secrets
 
@@ -67,15 +66,16 @@ class ErrorRow:
     error_class: str
     description: str
     count: int = 0
-    examples: list[tuple[str, str, str]] = field(default_factory=list)
-    """Up to three (tool, text excerpt, ISO time)."""
+    examples: list[tuple[str, str, float | None]] = field(default_factory=list)
+    """Up to three (tool, text excerpt, time in epoch seconds)."""
 
 
 @dataclass(frozen=True, slots=True)
 class CommandRow:
     """One user request and what it led to, until the next request of its session."""
 
-    at: str
+    at: float
+    """When the user made it (epoch seconds)."""
     session_id: str
     project: str
     text: str
@@ -273,7 +273,7 @@ def _failures(
     return rows, [(key, counts[0], counts[1]) for key, counts in sorted(per_day.items())]
 
 
-def _count(row: ErrorRow, tool: str, text: str, at: str) -> None:
+def _count(row: ErrorRow, tool: str, text: str, at: float | None) -> None:
     row.count += 1
     if len(row.examples) < EXAMPLES:
         row.examples.append((tool, redact_secrets(text), at))
@@ -284,17 +284,15 @@ def _commands(requests: Sequence[Request], activity: Activity) -> list[CommandRo
     asked_by_key = Counter(call.key for call in activity.calls)
     by_session: dict[str, list[tuple[float, int, object]]] = {}
     for event in activity.events:
-        moment = epoch(event.at)
-        if moment is not None and event.kind in ("instruction", "interrupt"):
-            by_session.setdefault(event.session_id, []).append((moment, 0, event))
+        if event.at is not None and event.kind in ("instruction", "interrupt"):
+            by_session.setdefault(event.session_id, []).append((event.at, 0, event))
     for request in requests:
         if request.session_id in by_session:
             by_session[request.session_id].append((request.when.timestamp(), 1, request))
     for result in activity.results:
-        moment = epoch(result.at)
         interrupted = result.error is not None and classify(result.error) == USER_INTERRUPTED
-        if interrupted and moment is not None and result.session_id in by_session:
-            by_session[result.session_id].append((moment, 2, None))
+        if interrupted and result.at is not None and result.session_id in by_session:
+            by_session[result.session_id].append((result.at, 2, None))
     rows: list[CommandRow] = []
     for timeline in by_session.values():
         timeline.sort(key=lambda item: (item[0], item[1]))
@@ -320,7 +318,8 @@ class _Open:
     """A user request still collecting what it led to."""
 
     def __init__(self, event: AgentEvent) -> None:
-        self.event = event
+        assert event.at is not None  # only dated requests open one
+        self.event, self.at = event, event.at
         self.tool_calls = self.unpriced = 0
         self.cost = 0.0
         self.interrupted = False
@@ -338,7 +337,7 @@ class _Open:
         event = self.event
         text = redact_secrets(event.text)
         return CommandRow(
-            event.at, event.session_id, event.project, text, event.command,
+            self.at, event.session_id, event.project, text, event.command,
             len(self.keys), self.tool_calls, self.cost, self.unpriced, self.interrupted,
             tuple(self.keys),
         )  # fmt: skip
@@ -352,9 +351,8 @@ def _spread(values: list[float]) -> Spread | None:
     return Spread(statistics.median(ordered), p90, ordered[-1])
 
 
-def _moment(at: str) -> datetime | None:
-    moment = epoch(at)
-    return None if moment is None else datetime.fromtimestamp(moment, UTC)
+def _moment(at: float | None) -> datetime | None:
+    return None if at is None else datetime.fromtimestamp(at, UTC)
 
 
 def command_requests(requests: Sequence[Request], command: CommandRow) -> list[Request]:

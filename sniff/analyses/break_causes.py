@@ -13,7 +13,7 @@ from typing import NamedTuple
 from sniff.analyses.break_rules import CacheRules
 from sniff.analyses.chains import Chains, cached_after
 from sniff.model import Request
-from sniff.present.formats import duration
+from sniff.numbers import duration
 
 SHRINK_SHARE = 0.5
 """A chain whose prompt falls below half its previous size was compacted (or cleared)."""

@@ -92,11 +92,10 @@ def keep_activity(activity: Activity, filters: Filters, requests: Iterable[Reque
 
 def _in_window(activity: Activity, filters: Filters) -> Activity:
     """The activity logged within the time window, of the projects `filters` keep."""
-    since = filters.since.astimezone(UTC).isoformat() if filters.since else None
-    until = filters.until.astimezone(UTC).isoformat() if filters.until else None
+    since = filters.since.timestamp() if filters.since else None
+    until = filters.until.timestamp() if filters.until else None
 
-    def kept(at: str, project: str | None) -> bool:
-        moment = _as_utc(at)
+    def kept(moment: float | None, project: str | None) -> bool:
         if since is not None and (moment is None or moment < since):
             return False
         if until is not None and (moment is None or moment >= until):
@@ -125,13 +124,3 @@ def _of_requests(activity: Activity, requests: list[Request]) -> Activity:
         results=tuple(result for result in activity.results if result.tool_use_id in ids),
         events=tuple(event for event in activity.events if event.session_id in sessions),
     )
-
-
-def _as_utc(at: str) -> str | None:
-    """An ISO time as comparable UTC text (the bounds are made the same way)."""
-    from sniff.ingest.record import epoch
-
-    moment = epoch(at)
-    if moment is None:
-        return None
-    return datetime.fromtimestamp(moment, UTC).isoformat()

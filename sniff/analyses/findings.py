@@ -9,12 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from sniff.analyses.browse import Archive
-
-if TYPE_CHECKING:
-    from sniff.lint.model import Finding
+from sniff.model import Finding
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,22 +7,22 @@ run here once; the writers in `sniff.present.report_*` only lay them out.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, tzinfo
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sniff.analyses.break_report import iso_week
 from sniff.analyses.breaks import BreakReport, find_breaks
 from sniff.analyses.summary import Group, LocalDays, Summary, Totals, summarize
-from sniff.model import Activity, Dataset, Request
+from sniff.model import Activity, Dataset, Finding, Request
 from sniff.pricing import PriceBook, PriceSource
 
 if TYPE_CHECKING:
     from sniff.analyses.agents import AgentReport
     from sniff.analyses.cache import CacheReport
     from sniff.analyses.latency import LatencyReport
-    from sniff.lint.model import Finding
 
 COST_CLASSES = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
 GROUPINGS = ("day", "week", "month", "project", "model", "session", "agent")
@@ -77,11 +77,14 @@ def build_report(
     by: str = "day",
     keep: Callable[[Request], bool] | None = None,
     what_ifs: bool = True,
-    lint: bool = True,
+    lint: Sequence[Finding] = (),
     latency: bool = True,
     activity: Activity | None = None,
 ) -> Report:
     """The report of `dataset`'s requests that `keep` selects, grouped `by`.
+
+    `lint` are the findings of the prompts in the logs those requests came from (`linted_logs`:
+    the caller lints them, the analyses never run lint); the dearest are kept.
 
     Raises:
         ValueError: `by` is not one of GROUPINGS.
@@ -99,7 +102,7 @@ def build_report(
         source=prices.source(),
         zone=zone,
         cache=_what_ifs(dataset.requests, prices, keep) if what_ifs else None,
-        lint=_lint(dataset, chosen, prices) if lint else [],
+        lint=_dearest(lint),
         latency=_latency(chosen, zone) if latency else [],
         cost_by_class=_cost_by_class(chosen, zone),
         agents=_agents(chosen, dataset.activity if activity is None else activity, zone),
@@ -168,19 +171,16 @@ def _what_ifs(
     )
 
 
-def _lint(dataset: Dataset, requests: list[Request], prices: PriceBook) -> list[Finding]:
-    """The dearest findings in the prompts of the logs `requests` came from (idle gaps are the
-    breaks' part)."""
-    from pathlib import Path
+def linted_logs(dataset: Dataset, keep: Callable[[Request], bool] | None = None) -> list[Path]:
+    """The logs whose prompts a report's lint findings cover: those the requests `keep`
+    selects came from (idle gaps, SN012, are the breaks' part)."""
+    chosen = {request.file for request in dataset.requests if keep is None or keep(request)}
+    return [Path(file) for file in dataset.files if file in chosen and file.endswith(".jsonl")]
 
-    from sniff.lint import LintConfig
-    from sniff.lint import lint as run_lint
 
-    chosen = {request.file for request in requests}
-    logs = [Path(file) for file in dataset.files if file in chosen and file.endswith(".jsonl")]
-    if not logs:
-        return []
-    found = run_lint(logs, LintConfig(ignore=("SN012",)), prices).findings
+def _dearest(findings: Sequence[Finding]) -> list[Finding]:
+    """The findings whose fix saves the most, at most `TOP_FINDINGS`."""
+    found = list(findings)
     found.sort(key=lambda item: -(item.saving.usd or 0.0) if item.saving else 0.0)
     return found[:TOP_FINDINGS]
 

@@ -186,11 +186,11 @@ def _breaks(
     dataset: Dataset
     with shown(show):
         if dask:
-            from sniff import distributed
+            from sniff import dask_backend
             from sniff.dask_cluster import cluster
 
             with cluster(dask) as client:
-                report, dataset = distributed.breaks(
+                report, dataset = dask_backend.breaks(
                     client, paths, pricing, filters, zone, log_format=log_format,
                     policy_file=policy_file,
                 )  # fmt: skip

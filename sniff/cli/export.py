@@ -59,7 +59,7 @@ def export(
         written = {"output": str(output), "rows": result.rows}
         typer.echo(dumps({**written, "added": result.added, "kept": result.kept}))
         return
-    from sniff.present.formats import plural
+    from sniff.numbers import plural
 
     tables = ", ".join(f"{name} {rows:,}" for name, rows in result.rows.items())
     typer.echo(

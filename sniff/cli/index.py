@@ -30,10 +30,11 @@ def index(
     from sniff.answers import answers_folder
     from sniff.ingest.index_store import INDEX_FILE
     from sniff.ingest.index_store import clear as clear_index
-    from sniff.ingest.indexed import default_index_folder, open_index
-    from sniff.present.formats import plural
+    from sniff.ingest.indexed import open_index
+    from sniff.numbers import plural
+    from sniff.paths import cache_folder
 
-    folder = default_index_folder()
+    folder = cache_folder()
     if folder is None:
         typer.echo("The index is off (SNIFF_CACHE_DIR is set empty).")
         return

@@ -110,12 +110,14 @@ def lint(
         fail_on=fail_on,
         calls_per_minute=calls_per_minute,
     )
+    from sniff.api import load
+
     with shown(wanted(json=output != "text", no_progress=no_progress)):
-        report = run_lint(paths, config)
+        report = run_lint(paths, config, load=load)
     if fix:
         from sniff.cli.lint_fix import apply_fixes
 
-        report = apply_fixes(report)
+        report = apply_fixes(report, load)
     _show(report, output)
     if report.failed():
         raise typer.Exit(1)

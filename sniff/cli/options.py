@@ -177,13 +177,13 @@ def load(
         UserError: a path does not exist.
     """
     if dask:
-        from sniff import distributed
+        from sniff import dask_backend
         from sniff.dask_cluster import cluster
 
         if while_waiting is not None:
             while_waiting()
         with cluster(dask) as client:
-            dataset = distributed.load(
+            dataset = dask_backend.load(
                 client, paths, pricing, log_format=log_format, with_prompts=with_prompts
             )
     else:
@@ -249,7 +249,7 @@ def require_logs(dataset: Dataset, paths: list[Path] | None) -> None:
     Raises:
         UserError: a named file is not a log, or the named paths hold none.
     """
-    from sniff.present.formats import plural
+    from sniff.numbers import plural
 
     unknown = set(dataset.unknown_files)
     for path in paths or ():

@@ -14,6 +14,8 @@ from sniff.cli.progress import shown, wanted
 
 if TYPE_CHECKING:
     from sniff.analyses.report import Report
+    from sniff.model import Finding
+    from sniff.pricing import PriceBook
 
 FORMATS = ("html", "md", "csv", "json")
 DEFAULT_NAME = "sniff-report"
@@ -123,7 +125,7 @@ def _output_format(output_format: str | None, json: bool) -> str:
 def _built(selection: o.Selection, by: str, redact: bool) -> Report:
     """The report of the selected logs (its text parts redacted when asked)."""
     from sniff.analyses.filters import keep_activity
-    from sniff.analyses.report import build_report
+    from sniff.analyses.report import build_report, linted_logs
 
     dataset = selection.dataset
     built = build_report(
@@ -132,6 +134,7 @@ def _built(selection: o.Selection, by: str, redact: bool) -> Report:
         selection.zone,
         by=by,
         keep=selection.filters.keep,
+        lint=_findings(linted_logs(dataset, selection.filters.keep), selection.prices),
         activity=keep_activity(dataset.activity, selection.filters, dataset.requests),
     )
     if redact:
@@ -139,6 +142,15 @@ def _built(selection: o.Selection, by: str, redact: bool) -> Report:
 
         return redacted(built)
     return built
+
+
+def _findings(logs: list[Path], prices: PriceBook) -> list[Finding]:
+    """What `sniff lint` finds in the prompts of `logs` (idle gaps are the breaks' part)."""
+    if not logs:
+        return []
+    from sniff.lint import LintConfig, lint
+
+    return lint(logs, LintConfig(ignore=("SN012",)), prices).findings
 
 
 def _destination(output: Path | None, output_format: str, *, to_stdout: bool) -> Path | None:

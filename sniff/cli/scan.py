@@ -78,11 +78,11 @@ def _scan(
     )  # fmt: skip
     with shown(show):
         if dask:
-            from sniff import distributed
+            from sniff import dask_backend
             from sniff.dask_cluster import cluster
 
             with cluster(dask) as client:
-                numbers = distributed.scan(
+                numbers = dask_backend.scan(
                     client, paths, pricing, filters, zone, log_format=log_format
                 )
         else:
@@ -119,8 +119,8 @@ def _numbers(
     files: list[SourceFile] | None,
 ) -> ScanNumbers:
     """The scan, unit by unit from the index when there is one, else from every file."""
-    from sniff.answers import file_identity
     from sniff.ingest.indexed import open_index
+    from sniff.paths import file_identity
     from sniff.scan_run import ScanNumbers, scan_scope, scan_units
 
     # the prompts (where logs hold them) let breaks be told apart as `cache --breaks` does

@@ -23,6 +23,7 @@ import orjson
 from msgspec import Raw
 
 from sniff.ingest.claude_code_wire import ContentBlock, EmbeddedLine, WireLine, WireMessage
+from sniff.ingest.plausible import epoch
 from sniff.model import Activity, AgentEvent, ToolCall, ToolResult
 
 EXCERPT = 240
@@ -133,15 +134,15 @@ class ActivityLog:
         """The activity as records (`project`: the file's, known once its lines are read)."""
         return Activity(
             calls=tuple(
-                ToolCall(tool_id, name, key, session, project, at or "")
+                ToolCall(tool_id, name, key, session, project, epoch(at))
                 for tool_id, (name, key, session, at) in self.calls.items()
             ),
             results=tuple(
-                ToolResult(tool_id, session, at or "", error)
+                ToolResult(tool_id, session, epoch(at), error)
                 for tool_id, (session, at, error) in self.results.items()
             ),
             events=tuple(
-                AgentEvent(kind, session, project, at or "", text, command, uuid)
+                AgentEvent(kind, session, project, epoch(at), text, command, uuid)
                 for kind, session, at, text, command, uuid in self.events
             ),
         )

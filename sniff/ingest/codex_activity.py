@@ -30,6 +30,7 @@ import sys
 import msgspec
 
 from sniff.ingest.claude_code_activity import EXCERPT
+from sniff.ingest.plausible import epoch
 from sniff.model import Activity, AgentEvent, ToolCall, ToolResult
 
 CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
@@ -121,14 +122,17 @@ class RolloutActivity:
             results[call_id] = (at, f"Exit code {code}" if code else None)
         return Activity(
             calls=tuple(
-                ToolCall(call_id, name, _key(responses, asking[family]), session, project, at)
+                ToolCall(
+                    call_id, name, _key(responses, asking[family]), session, project, epoch(at)
+                )
                 for call_id, (name, at, *asking) in self.calls.items()
             ),
             results=tuple(
-                ToolResult(call_id, session, at, error) for call_id, (at, error) in results.items()
+                ToolResult(call_id, session, epoch(at), error)
+                for call_id, (at, error) in results.items()
             ),
             events=tuple(
-                AgentEvent(kind, session, project, at, text, None, identity)
+                AgentEvent(kind, session, project, epoch(at), text, None, identity)
                 for kind, at, text, identity in self.events
             ),
         )

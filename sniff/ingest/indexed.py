@@ -14,71 +14,32 @@ rows, and forgets the deleted files, in one transaction at the end.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import os
-import pickle
-import time
-import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import msgspec
 
 from sniff import __version__
-from sniff.ingest import progress
-from sniff.ingest.discover import CHECK_BYTES, SourceFile
-from sniff.ingest.formats import parse_source, read_log
+from sniff.ingest import index_rows, progress
+from sniff.ingest.discover import SourceFile
+from sniff.ingest.index_rows import Task, counted_task, keep_rows, links_of, to_read
 from sniff.ingest.index_store import Entry, IndexStore
 from sniff.ingest.parallel import map_balanced
-from sniff.ingest.record import FileResult, Prompts, decode_result, encode_result
-from sniff.ingest.regular import open_regular, read_at
-from sniff.ingest.streamed import Resumable, read_lines
+from sniff.ingest.record import FileResult, Prompts, decode_result
 from sniff.model import LineIssue
+from sniff.paths import cache_folder
 
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 """Bump when what the index stores changes meaning."""
-RACY_NS = 2_000_000_000
-"""A file modified this recently (ns) may change again within its timestamp's resolution, size
-unchanged: its row is stored as never matching, so the next run checks it (from its offset)."""
-STATE_RECENT_NS = 86_400 * 10**9
-"""A reader's state is kept for files modified this recently (ns), and for files seen to grow:
-the files a status line sees grow. Keeping it for every old file would double what a first
-run writes, for files that are almost never appended to; one that is gets read whole once."""
-STATE_MIN_BYTES = 1 << 20
-"""Nor is it kept for files smaller than this: reading one whole again takes a few ms (about
-2 ms a MiB), little more than loading its state would, while pickling and storing the states
-of every small file costs a first run about a tenth of its time."""
 WINDOW_MARGIN_SECONDS = 86_400.0
 """A file is skipped for --since/--until only when all its requests lie this far outside: the
 requests just outside still give those inside their cache context (a break's previous call)."""
 
-_ENCODER = msgspec.msgpack.Encoder()
 _LINKS = msgspec.msgpack.Decoder(list[str])
 _ISSUES = msgspec.msgpack.Decoder(list[LineIssue])
-
-
-@dataclass(frozen=True, slots=True)
-class Task:
-    """One file to parse in a worker: whole, or from `entry.offset` with its kept state."""
-
-    file: SourceFile
-    entry: Entry | None = None
-    grows: bool = False
-    """The file grew since the index last saw it: keep its reader's state whatever its age."""
-
-
-@dataclass(frozen=True, slots=True)
-class Parsed:
-    """A worker's answer: what the file yields, and its new index row."""
-
-    result: FileResult | None
-    """None when it is in the index (`stored`), read and decoded where it is needed."""
-    entry: Entry
-    stored: bool = False
-    """Whether the row is in the index already (written by the process that parsed it)."""
 
 
 def fingerprint() -> str:
@@ -171,8 +132,8 @@ class IndexedFiles:
                 tasks.append((index, Task(file, grown if usable else None, grows=True)))
             else:
                 tasks.append((index, Task(file)))
-        work = partial(_counted_task, log_format=log_format, with_prompts=with_prompts)
-        weights = [_to_read(task) for _, task in tasks]
+        work = partial(counted_task, log_format=log_format, with_prompts=with_prompts)
+        weights = [to_read(task) for _, task in tasks]
         progress.planned(len(tasks), sum(weights))
         parsed = map_balanced(
             work,
@@ -223,7 +184,7 @@ class IndexedFiles:
         """File `index` read again, its row being gone or not what the index writes (rotted,
         or written by other code); the row is written anew (by this run's own process only:
         see `_store`)."""
-        answer = parse_task(Task(self.files[index]), *self._how())
+        answer = index_rows.parse_task(Task(self.files[index]), *self._how())
         assert answer.result is not None
         self.fresh[index] = answer.result
         if os.getpid() == self._pid:
@@ -242,13 +203,13 @@ class IndexedFiles:
 
     def skippable(self, window: tuple[float | None, float | None]) -> frozenset[int]:
         """Unchanged files that need not be decoded for `window`: every file of their unit
-        (`analyses.units`) lies well outside it, so none of their calls can count or settle
+        (`ingest.units`) lies well outside it, so none of their calls can count or settle
         which copy of a call inside the window is kept."""
         if window == (None, None):
             return frozenset()
         cached = self._skippable.get(window)
         if cached is None:
-            from sniff.analyses.units import units
+            from sniff.ingest.units import units
 
             cached = frozenset(
                 index
@@ -297,122 +258,6 @@ def _grown(entry: Entry, file: SourceFile) -> bool:
     return entry.inode == file.inode and file.size > entry.size and file.size >= entry.offset > 0
 
 
-def links_of(result: FileResult) -> list[str]:
-    """The sessions and call keys of a file's calls, and the calls they continue.
-
-    Files that share any of these must be analysed together: the merge keeps one copy of a
-    call, and a chain of calls (a session, a resumed session) is followed across files.
-    """
-    found: set[str] = set()
-    for response in result.responses:
-        found.add("s:" + response.session_id)
-        found.add("k:" + response.key)
-        if response.previous:
-            found.add("k:" + response.previous)
-    return sorted(found)
-
-
-def keep_rows(parsed: list[Parsed], keep_in: tuple[Path, str, str]) -> list[Parsed]:
-    """Store a batch's rows from the process that parsed them, in one transaction.
-
-    Why there: a file's stored records and parser state are as large as what it yields;
-    sending them to the main process only to be written would double the memory and the
-    copying. The answers come back with neither: whoever needs a file's records reads them
-    from the index, as for a file that did not change (sending them took a first scan of the
-    benchmark corpus 60 ms with both cores idle). Rows that could not be stored here come
-    back whole, for the main process to write.
-    """
-    path, fingerprint, mode = keep_in
-    store = IndexStore.open(path.parent, fingerprint)  # this process's own connection
-    if store is None:
-        return parsed
-    try:
-        store.write(mode, [answer.entry for answer in parsed])
-        kept = not store.broken
-    finally:
-        store.close()
-    if not kept:
-        return parsed
-    return [
-        Parsed(None, dataclasses.replace(answer.entry, result=b"", state=None), stored=True)
-        for answer in parsed
-    ]
-
-
-def _to_read(task: Task) -> int:
-    """The bytes `task` reads: from where the last run stopped, or the whole file."""
-    return task.file.size - (task.entry.offset if task.entry else 0)
-
-
-def _counted_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Parsed:
-    """`parse_task`, counted as read (`progress`)."""
-    answer = parse_task(task, log_format, with_prompts)
-    progress.read(_to_read(task), len(answer.result.responses) if answer.result else 0)
-    return answer
-
-
-def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Parsed:
-    """Parse one file as `task` says (in a worker process).
-
-    A `sniff export` folder is read whole; its row matches while the identity `discover`
-    gave it (that of all its tables) is unchanged.
-    """
-    file, entry = task.file, task.entry
-    if file.problem:  # never opened; its row never matches, so the next run looks again
-        result = parse_source(file, log_format, with_prompts)
-        return Parsed(result, _entry(dataclasses.replace(file, mtime_ns=-1), result, 0, 0, None))
-    if entry is not None and entry.state is not None:
-        resumed = _resume(file, entry)
-        if resumed is not None:
-            return resumed
-    recent = file.mtime_ns > time.time_ns() - STATE_RECENT_NS
-    keep_state = file.size >= STATE_MIN_BYTES and (task.grows or recent)
-    read = read_log(file.path, file.project_hint, log_format, with_prompts, keep_state=keep_state)
-    if read.problem is not None and read.problem in read.result.issues:  # try next run
-        file = dataclasses.replace(file, mtime_ns=-1)
-    return Parsed(read.result, _entry(file, read.result, read.offset, read.lines, read.state))
-
-
-def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
-    """Read on from where the last run stopped; None when the file is not what it was: the
-    last `CHECK_BYTES` it had then (up to `entry.size`) must be as they were."""
-    checked = max(0, entry.size - CHECK_BYTES)
-    try:
-        descriptor, _ = open_regular(file.path)
-        with open(descriptor, "rb", buffering=0):  # closes it
-            if zlib.crc32(read_at(descriptor, entry.size - checked, checked)) != entry.tail_crc:
-                return None  # rewritten in place, not appended to
-            assert entry.state is not None
-            reader: Resumable = pickle.loads(entry.state)
-            read = read_lines(descriptor, reader, entry.offset, entry.lines, keep_state=True)
-    except Exception:  # unreadable file or state: read it whole instead
-        return None
-    return Parsed(read.result, _entry(file, read.result, read.offset, read.lines, read.state))
-
-
-def _entry(
-    file: SourceFile, result: FileResult, offset: int, lines: int, state: bytes | None
-) -> Entry:
-    """`file`'s row: its identity as listed, with what it yielded read from `offset` on."""
-    first, last = _time_range(result)
-    mtime_ns = -1 if file.mtime_ns > time.time_ns() - RACY_NS else file.mtime_ns
-    return Entry(
-        file.path, file.size, mtime_ns, file.inode, file.ctime_ns, offset, lines, file.tail_crc,
-        first, last, encode_result(result), state, result.log_format,
-        _ENCODER.encode(links_of(result)), _ENCODER.encode(result.issues), result.synthetic,
-    )  # fmt: skip
-
-
-def _time_range(result: FileResult) -> tuple[float | None, float | None]:
-    times = [
-        moment
-        for response in result.responses
-        for moment in (response.started_at, response.first_at, response.last_at)
-        if moment is not None
-    ]
-    return (min(times), max(times)) if times else (None, None)
-
-
 def _outside(entry: Entry, since: float | None, until: float | None) -> bool:
     """Whether every request of the file lies well outside [since, until)."""
     if entry.first_at is None or entry.last_at is None:
@@ -427,14 +272,7 @@ def _gone(store: IndexStore, mode: str, roots: list[str], files: list[SourceFile
     return [path for path in store.paths_under(roots, mode) if path not in present]
 
 
-def default_index_folder() -> Path | None:
-    """Where the index lives: the user cache folder (`SNIFF_CACHE_DIR` overrides it)."""
-    from sniff.price_table import default_cache_folder
-
-    return default_cache_folder()
-
-
 def open_index() -> IndexStore | None:
     """The on-disk index in the user cache folder; None when it is disabled or unusable."""
-    folder = default_index_folder()
+    folder = cache_folder()
     return None if folder is None else IndexStore.open(folder, fingerprint())

@@ -126,7 +126,7 @@ def merge_activity(activities: Iterable[Activity | None], requests: list[Request
 
     calls: dict[str, ToolCall] = {}
     results: dict[str, ToolResult] = {}
-    events: dict[tuple[str, ...], AgentEvent] = {}
+    events: dict[tuple[str | float | None, ...], AgentEvent] = {}
     for activity in activities:
         if activity is None:
             continue
@@ -142,13 +142,14 @@ def merge_activity(activities: Iterable[Activity | None], requests: list[Request
             key = (
                 (event.kind, event.uuid)
                 if event.uuid
-                else (event.kind, event.session_id, str(event.at), event.text)
+                else (event.kind, event.session_id, event.at, event.text)
             )
             old = events.get(key)
             if old is None or rank(event.session_id) < rank(old.session_id):
                 events[key] = event
+    # in time order, the undated first (valid times are all after 0.0: `plausible.EARLIEST`)
     return Activity(
-        calls=tuple(sorted(calls.values(), key=lambda c: (c.at, c.id))),
-        results=tuple(sorted(results.values(), key=lambda r: (r.at, r.tool_use_id))),
-        events=tuple(sorted(events.values(), key=lambda e: (e.at, e.kind, e.uuid))),
+        calls=tuple(sorted(calls.values(), key=lambda c: (c.at or 0.0, c.id))),
+        results=tuple(sorted(results.values(), key=lambda r: (r.at or 0.0, r.tool_use_id))),
+        events=tuple(sorted(events.values(), key=lambda e: (e.at or 0.0, e.kind, e.uuid))),
     )

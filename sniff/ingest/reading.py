@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 
 from sniff.ingest.discover import SourceFile
-from sniff.ingest.formats import parse_source
 from sniff.ingest.index_store import IndexStore
+from sniff.ingest.log_formats import parse_source
 from sniff.ingest.merge import Pricer, merge, merge_activity
 from sniff.ingest.parallel import map_files
 from sniff.ingest.record import FileResult, Prompts

@@ -2,7 +2,9 @@
 
 The rules are in `rules` (on one prompt) and `session_rules` (on consecutive requests); this
 module reads the inputs, groups logged requests into sessions, runs the selected rules, and
-prices each problem with the cache engine (`savings`).
+prices each problem with the cache engine (`savings`). The logs' priced requests, which SN012
+judges idle gaps by, come from the caller's `Loader`: lint sits below the front ends and their
+way of reading logs.
 """
 
 from __future__ import annotations
@@ -12,20 +14,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sniff import tokens
 from sniff.errors import UserError
+from sniff.ingest.record import Prompts
 from sniff.lint.inputs import load_prompts
-from sniff.lint.model import Finding, LintPrompt, Severity
+from sniff.lint.prompts import LintPrompt
 from sniff.lint.rules import RULES, LintContext, finding
 from sniff.lint.savings import chain_saving, file_saving
 from sniff.lint.session_rules import opening
+from sniff.model import Dataset, Finding, Saving, Severity
 from sniff.pricing import PriceBook
 from sniff.redact_secrets import redact_secrets
 
 PRICED_RULES = frozenset({"SN001", "SN006", "SN014", "SN002"})
 """Rules whose fix the engine can replay: volatile or changing prefix content."""
+
+
+class Loader(Protocol):
+    """How the caller reads logs into priced requests (`sniff.api.load` is one)."""
+
+    def __call__(
+        self, paths: list[Path] | None, prices: PriceBook | None, *, with_prompts: Prompts
+    ) -> Dataset: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,28 +71,44 @@ class LintReport:
         return any(found.severity >= self.config.fail_on for found in self.findings)
 
 
-def lint(paths: Sequence[Path], config: LintConfig, prices: PriceBook | None = None) -> LintReport:
+def lint(
+    paths: Sequence[Path],
+    config: LintConfig,
+    prices: PriceBook | None = None,
+    load: Loader | None = None,
+) -> LintReport:
     """Check prompt files and logs under `paths`.
+
+    `load` reads the logs for SN012 (idle gaps): without it, that rule finds nothing.
 
     Raises:
         UserError: a path does not exist, or a prompt file cannot be read.
     """
     prices = prices or PriceBook()
     prompts, usage_only = load_prompts(list(paths))
-    return check(prompts, usage_only, config, prices)
+    return check(prompts, usage_only, config, prices, load)
 
 
 def check(
-    prompts: list[LintPrompt], usage_only: list[Path], config: LintConfig, prices: PriceBook
+    prompts: list[LintPrompt],
+    usage_only: list[Path],
+    config: LintConfig,
+    prices: PriceBook,
+    load: Loader | None = None,
 ) -> LintReport:
-    """Run the rules on prompts already read (also used to re-lint a fix)."""
+    """Run the rules on prompts already read (also used to re-lint a fix; `load` as for
+    `lint`)."""
     chains = _chains(prompts)
+    logs = _logs(prompts, usage_only) if load is not None and "SN012" in config.rules() else []
     context = LintContext(
         prompts=prompts,
         chains=chains,
         minimum=_minimum(),
         count=lambda text: tokens.count(text),
-        gaps=_gap_findings(_logs(prompts, usage_only), prices) if "SN012" in config.rules() else [],
+        # read as `cache --breaks` reads them, so that both judge the same breaks
+        gaps=_gap_findings(load(logs, prices, with_prompts="sized"), prices)
+        if load is not None and logs
+        else [],
     )
     findings: list[Finding] = []
     for rule_id in config.rules():
@@ -179,20 +207,14 @@ def _logs(prompts: list[LintPrompt], usage_only: list[Path]) -> list[Path]:
     return sorted({*usage_only, *(path for path in logged if path.is_file())})
 
 
-def _gap_findings(logs: list[Path], prices: PriceBook) -> list[Finding]:
+def _gap_findings(dataset: Dataset, prices: PriceBook) -> list[Finding]:
     """SN012, one finding a session where the provider's longer TTL would have paid for its
     dearer writes: the verdict and figure `sniff cache --breaks` gives for the session."""
-    if not logs:
-        return []
     from sniff.analyses.breaks import find_breaks
-    from sniff.api import load
-    from sniff.lint.model import Saving
-    from sniff.present.formats import money
+    from sniff.numbers import money
 
-    # read as `cache --breaks` reads them, so that both judge the same breaks
-    requests = load(logs, prices, with_prompts="sized").requests
     findings = []
-    for verdict in find_breaks(requests, prices).ttl_advice.sessions:
+    for verdict in find_breaks(dataset.requests, prices).ttl_advice.sessions:
         if not verdict.pays:
             continue
         first, longer, session = verdict.spared[0].request, verdict.longer, verdict.session or ""
@@ -249,4 +271,4 @@ def _priced(
     return priced
 
 
-__all__ = ["LintConfig", "LintReport", "check", "finding", "lint", "load_config"]
+__all__ = ["LintConfig", "LintReport", "Loader", "check", "finding", "lint", "load_config"]

@@ -19,7 +19,7 @@ from typing import Any
 
 from sniff.errors import UserError
 from sniff.lint.inputs import TEXT
-from sniff.lint.model import LintPrompt
+from sniff.lint.prompts import LintPrompt
 from sniff.lint.rules import MAX_BREAKPOINTS, RESULT_KINDS
 from sniff.lint.volatile import find_placeholders, find_volatile
 

@@ -20,13 +20,13 @@ from sniff.errors import UserError
 from sniff.ingest import anthropic_api, openai_api
 from sniff.ingest.anthropic_api import API as ANTHROPIC
 from sniff.ingest.discover import LOG_SUFFIX, expand
-from sniff.ingest.formats import detect
+from sniff.ingest.log_formats import detect
 from sniff.ingest.openai_api import CHAT, RESPONSES
 from sniff.ingest.plausible import Implausible, too_deep
 from sniff.ingest.prompt_blocks import cache_mark
 from sniff.ingest.record import epoch
 from sniff.ingest.request_log import detect_api
-from sniff.lint.model import LintBlock, LintPrompt
+from sniff.lint.prompts import LintBlock, LintPrompt
 
 TEXT = "text"
 DOCUMENTATION = frozenset({"README", "CHANGELOG", "CONTRIBUTING", "LICENSE", "NOTICE", "AUTHORS"})

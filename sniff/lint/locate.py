@@ -13,7 +13,7 @@ import json
 import re
 from functools import lru_cache
 
-from sniff.lint.model import LintBlock, LintPrompt
+from sniff.lint.prompts import LintBlock, LintPrompt
 
 JsonPath = tuple[str | int, ...]
 """Keys and indexes from the document's root to a value: `(1, "messages", 3, "content")`."""

@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from sniff.lint.locate import locate
-from sniff.lint.model import Finding, LintBlock, LintPrompt, Severity
+from sniff.lint.prompts import LintBlock, LintPrompt
 from sniff.lint.volatile import Volatile, find_placeholders, find_volatile, line_and_column
+from sniff.model import Finding, Severity
 from sniff.redact_secrets import redact_excerpt, redact_secrets
 
 MAX_BREAKPOINTS = 4

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sniff.lint.model import Finding, LintBlock, LintPrompt, Severity
+from sniff.lint.prompts import LintBlock, LintPrompt
 from sniff.lint.rules import LintContext, changed_at, diff, finding, rule
+from sniff.model import Finding, Severity
 
 PREFIX_ROLES = frozenset({"system", "tools"})
 """Roles of the blocks before the conversation (tools, system prompt); the rest is its history."""

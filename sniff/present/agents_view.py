@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.agents import AgentReport, CommandRow, Spread
-from sniff.present.formats import first_line, plural
+from sniff.numbers import first_line, instant, plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -51,7 +51,8 @@ def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[
                     "description": row.description,
                     "count": row.count,
                     "examples": [
-                        {"tool": tool, "text": text, "at": at} for tool, text, at in row.examples
+                        {"tool": tool, "text": text, "at": instant(at)}
+                        for tool, text, at in row.examples
                     ],
                 }
                 for row in report.errors
@@ -75,7 +76,7 @@ def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[
 def command_json(row: CommandRow) -> dict[str, Any]:
     """One user request."""
     return {
-        "at": row.at,
+        "at": instant(row.at),
         "session": row.session_id,
         "project": row.project,
         "command": row.command,
@@ -91,8 +92,8 @@ def command_json(row: CommandRow) -> dict[str, Any]:
 def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> None:
     """Tools, failures by class, and the dearest user requests; a table only where it has rows,
     and one line instead of all of them where the logs hold no activity."""
+    from sniff.numbers import percent
     from sniff.present.console import measures_table
-    from sniff.present.formats import percent
     from sniff.present.report_agents import (
         TOOL_HEADERS,
         command_rows,

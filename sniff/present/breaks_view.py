@@ -12,9 +12,9 @@ from sniff.analyses.breaks import Break, BreakReport, CauseTotals
 if TYPE_CHECKING:
     from sniff.analyses.scan_parts import BreakDigest
     from sniff.analyses.ttl_advice import TtlAdvice, Verdict
+from sniff.numbers import compact, duration, money, plural
 from sniff.present.causes import explain, headline
 from sniff.present.console import measures_table, short_project
-from sniff.present.formats import compact, duration, money, plural
 
 LISTED = 25
 COUNT_HEADERS = ["faults", "fault cost", "expected", "expected cost", "rebuilt"]

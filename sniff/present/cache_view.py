@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.table import Table
 
 from sniff.analyses.cache import CacheReport, Comparison, Measures
+from sniff.numbers import compact, money, percent, plural, signed_money
 from sniff.present.console import measures_table, short_project
-from sniff.present.formats import compact, money, percent, plural, signed_money
 
 TOP_ROWS = 10
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sniff.present.formats import money
+from sniff.numbers import money
 
 if TYPE_CHECKING:
     from sniff.analyses.break_report import BreakReport

@@ -15,7 +15,7 @@ from rich.table import Table
 
 from sniff.analyses.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset, LineIssue
-from sniff.present.formats import compact, duration, money, percent, plural, tokens
+from sniff.numbers import compact, duration, money, percent, plural, tokens
 from sniff.pricing import PriceSource
 
 TOP_SESSIONS = 10

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.text import Text
 
 from sniff.analyses.latency import ExplainedPeak, Goodput, LatencyReport
+from sniff.numbers import percent, seconds
 from sniff.present.console import measures_table
-from sniff.present.formats import percent, seconds
 
 NAMES = {"ttft": "time to first token", "tpot": "time per output token", "e2e": "end to end"}
 BAR_WIDTH = 40

@@ -9,9 +9,9 @@ from rich.markup import escape
 
 from sniff import __version__
 from sniff.lint import LintReport
-from sniff.lint.model import Finding, Severity
 from sniff.lint.rules import RULES
-from sniff.present.formats import compact, money, plural
+from sniff.model import Finding, Severity
+from sniff.numbers import compact, money, plural
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}

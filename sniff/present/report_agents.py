@@ -8,7 +8,7 @@ dearest user requests) by `sniff agents`' terminal tables; the JSON writer uses
 from __future__ import annotations
 
 from sniff.analyses.agents import AgentReport
-from sniff.present.formats import compact, first_line, money, percent, plural
+from sniff.numbers import compact, first_line, instant, money, percent, plural
 
 LISTED = 15
 
@@ -86,7 +86,7 @@ def command_rows(report: AgentReport, limit: int = LISTED) -> list[Row]:
     return [
         [
             (row.command or first_line(row.text), None),
-            (row.at[:16].replace("T", " "), None),
+            (instant(row.at)[:16].replace("T", " "), None),
             (f"{row.model_calls:,}", row.model_calls),
             (f"{row.tool_calls:,}", row.tool_calls),
             (money(row.cost_usd), row.cost_usd),
@@ -101,7 +101,7 @@ def texts(rows: list[Row]) -> list[list[str]]:
     return [[text for text, _ in row] for row in rows]
 
 
-def _example(examples: list[tuple[str, str, str]]) -> str:
+def _example(examples: list[tuple[str, str, float | None]]) -> str:
     if not examples:
         return ""
     tool, text, _ = examples[0]

@@ -105,7 +105,7 @@ def latency_histogram(report: LatencyReport, width: float) -> Figure:
     in a band kept free above the tallest bar."""
     from matplotlib.transforms import blended_transform_factory
 
-    from sniff.present.formats import seconds
+    from sniff.numbers import seconds
     from sniff.present.latency_view import NAMES
 
     figure, axes = _figure(width)
@@ -147,7 +147,7 @@ def _seconds_axis(axes: Any, low: float, high: float) -> None:
     """A log axis whose ticks read `0.1 s`, `1 s`, `10 s` (and 2 s, 5 s within two decades)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    from sniff.present.formats import axis_seconds
+    from sniff.numbers import axis_seconds
 
     axes.set_xscale("log")
     narrow = high <= 0 or low <= 0 or math.log10(high / low) < 2

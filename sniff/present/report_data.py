@@ -12,9 +12,9 @@ import io
 from typing import Any
 
 from sniff.analyses.report import Report, period_text
+from sniff.numbers import compact, money, percent, plural
 from sniff.present.agents_view import agents_json
 from sniff.present.causes import headline
-from sniff.present.formats import compact, money, percent, plural
 from sniff.present.jsonout import summary_json, totals_json, warnings_json
 from sniff.present.report_tables import Table, tables
 

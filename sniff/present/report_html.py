@@ -12,9 +12,9 @@ from html import escape
 from typing import TYPE_CHECKING
 
 from sniff.analyses.report import Report, period_text
+from sniff.numbers import compact, money, percent
 from sniff.present import report_charts as charts
 from sniff.present.causes import headline
-from sniff.present.formats import compact, money, percent
 from sniff.present.latency_view import NAMES
 from sniff.present.report_data import assumptions, sources
 from sniff.present.report_tables import Table, tables

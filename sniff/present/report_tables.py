@@ -13,8 +13,8 @@ from pathlib import Path
 
 from sniff.analyses.report import Report
 from sniff.analyses.summary import Group
-from sniff.lint.model import Finding
-from sniff.present.formats import compact, money, percent, seconds, signed_money
+from sniff.model import Finding
+from sniff.numbers import compact, money, percent, seconds, signed_money
 from sniff.present.latency_view import NAMES
 from sniff.present.report_agents import Row, sections
 

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from sniff.analyses.browse import Archive, build_archive
 from sniff.ingest.incremental import ArchiveReader, Progress
 from sniff.model import Dataset
-from sniff.present.formats import plural
+from sniff.numbers import plural
 from sniff.pricing import PriceBook
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.overview import OverviewScreen
@@ -28,7 +28,7 @@ from sniff.tui.screens.overview import OverviewScreen
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from sniff.lint.model import Finding
+    from sniff.model import Finding
 
 
 class SniffApp(App[None]):

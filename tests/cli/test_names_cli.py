@@ -105,7 +105,7 @@ def test_one_of_a_thing_is_counted_in_the_singular(tmp_path: Path, cc: Any) -> N
     ("count", "expected"), [(0, "0 files"), (1, "1 file"), (2, "2 files"), (1_024, "1,024 files")]
 )
 def test_plural_says_one_file_and_many_files(count: int, expected: str) -> None:
-    from sniff.present.formats import plural
+    from sniff.numbers import plural
 
     assert plural(count, "file") == expected
     assert plural(count, "info", "info").endswith(" info")

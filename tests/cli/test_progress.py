@@ -17,9 +17,9 @@ import sniff.cli.progress as shown_progress
 from sniff.cli import app
 from sniff.ingest import progress
 from sniff.ingest.discover import expand
-from sniff.ingest.formats import parse_source
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import fingerprint, parse_indexed
+from sniff.ingest.log_formats import parse_source
 from sniff.ingest.parallel import map_files
 from tests.conftest import SAMPLE_LOGS
 

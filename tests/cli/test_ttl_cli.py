@@ -127,14 +127,14 @@ def breaks_advice(*paths: Path) -> dict[str, Any]:
 
 @pytest.mark.parametrize("scope", ["session", "samples"])
 def test_lint_and_cache_breaks_give_one_verdict_for_a_session(scope: str) -> None:
+    from sniff.api import load
     from sniff.lint import LintConfig, lint
-    from sniff.present.formats import money
+    from sniff.numbers import money
 
     path = shared(D3AD) if scope == "session" else shared(SHARED)
     [session] = [v for v in breaks_advice(path)["sessions"] if v["session"].startswith("d3ad4cdc")]
-    [found] = [
-        f for f in lint([path], LintConfig(select=("SN012",))).findings if "d3ad4cdc" in f.message
-    ]
+    linted = lint([path], LintConfig(select=("SN012",)), load=load).findings
+    [found] = [f for f in linted if "d3ad4cdc" in f.message]
     assert found.saving is not None and found.saving.usd is not None
     assert round(found.saving.usd, 6) == session["net_saving_usd"] > 0
     # 1-hour writes at 2x instead of 1.25x, against the three rebuilds after 6 to 9 minutes

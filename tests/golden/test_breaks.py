@@ -27,7 +27,7 @@ from sniff.analyses.breaks import EXPECTED as EXPECTED_CAUSES
 from sniff.api import load
 from sniff.cli import app
 from sniff.model import Request, Usage
-from sniff.present.formats import money
+from sniff.numbers import money
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_LOGS = ROOT / "sample_logs"

@@ -17,8 +17,7 @@ from textual.pilot import Pilot
 
 from sniff.api import load
 from sniff.lint import LintConfig, lint
-from sniff.lint.model import Finding
-from sniff.model import Dataset
+from sniff.model import Dataset, Finding
 from sniff.tui import SniffApp, make_app
 from tests.conftest import REPO, SAMPLE_LOGS
 

@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Markdown, Static
 
 from sniff.analyses.browse import build_archive
 from sniff.model import Dataset
-from sniff.present.formats import money, percent
+from sniff.numbers import money, percent
 from sniff.pricing import PriceBook
 from sniff.tui import SniffApp, make_app
 from sniff.tui.palette import Palette
@@ -319,7 +319,7 @@ async def test_behaviour_shows_tools_failures_and_user_requests_and_drills_down(
     new_app: Callable[[], SniffApp], archive_dataset: Dataset
 ) -> None:
     from sniff.analyses.agents import analyze_agents, command_requests
-    from sniff.present.formats import compact
+    from sniff.numbers import compact
     from sniff.tui.screens.behaviour import BehaviourScreen, CommandScreen
 
     report = analyze_agents(archive_dataset.requests, archive_dataset.activity, UTC)

@@ -16,6 +16,11 @@ from sniff.model import Activity, Agent, AgentEvent, Request, ToolCall, ToolResu
 PROJECT = "/home/dana/src/webshop"
 
 
+def at(clock: str) -> float:
+    """That time on 2 March 2026 (UTC), as records hold times: epoch seconds."""
+    return datetime.fromisoformat(f"2026-03-02T{clock}Z").timestamp()
+
+
 def request(key: str, later: float = 0.0) -> Request:
     """A request that started 1 s past 09:00 (and `later` seconds more), lasting 4 s."""
     shift = timedelta(seconds=later)
@@ -47,17 +52,17 @@ def request(key: str, later: float = 0.0) -> Request:
 )
 def test_an_interrupted_tool_result_marks_its_user_request(error: str, interrupted: bool) -> None:
     activity = Activity(
-        calls=(ToolCall("t1", "Bash", "r1", "s1", PROJECT, "2026-03-02T09:00:05Z"),),
-        results=(ToolResult("t1", "s1", "2026-03-02T09:00:09Z", error=error),),
-        events=(AgentEvent("instruction", "s1", PROJECT, "2026-03-02T09:00:00Z", "run tests"),),
+        calls=(ToolCall("t1", "Bash", "r1", "s1", PROJECT, at("09:00:05")),),
+        results=(ToolResult("t1", "s1", at("09:00:09"), error=error),),
+        events=(AgentEvent("instruction", "s1", PROJECT, at("09:00:00"), "run tests"),),
     )
     report = analyze_agents([request("r1")], activity, UTC)
     assert [row.interrupted for row in report.commands] == [interrupted]
     assert report.interruptions == int(interrupted)
 
 
-def instruction(at: str, text: str) -> AgentEvent:
-    return AgentEvent("instruction", "s1", PROJECT, f"2026-03-02T{at}Z", text)
+def instruction(clock: str, text: str) -> AgentEvent:
+    return AgentEvent("instruction", "s1", PROJECT, at(clock), text)
 
 
 def test_the_model_calls_a_user_request_led_to_are_the_ones_it_counts() -> None:
@@ -90,16 +95,16 @@ def test_the_terminal_and_the_report_show_the_same_failures_and_user_requests() 
 
     activity = Activity(
         calls=(
-            ToolCall("t1", "Bash", "r1", "s1", PROJECT, "2026-03-02T09:00:05Z"),
-            ToolCall("t2", "Read", "r1", "s1", PROJECT, "2026-03-02T09:00:05Z"),
+            ToolCall("t1", "Bash", "r1", "s1", PROJECT, at("09:00:05")),
+            ToolCall("t2", "Read", "r1", "s1", PROJECT, at("09:00:05")),
         ),
         results=(
-            ToolResult("t1", "s1", "2026-03-02T09:00:09Z", error="Exit code 1\nnpm ERR!"),
-            ToolResult("t2", "s1", "2026-03-02T09:00:09Z"),
+            ToolResult("t1", "s1", at("09:00:09"), error="Exit code 1\nnpm ERR!"),
+            ToolResult("t2", "s1", at("09:00:09")),
         ),
         events=(
             instruction("09:00:00", "run the tests"),
-            AgentEvent("api_error", "s1", PROJECT, "2026-03-02T09:00:30Z", "API Error: 529"),
+            AgentEvent("api_error", "s1", PROJECT, at("09:00:30"), "API Error: 529"),
         ),
     )
     report = analyze_agents([request("r1")], activity, UTC)
@@ -121,16 +126,16 @@ def test_the_terminal_and_the_report_show_the_same_failures_and_user_requests() 
 def test_a_call_cancelled_for_a_failed_sibling_is_no_failure_of_its_own() -> None:
     activity = Activity(
         calls=(
-            ToolCall("t1", "Bash", "r1", "s1", PROJECT, "2026-03-02T09:00:05Z"),
-            ToolCall("t2", "Bash", "r1", "s1", PROJECT, "2026-03-02T09:00:05Z"),
-            ToolCall("t3", "Read", "r1", "s1", PROJECT, "2026-03-02T09:00:05Z"),
+            ToolCall("t1", "Bash", "r1", "s1", PROJECT, at("09:00:05")),
+            ToolCall("t2", "Bash", "r1", "s1", PROJECT, at("09:00:05")),
+            ToolCall("t3", "Read", "r1", "s1", PROJECT, at("09:00:05")),
         ),
         results=(
-            ToolResult("t1", "s1", "2026-03-02T09:00:09Z", error="Exit code 1\nnpm ERR!"),
+            ToolResult("t1", "s1", at("09:00:09"), error="Exit code 1\nnpm ERR!"),
             ToolResult(
                 "t2",
                 "s1",
-                "2026-03-02T09:00:09Z",
+                at("09:00:09"),
                 error="<tool_use_error>Sibling tool call errored</tool_use_error>",
             ),  # fmt: skip
         ),

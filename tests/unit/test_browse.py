@@ -11,8 +11,7 @@ from sniff.analyses.findings import collect_findings
 from sniff.analyses.prompt_view import CacheState, prompt_view
 from sniff.analyses.summary import Totals
 from sniff.api import load
-from sniff.lint.model import Finding, Saving, Severity
-from sniff.model import Agent, Block, Dataset, Request, Usage
+from sniff.model import Agent, Block, Dataset, Finding, Request, Saving, Severity, Usage
 from sniff.pricing import PriceBook
 from tests.conftest import SAMPLE_LOGS
 

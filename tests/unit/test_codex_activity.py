@@ -197,3 +197,19 @@ def test_a_copied_rollout_repeats_nothing(tmp_path: Path) -> None:
         "Add cache hit counters",
         "Now a histogram",
     ]
+
+
+def test_activity_is_dated_once_in_epoch_seconds() -> None:
+    """Times are read once, as the parser reads the line: analyses never parse a time again."""
+    rollout = Rollout()
+    rollout.user("Add cache hit counters")  # lines 3 and 4: 14:00:03, 14:00:04
+    rollout.call("c1", output=header(0, "ok"))  # the call at 14:00:05, its output at 14:00:08
+    rollout.add("event_msg", {"type": "user_message", "message": "Now the docs"}, at="junk")
+    activity = rollout.read()
+    start = 1_772_805_600.0  # 2026-03-06T14:00:00Z
+    assert [(call.id, call.at) for call in activity.calls] == [("c1", start + 5)]
+    assert [(result.tool_use_id, result.at) for result in activity.results] == [("c1", start + 8)]
+    assert [(event.text, event.at) for event in activity.events] == [
+        ("Add cache hit counters", start + 4),
+        ("Now the docs", None),
+    ]

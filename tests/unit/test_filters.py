@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from sniff.analyses.filters import Filters, keep_activity
 from sniff.model import Activity, Agent, AgentEvent, Request, ToolCall, ToolResult, Usage
 
-AT = "2026-03-02T09:00:00Z"
+AT = datetime(2026, 3, 2, 9, 0, tzinfo=UTC).timestamp()
 
 
 def request(key: str, session: str, model: str, agent: Agent = Agent.MAIN) -> Request:

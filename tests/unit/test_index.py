@@ -31,7 +31,7 @@ import msgspec
 import pytest
 
 from sniff.api import load
-from sniff.ingest import indexed
+from sniff.ingest import index_rows, indexed
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.index_store import INDEX_FILE, Entry, IndexStore
 from sniff.ingest.record import Prompts
@@ -186,27 +186,27 @@ class Spy:
 def small_files_keep_state(monkeypatch: pytest.MonkeyPatch) -> None:
     """These tests' logs are a few KiB: let them keep a reader's state as a large log does
     (`test_a_small_file_keeps_no_state_and_is_read_whole_when_grown` checks the real limit)."""
-    monkeypatch.setattr(indexed, "STATE_MIN_BYTES", 0)
+    monkeypatch.setattr(index_rows, "STATE_MIN_BYTES", 0)
 
 
 @pytest.fixture
 def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
     """Watch `parse_task` and `_resume` (inputs this small are parsed in this process)."""
     seen = Spy()
-    real_task, real_resume = indexed.parse_task, indexed._resume
+    real_task, real_resume = index_rows.parse_task, index_rows._resume
 
-    def parse_task(task: indexed.Task, log_format: str | None, with_prompts: Prompts) -> Any:
+    def parse_task(task: index_rows.Task, log_format: str | None, with_prompts: Prompts) -> Any:
         seen.tasks.append((task.file.path, task.entry is not None))
         return real_task(task, log_format, with_prompts)
 
-    def resume(file: SourceFile, entry: Entry) -> indexed.Parsed | None:
+    def resume(file: SourceFile, entry: Entry) -> index_rows.Parsed | None:
         answer = real_resume(file, entry)
         if answer is not None:
             seen.resumed.append(file.path)
         return answer
 
-    monkeypatch.setattr(indexed, "parse_task", parse_task)
-    monkeypatch.setattr(indexed, "_resume", resume)
+    monkeypatch.setattr(index_rows, "parse_task", parse_task)
+    monkeypatch.setattr(index_rows, "_resume", resume)
     return seen
 
 
@@ -232,7 +232,7 @@ def settle(*paths: Path) -> None:
     """Date files (or the logs under folders) an hour back, each call a second later.
 
     Logs are seldom written in the second before a run; files modified that recently are
-    stored as unconfirmed (`indexed.RACY_NS`) and checked again by the next run.
+    stored as unconfirmed (`index_rows.RACY_NS`) and checked again by the next run.
     """
     moment = _PAST_NS + next(_AGES) * 1_000_000_000
     for path in paths:
@@ -344,11 +344,11 @@ def test_an_old_file_keeps_no_state_until_it_grows(tmp_path: Path, spy: Spy) -> 
 def test_a_small_file_keeps_no_state_and_is_read_whole_when_grown(
     tmp_path: Path, spy: Spy, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(indexed, "STATE_MIN_BYTES", 1 << 20)
+    monkeypatch.setattr(index_rows, "STATE_MIN_BYTES", 1 << 20)
     path = transcript(tmp_path, "small", 2)
     same_as_without_index([tmp_path])
     entry = index_entry(path)
-    assert entry is not None and entry.state is None and entry.size < indexed.STATE_MIN_BYTES
+    assert entry is not None and entry.state is None and entry.size < index_rows.STATE_MIN_BYTES
     spy.clear()
 
     append(path, turn("late", 600, "small1-a2"))
@@ -454,7 +454,7 @@ MUTATIONS: dict[str, Callable[[Path], None]] = {
 @pytest.mark.parametrize("mutation", list(MUTATIONS))
 def test_a_changed_file_is_read_again_whole(tmp_path: Path, spy: Spy, mutation: str) -> None:
     path = transcript(tmp_path, "changed", 8)  # larger than CHECK_BYTES
-    assert path.stat().st_size > 2 * indexed.CHECK_BYTES
+    assert path.stat().st_size > 2 * index_rows.CHECK_BYTES
     kept = transcript(tmp_path, "kept", 2, start=5_000)
     before = same_as_without_index([tmp_path])
     inode = path.stat().st_ino
@@ -817,12 +817,12 @@ def test_a_corrupt_page_in_the_index_gets_it_rebuilt(tmp_path: Path, spy: Spy) -
 
 def test_an_in_place_edit_early_in_a_large_file_is_seen(tmp_path: Path) -> None:
     path = transcript(tmp_path, "big", 8)
-    assert path.stat().st_size > 2 * indexed.CHECK_BYTES
+    assert path.stat().st_size > 2 * index_rows.CHECK_BYTES
     same_as_without_index([tmp_path])
 
     data = path.read_bytes()
     at_ = data.index(b'"output_tokens": 100')  # the first response, far before the end
-    assert at_ < path.stat().st_size - indexed.CHECK_BYTES
+    assert at_ < path.stat().st_size - index_rows.CHECK_BYTES
     with open(path, "r+b") as handle:
         handle.seek(at_)
         handle.write(b'"output_tokens": 987')

@@ -14,12 +14,14 @@ from typing import Any
 
 import pytest
 
+from sniff.api import load
 from sniff.lint import LintConfig, check, lint
 from sniff.lint.fix import fixed_body, fixed_text, is_fixable
 from sniff.lint.inputs import body_prompt, load_prompts, prompt_files, text_prompt
-from sniff.lint.model import Finding, LintPrompt, Severity
+from sniff.lint.prompts import LintPrompt
 from sniff.lint.rules import RULES
 from sniff.lint.volatile import find_placeholders, find_volatile, line_and_column
+from sniff.model import Finding, Severity
 from sniff.pricing import PriceBook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +52,7 @@ IDS = [f"{rule}-{Path(name).suffix[1:]}" for rule, name, *_ in CASES]
 
 
 def findings(path: Path, config: LintConfig = EVERYTHING) -> list[Finding]:
-    return lint([path], config).findings
+    return lint([path], config, load=load).findings
 
 
 def run(prompts: list[LintPrompt], *rules: str) -> list[Finding]:
@@ -106,7 +108,8 @@ def test_good_twin_has_nothing_at_warning_or_above(rule: str, name: str) -> None
 
 def test_the_bad_folder_shows_every_rule_and_the_good_folder_none() -> None:
     for folder, expected in ((BAD, set(RULES)), (GOOD, set())):
-        found = lint([*prompt_files([folder]), folder], EVERYTHING).findings  # prompts, logs
+        everything = [*prompt_files([folder]), folder]  # prompts, logs
+        found = lint(everything, EVERYTHING, load=load).findings
         assert rules_of(found) == expected
 
 
@@ -486,7 +489,6 @@ def test_idle_gaps_fire_where_the_one_hour_ttl_would_have_paid(
 
 def test_sn012_quotes_the_net_saving_cache_breaks_gives_for_the_session(tmp_path: Path) -> None:
     from sniff.analyses.breaks import find_breaks
-    from sniff.api import load
 
     path = kiosk_log(tmp_path, 15)
     [found] = [f for f in findings(path) if f.rule == "SN012"]

@@ -19,7 +19,7 @@ from sniff.cli import app
 from sniff.export.writer import MANIFEST
 from sniff.ingest import parquet_in
 from sniff.ingest.discover import expand
-from sniff.ingest.formats import parse_any
+from sniff.ingest.log_formats import parse_any
 from tests.conftest import REPO, SAMPLE_LOGS
 
 runner = CliRunner()

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from sniff.analyses.latency import analyze_latency
+from sniff.numbers import axis_seconds
 from sniff.present import report_charts as charts
-from sniff.present.formats import axis_seconds
 from sniff.present.report_tables import relative_path
 from tests.unit.test_latency import START, call
 

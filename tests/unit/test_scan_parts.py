@@ -10,8 +10,8 @@ from datetime import UTC
 from sniff.analyses.breaks import CacheRules, find_breaks
 from sniff.analyses.scan_parts import TOP_BREAKS, digest, join, join_digests, scan_part
 from sniff.analyses.summary import Totals, summarize
-from sniff.analyses.units import units
 from sniff.api import load
+from sniff.ingest.units import units
 from sniff.model import Request
 from sniff.pricing import PriceBook
 from tests.conftest import SAMPLE_LOGS
@@ -24,7 +24,7 @@ def everything() -> tuple[list[Request], PriceBook]:
 
 
 def independent(requests: list[Request]) -> list[list[Request]]:
-    """Requests grouped as the index groups files (`analyses.units`): by session and by the
+    """Requests grouped as the index groups files (`ingest.units`): by session and by the
     call each continues (a resumed session continues another's)."""
     tokens = [
         [f"s:{r.session_id}", f"k:{r.key}", *([f"k:{r.previous}"] if r.previous else [])]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sniff.ingest import claude_code, streamed
-from sniff.ingest.formats import read_log
+from sniff.ingest.log_formats import read_log
 
 SAMPLE = Path(__file__).parents[1].parent / "sample_logs" / "claude-code"
 

@@ -110,7 +110,7 @@ def test_each_session_gets_its_own_verdict_and_the_whole_is_their_sum() -> None:
 
 
 def _money(usd: float) -> str:
-    from sniff.present.formats import money
+    from sniff.numbers import money
 
     return money(usd)
 

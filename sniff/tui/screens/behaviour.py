@@ -26,9 +26,8 @@ from sniff.analyses.agents import (
     command_requests,
 )
 from sniff.analyses.browse import Archive, TimelineEntry
-from sniff.ingest.record import epoch
+from sniff.numbers import compact, first_line, money, percent
 from sniff.present.console import short_project
-from sniff.present.formats import compact, first_line, money, percent
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.session import SessionScreen
 from sniff.tui.widgets.cells import count, figure, usd
@@ -200,8 +199,7 @@ class BehaviourScreen(ArchiveScreen):
         )
 
     def _command(self, key: str, command: CommandRow, zone: tzinfo) -> Row:
-        moment = epoch(command.at)
-        when = "" if moment is None else _local(moment, zone).strftime("%Y-%m-%d %H:%M")
+        when = _local(command.at, zone).strftime("%Y-%m-%d %H:%M")
         if command.command:
             what = Text(command.command, style="bold")
         else:
@@ -225,7 +223,7 @@ class BehaviourScreen(ArchiveScreen):
                 short_project(command.project),
             ],
             sort_values=[
-                moment or 0.0,
+                command.at,
                 what.plain.lower(),
                 command.model_calls,
                 command.tool_calls,
@@ -259,8 +257,7 @@ class CommandScreen(SessionScreen):
 
     def _title(self, timeline: list[TimelineEntry], zone: tzinfo) -> Text:
         command = self.command
-        moment = epoch(command.at)
-        when = "" if moment is None else _local(moment, zone).strftime("%Y-%m-%d %H:%M:%S")
+        when = _local(command.at, zone).strftime("%Y-%m-%d %H:%M:%S")
         text = Text()
         text.append(f"{when}  ", style="bold")
         if command.command:

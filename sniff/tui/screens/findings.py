@@ -9,8 +9,8 @@ from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive
 from sniff.analyses.findings import ArchiveFinding, collect_findings
+from sniff.numbers import plural
 from sniff.present.console import short_project
-from sniff.present.formats import plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import usd
 from sniff.tui.widgets.table import BrowseTable, Column, Row

@@ -11,7 +11,7 @@ from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive
 from sniff.analyses.latency import METRICS, LatencyReport, analyze_latency
-from sniff.present.formats import percent, plural, seconds
+from sniff.numbers import percent, plural, seconds
 from sniff.present.latency_view import NAMES, histogram
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import figure

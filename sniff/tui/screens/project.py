@@ -10,7 +10,7 @@ from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive, BreakCost, SessionView
 from sniff.analyses.summary import Totals
-from sniff.present.formats import duration, plural
+from sniff.numbers import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import count, figure, rate, usd
 from sniff.tui.widgets.table import BrowseTable, Column, Row

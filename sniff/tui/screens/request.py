@@ -10,8 +10,8 @@ from textual.widgets import Footer, Header, Static
 from sniff.analyses.browse import Archive, TimelineEntry
 from sniff.analyses.prompt_view import BlockRow, CacheState, PromptView, prompt_view
 from sniff.model import Request
+from sniff.numbers import duration, money, tokens
 from sniff.present.causes import explain
-from sniff.present.formats import duration, money, tokens
 from sniff.tui.palette import Palette
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.session import latency

@@ -13,7 +13,7 @@ from sniff.analyses.browse import Archive, BreakCost, TimelineEntry
 from sniff.analyses.latency import timing
 from sniff.analyses.summary import Totals
 from sniff.model import Request
-from sniff.present.formats import duration, plural
+from sniff.numbers import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import cache_bar, count, figure, usd
 from sniff.tui.widgets.table import BrowseTable, Column, Row

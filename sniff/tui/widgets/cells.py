@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from sniff.model import Usage
-from sniff.present.formats import compact, money, percent
+from sniff.numbers import compact, money, percent
 from sniff.tui.palette import Palette
 
 BAR = "█"

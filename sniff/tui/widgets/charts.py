@@ -7,7 +7,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Sparkline
 
 from sniff.analyses.summary import Group
-from sniff.present.formats import money, percent
+from sniff.numbers import money, percent
 
 
 class DailyChart(Horizontal):

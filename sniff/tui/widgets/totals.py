@@ -6,7 +6,7 @@ from rich.text import Text
 
 from sniff.analyses.browse import BreakCost
 from sniff.analyses.summary import Totals
-from sniff.present.formats import compact, money, percent, plural
+from sniff.numbers import compact, money, percent, plural
 from sniff.tui.palette import Palette
 
 

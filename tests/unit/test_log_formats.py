@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from sniff.api import load
-from sniff.ingest.formats import detect
+from sniff.ingest.log_formats import detect
 from sniff.model import Request
 
 T0 = 1_772_610_000.0  # 2026-03-04

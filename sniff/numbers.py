@@ -1,6 +1,8 @@
-"""Provides how numbers read in text: money, token counts, rates and durations."""
+"""Provides how numbers read in text: money, token counts, rates, durations and moments."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 UNPRICED = "unpriced"
 
@@ -56,6 +58,14 @@ def duration(seconds: float) -> str:
     if minutes:
         return f"{minutes}m {secs:02d}s"
     return f"{secs}s"
+
+
+def instant(moment: float | None) -> str:
+    """`2026-02-23T11:40:29.279Z`: epoch seconds in UTC to the millisecond, as Claude Code and
+    Codex log their times; "" when unknown."""
+    if moment is None:
+        return ""
+    return datetime.fromtimestamp(moment, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
 def seconds(value: float | None) -> str:

@@ -10,7 +10,7 @@ The plan of a run:
 1. **Ingest**: the log files are cut into size-balanced batches, one task each; every worker
    parses its batch and keeps the records.
 2. **Units**: each batch sends back only the links of its files (session ids and call keys);
-   the client groups files that share one into units (`analyses.units`). No call, session or
+   the client groups files that share one into units (`ingest.units`). No call, session or
    chain crosses a unit, so each unit is analysed alone, exactly.
 3. **Analysis**: units are packed into tasks that run on the workers holding their records
    (Dask moves records between workers when a unit spans batches). Each task returns its
@@ -94,7 +94,7 @@ def parse_batch(
     files: list[SourceFile], log_format: str | None, with_prompts: Prompts
 ) -> list[FileResult]:
     """What each file yields (a task: reads files, writes nothing, so retrying it is safe)."""
-    from sniff.ingest.formats import parse_source
+    from sniff.ingest.log_formats import parse_source
 
     return [parse_source(file, log_format, with_prompts) for file in files]
 
@@ -164,7 +164,7 @@ def breaks(
 
 def _on_units(client: Client, ingested: Ingested, analyse: Callable[..., list[Any]]) -> list[Any]:
     """Group files into units by their links, then analyse units on the cluster."""
-    from sniff.analyses.units import units
+    from sniff.ingest.units import units
 
     links_of_batches = client.gather([client.submit(_links, future) for future in ingested.futures])
     where = ingested.where()
@@ -185,7 +185,7 @@ def _on_units(client: Client, ingested: Ingested, analyse: Callable[..., list[An
 
 
 def _links(results: list[FileResult]) -> list[list[str]]:
-    from sniff.ingest.indexed import links_of
+    from sniff.ingest.index_rows import links_of
 
     return [links_of(result) for result in results]
 

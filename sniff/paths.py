@@ -1,0 +1,64 @@
+"""Provides where sniff keeps its files and finds its data, and the stamps that tell they changed.
+
+`cache_folder` is the one folder for what sniff can always make again: the index, the kept
+answers, the price tables resolved from genai-prices and the tokenizer's verified encoding.
+`SNIFF_CACHE_DIR` names another folder (set empty: keep nothing); else it is the user's cache
+folder, where the platform puts those (platformdirs). What is kept there is kept under the
+identity of what it was made from: sniff's own code (`code_identity`), the price data
+(`price_data_identity`), a file the user gave (`file_identity`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+
+def cache_folder() -> Path | None:
+    """The user's cache folder for sniff (`SNIFF_CACHE_DIR` overrides; empty disables)."""
+    configured = os.environ.get("SNIFF_CACHE_DIR")
+    if configured is not None:
+        return Path(configured) if configured else None
+    from platformdirs import user_cache_dir
+
+    return Path(user_cache_dir("sniff", appauthor=False))
+
+
+def file_identity(path: Path | None) -> tuple[str, int, int] | None:
+    """A file's resolved path, size and modification time (None for no file)."""
+    if path is None:
+        return None
+    try:
+        status = path.stat()
+    except OSError:
+        return (str(path), -1, -1)
+    return (str(path.resolve()), status.st_size, status.st_mtime_ns)
+
+
+def price_data_identity() -> tuple[str, int, int] | None:
+    """The price data's file identity: nothing made with other prices may be used with these."""
+    return file_identity(price_data())
+
+
+def price_data() -> Path | None:
+    """genai-prices' data file (None: the library is not installed)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("genai_prices")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "data.py"
+
+
+@functools.cache
+def code_identity() -> tuple[tuple[str, int, int], ...]:
+    """sniff's own sources: an upgraded or edited sniff must not replay an old answer."""
+    package = Path(__file__).parent  # read once per process: a scan keys its answer and parts
+    found: list[tuple[str, int, int]] = []
+    for directory, _, files in os.walk(package):
+        for name in sorted(files):
+            if name.endswith((".py", ".toml", ".json")):
+                status = os.stat(os.path.join(directory, name))
+                found.append((name, status.st_size, status.st_mtime_ns))
+    return tuple(found)
