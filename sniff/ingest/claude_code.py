@@ -78,8 +78,8 @@ class Reader:
         """uuid → parentUuid of every record, to find the call a request continues."""
         self.owners: dict[str, str] = {}
         """uuid → key of the response an assistant record belongs to."""
-        self.sidechain_parents: dict[str, str | None] = {}
-        """uuid → parentUuid of inline sidechain records, to find each sidechain's root."""
+        self.sidechains: set[str] = set()
+        """uuids of inline sidechain records, to find each sidechain's root."""
         self.sidechain_roots: dict[str, str] = {}
         self.turns: set[str] = set()
         """uuids of user records with new user content (not only tool results)."""
@@ -102,7 +102,7 @@ class Reader:
         """
         times = self.times
         parents = self.parents
-        sidechain_parents = self.sidechain_parents
+        sidechains = self.sidechains
         earliest, latest = SURELY_DATED
         lines = decode_lines(self.path, data, WireLine, DECODER, self.issues, first_line, newlines)
         for number, entry in lines:
@@ -119,7 +119,7 @@ class Reader:
                 if entry.parentUuid:
                     parents[uuid] = entry.parentUuid
                 if entry.isSidechain:
-                    sidechain_parents[uuid] = entry.parentUuid
+                    sidechains.add(uuid)
             if not self.project_from_cwd and entry.cwd:
                 self.project, self.project_from_cwd = entry.cwd, True
             kind = entry.type
@@ -209,8 +209,6 @@ class Reader:
             group = self.groups[key] = self._new_group(
                 key, number, line, envelope, usage, model, timestamp, copy_rank, embedded_agent
             )
-        elif usage == group.raw_usage and copy_rank == group.copy_rank:
-            group.widen(timestamp)  # a split line repeating the usage already kept
         else:
             group.widen(timestamp)
             group.offer(number, usage, model, copy_rank)
@@ -237,7 +235,6 @@ class Reader:
             key,
             copy_rank,
             number,
-            usage,
             tokens,
             ttl_assumed,
             sys.intern(model) if model else "(unknown)",
@@ -291,9 +288,9 @@ class Reader:
         current = uuid
         root = self.sidechain_roots.get(current)
         while root is None:
-            parent = self.sidechain_parents.get(current)
+            parent = self.parents.get(current) if current in self.sidechains else None
             path.append(current)
-            if parent is None or parent not in self.sidechain_parents or len(path) > 100_000:
+            if parent is None or parent not in self.sidechains or len(path) > 100_000:
                 root = current
                 break
             current = parent
@@ -307,7 +304,7 @@ class _Group:
     """The lines of one response within one file."""
 
     __slots__ = (
-        "key", "copy_rank", "number", "raw_usage", "tokens", "ttl_assumed", "model",
+        "key", "copy_rank", "number", "tokens", "ttl_assumed", "model",
         "session_id", "agent", "agent_id", "first_at", "last_at", "parent", "version", "thinks",
     )  # fmt: skip
 
@@ -316,7 +313,6 @@ class _Group:
         key: str,
         copy_rank: int,
         number: int,
-        raw_usage: WireUsage,
         tokens: Tokens,
         ttl_assumed: bool,
         model: str,
@@ -328,7 +324,7 @@ class _Group:
         version: str | None,
     ) -> None:
         self.key, self.copy_rank, self.number = key, copy_rank, number
-        self.raw_usage, self.tokens, self.ttl_assumed = raw_usage, tokens, ttl_assumed
+        self.tokens, self.ttl_assumed = tokens, ttl_assumed
         self.model, self.session_id = model, session_id
         self.agent, self.agent_id = agent, agent_id
         self.first_at = self.last_at = timestamp
@@ -351,7 +347,7 @@ class _Group:
         """
         tokens, ttl_assumed = _usage(usage)
         if (sum(tokens[:5]), -copy_rank) > (sum(self.tokens[:5]), -self.copy_rank):
-            self.number, self.raw_usage, self.tokens = number, usage, tokens
+            self.number, self.tokens = number, tokens
             self.ttl_assumed, self.copy_rank = ttl_assumed, copy_rank
             if model:
                 self.model = sys.intern(model)
