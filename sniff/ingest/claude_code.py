@@ -11,7 +11,11 @@ its subagents' responses inside `progress` lines. This module turns one file int
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import PurePath
+from typing import TypedDict
+
+import msgspec
 
 from sniff.ingest.claude_code_activity import ActivityLog
 from sniff.ingest.claude_code_wire import (
@@ -22,7 +26,7 @@ from sniff.ingest.claude_code_wire import (
     WireUsage,
 )
 from sniff.ingest.lines import decode_lines
-from sniff.ingest.plausible import OUT_OF_RANGE, SURELY_DATED, counted, out_of_range
+from sniff.ingest.plausible import OUT_OF_RANGE, SURELY_DATED, out_of_range
 from sniff.ingest.record import (
     EMBEDDED,
     TOP_LEVEL,
@@ -89,6 +93,11 @@ class Reader:
         self.last_time = ""
         self.activity = ActivityLog()
         self.stem = stem
+
+    def __reduce__(self) -> tuple[Callable[[bytes], Reader], tuple[bytes]]:
+        """Pickled as msgpack of its attributes (`_Kept`): pickle took a big transcript's
+        reader a second to keep, and memory as large as the reader to track its objects."""
+        return _restore, (_KEPT_ENCODER.encode(vars(self)),)
 
     def read(self, data: bytes) -> FileResult:
         self.feed(data)
@@ -230,7 +239,7 @@ class Reader:
         agent, agent_id = self._agent(line, copy_rank, embedded_agent)
         session_id = line.sessionId or envelope.sessionId
         version = line.version or envelope.version
-        tokens, ttl_assumed = _usage(usage)
+        tokens, ttl_assumed = usage.tokens()
         return _Group(
             key,
             copy_rank,
@@ -241,6 +250,7 @@ class Reader:
             sys.intern(session_id) if session_id else "",
             agent,
             sys.intern(agent_id),
+            timestamp,
             timestamp,
             line.parentUuid,
             sys.intern(version) if version else None,
@@ -300,36 +310,23 @@ class Reader:
         return root
 
 
-class _Group:
+class _Group(msgspec.Struct, array_like=True, gc=False):
     """The lines of one response within one file."""
 
-    __slots__ = (
-        "key", "copy_rank", "number", "tokens", "ttl_assumed", "model",
-        "session_id", "agent", "agent_id", "first_at", "last_at", "parent", "version", "thinks",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        key: str,
-        copy_rank: int,
-        number: int,
-        tokens: Tokens,
-        ttl_assumed: bool,
-        model: str,
-        session_id: str,
-        agent: str,
-        agent_id: str,
-        timestamp: str,
-        parent: str | None,
-        version: str | None,
-    ) -> None:
-        self.key, self.copy_rank, self.number = key, copy_rank, number
-        self.tokens, self.ttl_assumed = tokens, ttl_assumed
-        self.model, self.session_id = model, session_id
-        self.agent, self.agent_id = agent, agent_id
-        self.first_at = self.last_at = timestamp
-        self.parent, self.version = parent, version
-        self.thinks = False
+    key: str
+    copy_rank: int
+    number: int
+    tokens: Tokens
+    ttl_assumed: bool
+    model: str
+    session_id: str
+    agent: str
+    agent_id: str
+    first_at: str
+    last_at: str
+    parent: str | None
+    version: str | None
+    thinks: bool = False
 
     def widen(self, timestamp: str) -> None:
         """Stretch the response's time span to cover another of its lines."""
@@ -345,7 +342,7 @@ class _Group:
         One whole line is kept, never a maximum per field: a mid-stream model fallback can
         change the model and cache counts between lines of one response.
         """
-        tokens, ttl_assumed = _usage(usage)
+        tokens, ttl_assumed = usage.tokens()
         if (sum(tokens[:5]), -copy_rank) > (sum(self.tokens[:5]), -self.copy_rank):
             self.number, self.tokens = number, tokens
             self.ttl_assumed, self.copy_rank = ttl_assumed, copy_rank
@@ -389,29 +386,37 @@ class _Group:
         )
 
 
-def _usage(usage: WireUsage) -> tuple[Tokens, bool]:
-    """Anthropic usage → (input, read, 5m write, 1h write, output, reasoning), TTL assumed?"""
-    written = counted(usage.cache_creation_input_tokens)
-    split = usage.cache_creation
-    if split is not None:
-        one_hour = counted(split.ephemeral_1h_input_tokens)
-        if usage.cache_creation_input_tokens is None:
-            written = one_hour + counted(split.ephemeral_5m_input_tokens)
-        one_hour = min(one_hour, written)
-        ttl_assumed = False
-    else:
-        one_hour = 0
-        ttl_assumed = written > 0
-    details = usage.output_tokens_details
-    reasoning = counted(details.thinking_tokens) if details is not None else 0
-    return (
-        counted(usage.input_tokens),
-        counted(usage.cache_read_input_tokens),
-        written - one_hour,
-        one_hour,
-        counted(usage.output_tokens),
-        reasoning,
-    ), ttl_assumed
+class _Kept(TypedDict):
+    """A `Reader`'s attributes, as kept between runs."""
+
+    path: str
+    file_agent: tuple[str, str] | None
+    project: str
+    project_from_cwd: bool
+    issues: list[LineIssue]
+    synthetic: int
+    times: dict[str, str]
+    parents: dict[str, str]
+    owners: dict[str, str]
+    sidechains: set[str]
+    sidechain_roots: dict[str, str]
+    turns: set[str]
+    boundaries: set[str]
+    groups: dict[str, _Group]
+    last_time: str
+    activity: ActivityLog
+    stem: str
+
+
+_KEPT_ENCODER = msgspec.msgpack.Encoder()
+_KEPT_DECODER = msgspec.msgpack.Decoder(_Kept)
+
+
+def _restore(kept: bytes) -> Reader:
+    """The `Reader` whose attributes `kept` holds (see `Reader.__reduce__`)."""
+    reader = Reader.__new__(Reader)
+    vars(reader).update(_KEPT_DECODER.decode(kept))
+    return reader
 
 
 def _thinks(content: object) -> bool:

@@ -4,6 +4,7 @@ what it yields read whole: line numbers, a cut last line, a byte-order mark, bad
 from __future__ import annotations
 
 import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,20 @@ def test_no_block_fed_to_a_reader_holds_more_than_a_block_of_whole_lines(monkeyp
     assert read.result == whole
     assert len(fed) > 1 and max(fed) <= 4096 + longest
     assert sum(fed) == len(data)
+
+
+def test_a_reader_kept_between_runs_comes_back_with_everything_it_had(tmp_path, cc):
+    """Its state is kept as msgpack of its attributes: one not in the kept schema would be
+    lost without a word, and the run after would read on from a reader that forgot it."""
+    path = _transcript(cc, tmp_path / "s.jsonl")
+    data = path.read_bytes()
+    cut = data.rindex(b"\n") + 1
+    reader = claude_code.Reader(str(path), "hint")
+    reader.feed(data[:cut], 1, data.count(b"\n", 0, cut))
+    assert reader.groups and reader.times and reader.activity.calls is not None
+    restored = pickle.loads(pickle.dumps(reader, protocol=pickle.HIGHEST_PROTOCOL))
+    assert vars(restored) == vars(reader)
+    more = cc.assistant("msg_C", "c1", "b1", "2026-02-19T08:47:00.000Z", cc.usage(5, 1100, 0, 9))
+    for either in (reader, restored):
+        either.feed(json.dumps(more).encode() + b"\n", 7, 1)
+    assert restored.result() == reader.result()
