@@ -19,7 +19,7 @@ from sniff.ingest.record import FileResult
 from sniff.ingest.regular import read_at
 from sniff.model import LineIssue
 
-BLOCK_BYTES = 4 << 20
+BLOCK_BYTES = 2 << 20
 """Bytes read at once: enough that decoding a block dwarfs the call, small beside a big log."""
 
 
