@@ -298,7 +298,7 @@ class IndexStore:
             f" (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, zeroblob(?), {room})",
             (*fields, len(result), *([] if state is None else [len(state)])),
         ).lastrowid
-        assert inserted is not None
+        inserted = inserted or 0  # never 0 after an insert; no row has it: `blobopen` fails
         for column, data in (("result", result), ("state", state)):
             if data:
                 with self._db.blobopen("files", column, inserted) as blob:
