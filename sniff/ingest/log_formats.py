@@ -18,7 +18,7 @@ from sniff.ingest.discover import SourceFile
 from sniff.ingest.lines import BOM
 from sniff.ingest.record import FileResult, Prompts
 from sniff.ingest.regular import open_regular, why_unread
-from sniff.ingest.streamed import READERS, Read, head, read_lines, rest
+from sniff.ingest.streamed import READERS, Read, head, read_lines
 from sniff.model import LineIssue
 
 Parser = Callable[[str, bytes, str, Prompts], FileResult]
@@ -70,14 +70,17 @@ def read_log(
     with its reader's state if `keep_state`, or why the file could not be read."""
     try:
         descriptor, _ = open_regular(path)
-        with open(descriptor, "rb", buffering=0):  # closes it
+        with open(descriptor, "rb", buffering=0) as handle:  # closes it
             start = head(descriptor, HEAD_LINES)
             log_format = forced or detect(start)
             make_reader = READERS.get(log_format) if log_format is not None else None
             if make_reader is not None:
                 reader = make_reader(path, project_hint)
                 return read_lines(descriptor, reader, read=start, keep_state=keep_state)
-            data = rest(descriptor, start) if log_format is not None else b""
+            data = b""
+            if log_format is not None:  # read whole, after the bytes read already
+                handle.seek(len(start))
+                data = start + handle.readall()
     except OSError as error:
         problem = LineIssue(path, 0, why_unread(error))
         return Read(unreadable(path, problem, forced), problem=problem)

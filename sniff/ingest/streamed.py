@@ -4,7 +4,7 @@ Why: one session file reaches hundreds of megabytes. Held whole, with every line
 it at once, it took more memory than anything it yields; read a block at a time, only one
 block and its decoded lines are alive at once, whatever the file's size. Formats whose reader
 keeps its own state between lines (`READERS`) are read this way, from the start of a file or
-from where an earlier run stopped (`read_lines`); the others are read whole (`rest`).
+from where an earlier run stopped (`read_lines`); the others are read whole.
 """
 
 from __future__ import annotations
@@ -62,15 +62,6 @@ def head(descriptor: int, lines: int) -> bytes:
             break
         data += more
     return data
-
-
-def rest(descriptor: int, start: bytes) -> bytes:
-    """The whole file, of which `start` (its first bytes) was read already."""
-    parts, size = [start], len(start)
-    while block := read_at(descriptor, BLOCK_BYTES, size):
-        parts.append(block)
-        size += len(block)
-    return b"".join(parts)
 
 
 def read_lines(
