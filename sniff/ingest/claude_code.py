@@ -11,7 +11,11 @@ its subagents' responses inside `progress` lines. This module turns one file int
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import PurePath
+from typing import TypedDict
+
+import msgspec
 
 from sniff.ingest.claude_code_activity import ActivityLog
 from sniff.ingest.claude_code_wire import (
@@ -21,8 +25,8 @@ from sniff.ingest.claude_code_wire import (
     WireLine,
     WireUsage,
 )
-from sniff.ingest.lines import decode_lines, read_bytes
-from sniff.ingest.plausible import OUT_OF_RANGE, SURELY_DATED, counted, out_of_range
+from sniff.ingest.lines import decode_lines
+from sniff.ingest.plausible import OUT_OF_RANGE, SURELY_DATED, out_of_range
 from sniff.ingest.record import (
     EMBEDDED,
     TOP_LEVEL,
@@ -43,10 +47,9 @@ COMPACT_BOUNDARY = "compact_boundary"
 
 def parse_file(path: str, project_hint: str, with_prompts: Prompts = False) -> FileResult:
     """Read one Claude Code transcript (transcripts hold no full prompt: see `parse_data`)."""
-    data, problem = read_bytes(path)
-    if data is None:
-        return FileResult([], [problem] if problem else [], 0, SOURCE)
-    return parse_data(path, data, project_hint, with_prompts)
+    from sniff.ingest.log_formats import parse_any  # which reads transcripts with `Reader`
+
+    return parse_any(path, project_hint, SOURCE, with_prompts)
 
 
 def parse_data(
@@ -79,8 +82,8 @@ class Reader:
         """uuid → parentUuid of every record, to find the call a request continues."""
         self.owners: dict[str, str] = {}
         """uuid → key of the response an assistant record belongs to."""
-        self.sidechain_parents: dict[str, str | None] = {}
-        """uuid → parentUuid of inline sidechain records, to find each sidechain's root."""
+        self.sidechains: set[str] = set()
+        """uuids of inline sidechain records, to find each sidechain's root."""
         self.sidechain_roots: dict[str, str] = {}
         self.turns: set[str] = set()
         """uuids of user records with new user content (not only tool results)."""
@@ -90,6 +93,11 @@ class Reader:
         self.last_time = ""
         self.activity = ActivityLog()
         self.stem = stem
+
+    def __reduce__(self) -> tuple[Callable[[bytes], Reader], tuple[bytes]]:
+        """Pickled as msgpack of its attributes (`_Kept`): pickle took a big transcript's
+        reader a second to keep, and memory as large as the reader to track its objects."""
+        return _restore, (_KEPT_ENCODER.encode(vars(self)),)
 
     def read(self, data: bytes) -> FileResult:
         self.feed(data)
@@ -103,7 +111,7 @@ class Reader:
         """
         times = self.times
         parents = self.parents
-        sidechain_parents = self.sidechain_parents
+        sidechains = self.sidechains
         earliest, latest = SURELY_DATED
         lines = decode_lines(self.path, data, WireLine, DECODER, self.issues, first_line, newlines)
         for number, entry in lines:
@@ -120,7 +128,7 @@ class Reader:
                 if entry.parentUuid:
                     parents[uuid] = entry.parentUuid
                 if entry.isSidechain:
-                    sidechain_parents[uuid] = entry.parentUuid
+                    sidechains.add(uuid)
             if not self.project_from_cwd and entry.cwd:
                 self.project, self.project_from_cwd = entry.cwd, True
             kind = entry.type
@@ -210,8 +218,6 @@ class Reader:
             group = self.groups[key] = self._new_group(
                 key, number, line, envelope, usage, model, timestamp, copy_rank, embedded_agent
             )
-        elif usage == group.raw_usage and copy_rank == group.copy_rank:
-            group.widen(timestamp)  # a split line repeating the usage already kept
         else:
             group.widen(timestamp)
             group.offer(number, usage, model, copy_rank)
@@ -233,18 +239,18 @@ class Reader:
         agent, agent_id = self._agent(line, copy_rank, embedded_agent)
         session_id = line.sessionId or envelope.sessionId
         version = line.version or envelope.version
-        tokens, ttl_assumed = _usage(usage)
+        tokens, ttl_assumed = usage.tokens()
         return _Group(
             key,
             copy_rank,
             number,
-            usage,
             tokens,
             ttl_assumed,
             sys.intern(model) if model else "(unknown)",
             sys.intern(session_id) if session_id else "",
             agent,
             sys.intern(agent_id),
+            timestamp,
             timestamp,
             line.parentUuid,
             sys.intern(version) if version else None,
@@ -292,9 +298,9 @@ class Reader:
         current = uuid
         root = self.sidechain_roots.get(current)
         while root is None:
-            parent = self.sidechain_parents.get(current)
+            parent = self.parents.get(current) if current in self.sidechains else None
             path.append(current)
-            if parent is None or parent not in self.sidechain_parents or len(path) > 100_000:
+            if parent is None or parent not in self.sidechains or len(path) > 100_000:
                 root = current
                 break
             current = parent
@@ -304,37 +310,23 @@ class Reader:
         return root
 
 
-class _Group:
+class _Group(msgspec.Struct, array_like=True, gc=False):
     """The lines of one response within one file."""
 
-    __slots__ = (
-        "key", "copy_rank", "number", "raw_usage", "tokens", "ttl_assumed", "model",
-        "session_id", "agent", "agent_id", "first_at", "last_at", "parent", "version", "thinks",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        key: str,
-        copy_rank: int,
-        number: int,
-        raw_usage: WireUsage,
-        tokens: Tokens,
-        ttl_assumed: bool,
-        model: str,
-        session_id: str,
-        agent: str,
-        agent_id: str,
-        timestamp: str,
-        parent: str | None,
-        version: str | None,
-    ) -> None:
-        self.key, self.copy_rank, self.number = key, copy_rank, number
-        self.raw_usage, self.tokens, self.ttl_assumed = raw_usage, tokens, ttl_assumed
-        self.model, self.session_id = model, session_id
-        self.agent, self.agent_id = agent, agent_id
-        self.first_at = self.last_at = timestamp
-        self.parent, self.version = parent, version
-        self.thinks = False
+    key: str
+    copy_rank: int
+    number: int
+    tokens: Tokens
+    ttl_assumed: bool
+    model: str
+    session_id: str
+    agent: str
+    agent_id: str
+    first_at: str
+    last_at: str
+    parent: str | None
+    version: str | None
+    thinks: bool = False
 
     def widen(self, timestamp: str) -> None:
         """Stretch the response's time span to cover another of its lines."""
@@ -350,9 +342,9 @@ class _Group:
         One whole line is kept, never a maximum per field: a mid-stream model fallback can
         change the model and cache counts between lines of one response.
         """
-        tokens, ttl_assumed = _usage(usage)
+        tokens, ttl_assumed = usage.tokens()
         if (sum(tokens[:5]), -copy_rank) > (sum(self.tokens[:5]), -self.copy_rank):
-            self.number, self.raw_usage, self.tokens = number, usage, tokens
+            self.number, self.tokens = number, tokens
             self.ttl_assumed, self.copy_rank = ttl_assumed, copy_rank
             if model:
                 self.model = sys.intern(model)
@@ -394,29 +386,37 @@ class _Group:
         )
 
 
-def _usage(usage: WireUsage) -> tuple[Tokens, bool]:
-    """Anthropic usage → (input, read, 5m write, 1h write, output, reasoning), TTL assumed?"""
-    written = counted(usage.cache_creation_input_tokens)
-    split = usage.cache_creation
-    if split is not None:
-        one_hour = counted(split.ephemeral_1h_input_tokens)
-        if usage.cache_creation_input_tokens is None:
-            written = one_hour + counted(split.ephemeral_5m_input_tokens)
-        one_hour = min(one_hour, written)
-        ttl_assumed = False
-    else:
-        one_hour = 0
-        ttl_assumed = written > 0
-    details = usage.output_tokens_details
-    reasoning = counted(details.thinking_tokens) if details is not None else 0
-    return (
-        counted(usage.input_tokens),
-        counted(usage.cache_read_input_tokens),
-        written - one_hour,
-        one_hour,
-        counted(usage.output_tokens),
-        reasoning,
-    ), ttl_assumed
+class _Kept(TypedDict):
+    """A `Reader`'s attributes, as kept between runs."""
+
+    path: str
+    file_agent: tuple[str, str] | None
+    project: str
+    project_from_cwd: bool
+    issues: list[LineIssue]
+    synthetic: int
+    times: dict[str, str]
+    parents: dict[str, str]
+    owners: dict[str, str]
+    sidechains: set[str]
+    sidechain_roots: dict[str, str]
+    turns: set[str]
+    boundaries: set[str]
+    groups: dict[str, _Group]
+    last_time: str
+    activity: ActivityLog
+    stem: str
+
+
+_KEPT_ENCODER = msgspec.msgpack.Encoder()
+_KEPT_DECODER = msgspec.msgpack.Decoder(_Kept)
+
+
+def _restore(kept: bytes) -> Reader:
+    """The `Reader` whose attributes `kept` holds (see `Reader.__reduce__`)."""
+    reader = Reader.__new__(Reader)
+    vars(reader).update(_KEPT_DECODER.decode(kept))
+    return reader
 
 
 def _thinks(content: object) -> bool:

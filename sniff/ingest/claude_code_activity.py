@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import sys
 
+import msgspec
 import orjson
 from msgspec import Raw
 
@@ -52,16 +53,17 @@ REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 capture, and in tool results): never typed, removed from a request's text."""
 
 
-class ActivityLog:
-    """The activity of one file so far."""
+class ActivityLog(msgspec.Struct, gc=False):
+    """The activity of one file so far (a struct: kept with its reader between runs)."""
 
-    def __init__(self) -> None:
-        self.calls: dict[str, tuple[str, str, str, str | None]] = {}
-        """tool_use id → (name, response key, session, timestamp)."""
-        self.results: dict[str, tuple[str, str | None, str | None]] = {}
-        """tool_use id → (session, timestamp, failure excerpt)."""
-        self.events: list[tuple[str, str, str | None, str, str | None, str]] = []
-        """(kind, session, timestamp, text, command, uuid)."""
+    calls: dict[str, tuple[str, str, str, str | None]] = msgspec.field(default_factory=dict)
+    """tool_use id → (name, response key, session, timestamp)."""
+    results: dict[str, tuple[str, str | None, str | None]] = msgspec.field(default_factory=dict)
+    """tool_use id → (session, timestamp, failure excerpt)."""
+    events: list[tuple[str, str, str | None, str, str | None, str]] = msgspec.field(
+        default_factory=list
+    )
+    """(kind, session, timestamp, text, command, uuid)."""
 
     def assistant(self, message: WireMessage, key: str, session: str, timestamp: str) -> None:
         """The tool uses of one line of a response."""

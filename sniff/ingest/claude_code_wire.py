@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import msgspec
 
-from sniff.ingest.plausible import Count, UsageFields
+from sniff.ingest.plausible import Count, UsageFields, counted
+from sniff.ingest.record import Tokens
 
 
 class CacheCreation(UsageFields, gc=False):
@@ -38,6 +39,31 @@ class WireUsage(UsageFields, gc=False):
     output_tokens: Count = None
     cache_creation: CacheCreation | None = None
     output_tokens_details: OutputDetails | None = None
+
+    def tokens(self) -> tuple[Tokens, bool]:
+        """(input, read, 5m write, 1h write, output, reasoning), and whether the TTL split
+        is assumed (no `cache_creation`: all writes count as 5-minute ones)."""
+        written = counted(self.cache_creation_input_tokens)
+        split = self.cache_creation
+        if split is not None:
+            one_hour = counted(split.ephemeral_1h_input_tokens)
+            if self.cache_creation_input_tokens is None:
+                written = one_hour + counted(split.ephemeral_5m_input_tokens)
+            one_hour = min(one_hour, written)
+            ttl_assumed = False
+        else:
+            one_hour = 0
+            ttl_assumed = written > 0
+        details = self.output_tokens_details
+        reasoning = counted(details.thinking_tokens) if details is not None else 0
+        return (
+            counted(self.input_tokens),
+            counted(self.cache_read_input_tokens),
+            written - one_hour,
+            one_hour,
+            counted(self.output_tokens),
+            reasoning,
+        ), ttl_assumed
 
 
 class ContentBlock(msgspec.Struct, gc=False):

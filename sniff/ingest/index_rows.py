@@ -13,20 +13,18 @@ import dataclasses
 import pickle
 import time
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 import msgspec
 
-from sniff.ingest import claude_code, codex, progress
+from sniff.ingest import progress
 from sniff.ingest.discover import CHECK_BYTES, SourceFile
 from sniff.ingest.index_store import Entry, IndexStore
-from sniff.ingest.lines import read_bytes
-from sniff.ingest.log_formats import detect, parse_data, parse_source, unreadable
+from sniff.ingest.log_formats import parse_source, read_log
 from sniff.ingest.record import FileResult, Prompts, encode_result
-from sniff.ingest.regular import open_regular
+from sniff.ingest.regular import open_regular, read_at
+from sniff.ingest.streamed import Resumable, read_lines
 
 RACY_NS = 2_000_000_000
 """A file modified this recently (ns) may change again within its timestamp's resolution, size
@@ -41,21 +39,6 @@ STATE_MIN_BYTES = 1 << 20
 of every small file costs a first run about a tenth of its time."""
 
 _ENCODER = msgspec.msgpack.Encoder()
-
-
-class Resumable(Protocol):
-    """A parser's reading state that can be kept and fed the lines appended since."""
-
-    def feed(self, data: bytes, first_line: int = 1, newlines: int | None = None) -> None: ...
-
-    def result(self) -> FileResult: ...
-
-
-READERS: dict[str, Callable[[str, str], Resumable]] = {
-    claude_code.SOURCE: claude_code.Reader,
-    codex.SOURCE: codex.Reader,
-}
-"""Formats whose reader can resume; the others are read whole when they change."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,71 +130,29 @@ def parse_task(task: Task, log_format: str | None, with_prompts: Prompts) -> Par
         resumed = _resume(file, entry)
         if resumed is not None:
             return resumed
-    data, problem = read_bytes(file.path)
-    if data is None:
-        result = unreadable(file.path, problem, log_format)
-        if problem is not None and problem in result.issues:  # not an export: try next run
-            file = dataclasses.replace(file, mtime_ns=-1)
-        return Parsed(result, _entry(file, result, 0, 0, None))
-    found = log_format or detect(data)
-    make_reader = READERS.get(found) if found is not None else None
-    if make_reader is None:
-        result = parse_data(file.path, data, file.project_hint, found, with_prompts)
-        return Parsed(result, _entry(file, result, 0, 0, None))
-    cut = data.rfind(b"\n") + 1
-    lines = data.count(b"\n", 0, cut)
-    reader = make_reader(file.path, file.project_hint)
-    reader.feed(data[:cut], 1, lines)
     recent = file.mtime_ns > time.time_ns() - STATE_RECENT_NS
     keep_state = file.size >= STATE_MIN_BYTES and (task.grows or recent)
-    return _finish(file, reader, data, cut, lines, 0, keep_state=keep_state)
+    read = read_log(file.path, file.project_hint, log_format, with_prompts, keep_state=keep_state)
+    if read.problem is not None and read.problem in read.result.issues:  # try next run
+        file = dataclasses.replace(file, mtime_ns=-1)
+    return Parsed(read.result, _entry(file, read.result, read.offset, read.lines, read.state))
 
 
 def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
     """Read on from where the last run stopped; None when the file is not what it was: the
     last `CHECK_BYTES` it had then (up to `entry.size`) must be as they were."""
     checked = max(0, entry.size - CHECK_BYTES)
-    start = min(checked, entry.offset)
     try:
         descriptor, _ = open_regular(file.path)
-        with open(descriptor, "rb", buffering=0) as handle:
-            handle.seek(start)
-            data = handle.readall()
-        assert entry.state is not None
-        reader: Resumable = pickle.loads(entry.state)
+        with open(descriptor, "rb", buffering=0):  # closes it
+            if zlib.crc32(read_at(descriptor, entry.size - checked, checked)) != entry.tail_crc:
+                return None  # rewritten in place, not appended to
+            assert entry.state is not None
+            reader: Resumable = pickle.loads(entry.state)
+            read = read_lines(descriptor, reader, entry.offset, entry.lines, keep_state=True)
     except Exception:  # unreadable file or state: read it whole instead
         return None
-    if zlib.crc32(data[checked - start : entry.size - start]) != entry.tail_crc:
-        return None  # rewritten in place, not appended to
-    old = entry.offset - start
-    cut = data.rfind(b"\n") + 1
-    if cut < old:  # nothing whole appended yet
-        cut = old
-    added = data.count(b"\n", old, cut)
-    reader.feed(data[old:cut], entry.lines + 1, added)
-    return _finish(file, reader, data, cut, entry.lines + added, start)
-
-
-def _finish(
-    file: SourceFile,
-    reader: Resumable,
-    data: bytes,
-    cut: int,
-    lines: int,
-    base: int,
-    *,
-    keep_state: bool = True,
-) -> Parsed:
-    """Keep the reader's state at the last whole line (see `STATE_RECENT_NS` and
-    `STATE_MIN_BYTES`), then read a cut last line too.
-
-    `data` is the file from byte `base` on, of which `cut` bytes are whole lines.
-    """
-    state = pickle.dumps(reader, protocol=pickle.HIGHEST_PROTOCOL) if keep_state else None
-    if cut < len(data):
-        reader.feed(data[cut:], lines + 1)
-    result = reader.result()
-    return Parsed(result, _entry(file, result, base + cut, lines, state))
+    return Parsed(read.result, _entry(file, read.result, read.offset, read.lines, read.state))
 
 
 def _entry(

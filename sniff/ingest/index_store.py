@@ -58,6 +58,8 @@ KEPT_SCOPES = 8
 """Scopes (folders and options) whose parts are kept; the least recently used go first."""
 CHUNK = 500
 """Paths per query (SQLite limits the parameters of one statement)."""
+BLOB_ROW_BYTES = 1 << 20
+"""Rows holding more than this are written a block (of this size) at a time (`write`)."""
 BUSY_TIMEOUT_MS = 30_000
 """How long a run waits for another run's write to finish before giving up on the index."""
 
@@ -252,7 +254,13 @@ class IndexStore:
             self.broken = True
 
     def write(self, mode: str, entries: Iterable[Entry], gone: Iterable[str] = ()) -> None:
-        """Store `entries` and forget the files in `gone`, in one transaction."""
+        """Store `entries` and forget the files in `gone`, in one transaction.
+
+        A big file's records and state are written into space reserved for them (`zeroblob`),
+        a block at a time: bound as values, SQLite would copy them twice (the value, then the
+        row it builds), which for a session file of hundreds of megabytes doubled a scan's peak
+        memory.
+        """
         rows = [
             (
                 e.path, mode, e.size, e.mtime_ns, e.inode, e.ctime_ns, e.offset, e.lines,
@@ -261,8 +269,10 @@ class IndexStore:
             )
             for e in entries
         ]  # fmt: skip
+        big = [row for row in rows if len(row[-2]) + len(row[-1] or b"") > BLOB_ROW_BYTES]
+        rows = [row for row in rows if len(row[-2]) + len(row[-1] or b"") <= BLOB_ROW_BYTES]
         removed = [(path, mode) for path in gone]
-        if not rows and not removed:
+        if not rows and not big and not removed:
             return
         if self.broken:  # reads failed (a damaged page): this run's rows go into a new index
             self._rebuild()
@@ -273,9 +283,28 @@ class IndexStore:
                     " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
+                for row in big:
+                    self._write_blobs(row)
                 self._db.executemany("DELETE FROM files WHERE path = ? AND mode = ?", removed)
         except sqlite3.Error:
             self.broken = True
+
+    def _write_blobs(self, row: tuple[Any, ...]) -> None:
+        """Insert one row whose last two values (records, state) are big (see `write`)."""
+        *fields, result, state = row
+        room = "NULL" if state is None else "zeroblob(?)"
+        inserted = self._db.execute(
+            "INSERT OR REPLACE INTO files VALUES"
+            f" (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, zeroblob(?), {room})",
+            (*fields, len(result), *([] if state is None else [len(state)])),
+        ).lastrowid
+        inserted = inserted or 0  # never 0 after an insert; no row has it: `blobopen` fails
+        for column, data in (("result", result), ("state", state)):
+            if data:
+                with self._db.blobopen("files", column, inserted) as blob:
+                    whole = memoryview(data)
+                    for start in range(0, len(data), BLOB_ROW_BYTES):
+                        blob.write(whole[start : start + BLOB_ROW_BYTES])
 
     def _rebuild(self) -> None:
         with contextlib.suppress(sqlite3.Error):

@@ -14,6 +14,7 @@ rows, and forgets the deleted files, in one transaction at the end.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from collections.abc import Callable
@@ -146,8 +147,11 @@ class IndexedFiles:
             self.parsed_now.add(index)
             if answer.result is not None:
                 self.fresh[index] = answer.result
-            self.entries[index] = answer.entry
+            # what the row stores is in the index or in `fresh`: held twice, a big file's
+            # records and reader state would double what its analysis needs
+            self.entries[index] = dataclasses.replace(answer.entry, result=b"", state=None)
         unkept = [answer.entry for answer in parsed if not answer.stored]
+        del parsed
         store.write(self.mode, unkept, _gone(store, self.mode, roots, files))
 
     def unchanged(self, index: int) -> bool:

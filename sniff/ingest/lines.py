@@ -1,11 +1,12 @@
 """Provides the lines of a JSONL log decoded into a schema, every unreadable line accounted for.
 
 Why: a log being written has a cut last line, an editor leaves a byte-order mark, a crash leaves
-binary garbage. None of that may abort a run or silently drop the good lines around it. A whole
-file is first decoded in one call (the fast path, for the common case of a clean file); if that
-fails, each line is decoded on its own, and each failure becomes a `LineIssue` naming file, line
-and reason. A line beyond what a log can plausibly say (`plausible`: a token count that is no
-count, nesting too deep for the decoder) is skipped the same way.
+binary garbage. None of that may abort a run or silently drop the good lines around it. A file,
+or a block of a big one (`streamed`), is first decoded in one call (the fast path, for the
+common case of clean lines); if that fails, each line is decoded on its own, and each failure
+becomes a `LineIssue` naming file, line and reason. A line beyond what a log can plausibly say
+(`plausible`: a token count that is no count, nesting too deep for the decoder) is skipped the
+same way.
 """
 
 from __future__ import annotations
@@ -17,20 +18,11 @@ import msgspec
 import orjson
 
 from sniff.ingest.plausible import IMPLAUSIBLE_USAGE, TOO_DEEP, Implausible, UsageFields, too_deep
-from sniff.ingest.regular import read_whole, why_unread
 from sniff.model import LineIssue
 
 BOM = b"\xef\xbb\xbf"
 
 Schema = TypeVar("Schema", bound=msgspec.Struct)
-
-
-def read_bytes(path: str) -> tuple[bytes | None, LineIssue | None]:
-    """The whole file, or the issue that kept it from being read (never a FIFO or device)."""
-    try:
-        return read_whole(path), None
-    except OSError as error:
-        return None, LineIssue(path, 0, why_unread(error))
 
 
 def decode_lines(
@@ -48,7 +40,7 @@ def decode_lines(
     lines are ignored; any other line that is not a JSON object is appended to `issues`.
     A line whose fields have unexpected types is decoded leniently, field by field.
     """
-    if data.startswith(BOM):
+    if first_line == 1 and data.startswith(BOM):  # only a file's first bytes can hold one
         data = data[len(BOM) :]
     cut = data.rfind(b"\n") + 1
     body, tail = data[:cut], data[cut:]  # `tail`: a last line with no newline, maybe cut short

@@ -15,8 +15,10 @@ import orjson
 
 from sniff.ingest import claude_code, claude_trace, codex, parquet_in, request_log
 from sniff.ingest.discover import SourceFile
-from sniff.ingest.lines import BOM, read_bytes
+from sniff.ingest.lines import BOM
 from sniff.ingest.record import FileResult, Prompts
+from sniff.ingest.regular import open_regular, why_unread
+from sniff.ingest.streamed import READERS, Read, head, read_lines
 from sniff.model import LineIssue
 
 Parser = Callable[[str, bytes, str, Prompts], FileResult]
@@ -53,10 +55,36 @@ def parse_any(
     A file of no known format gives an empty result whose `log_format` is None. A `sniff export`
     folder is read as one (`parquet_in`), whatever `forced` says.
     """
-    data, problem = read_bytes(path)
-    if data is None:
-        return unreadable(path, problem, forced)
-    return parse_data(path, data, project_hint, forced, with_prompts)
+    return read_log(path, project_hint, forced, with_prompts).result
+
+
+def read_log(
+    path: str,
+    project_hint: str,
+    forced: str | None = None,
+    with_prompts: Prompts = False,
+    *,
+    keep_state: bool = False,
+) -> Read:
+    """`parse_any`, telling also how far a format read a block at a time got (`streamed`),
+    with its reader's state if `keep_state`, or why the file could not be read."""
+    try:
+        descriptor, _ = open_regular(path)
+        with open(descriptor, "rb", buffering=0) as handle:  # closes it
+            start = head(descriptor, HEAD_LINES)
+            log_format = forced or detect(start)
+            make_reader = READERS.get(log_format) if log_format is not None else None
+            if make_reader is not None:
+                reader = make_reader(path, project_hint)
+                return read_lines(descriptor, reader, read=start, keep_state=keep_state)
+            data = b""
+            if log_format is not None:  # read whole, after the bytes read already
+                handle.seek(len(start))
+                data = start + handle.readall()
+    except OSError as error:
+        problem = LineIssue(path, 0, why_unread(error))
+        return Read(unreadable(path, problem, forced), problem=problem)
+    return Read(parse_data(path, data, project_hint, log_format, with_prompts))
 
 
 def parse_source(

@@ -70,13 +70,6 @@ def read_at(descriptor: int, length: int, offset: int) -> bytes:
     return os.read(descriptor, length)
 
 
-def read_whole(path: str) -> bytes:
-    """The bytes of the regular file at `path` (see `open_regular` for what it raises)."""
-    descriptor, _ = open_regular(path)
-    with open(descriptor, "rb", buffering=0) as handle:
-        return handle.readall()
-
-
 def why_unread(error: OSError, what: str = "file") -> str:
     """Why a path was not read, for the warnings: skipped (`NotRegularFile`) or failed."""
     if isinstance(error, NotRegularFile):

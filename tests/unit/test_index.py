@@ -1005,3 +1005,23 @@ def test_parts_of_long_unused_scopes_are_forgotten(
         analysed.append(0)
         scan_in_process(tmp_path, "--tz", zone)
     assert analysed == [1, 1, 1, 0, 0, 1]  # UTC's parts were the least recently used
+
+
+@pytest.mark.parametrize("state", [b"kept state " * 40, None])
+def test_a_big_row_is_stored_a_block_at_a_time_and_read_back_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: bytes | None
+) -> None:
+    from sniff.ingest import index_store
+
+    monkeypatch.setattr(index_store, "BLOB_ROW_BYTES", 64)
+    store = IndexStore.open(tmp_path, "test")
+    assert store is not None
+    rows = [
+        Entry(f"/logs/{name}.jsonl", 10, 1, 2, 3, 9, 1, 7, None, None, result, state)
+        for name, result in (("big", bytes(range(256)) * 3), ("small", b"r"))
+    ]
+    store.write("m", [*rows, rows[0]])  # the same big row twice: the second replaces it
+    for row in rows:
+        found = store.entry(row.path, "m", with_state=True)
+        assert found is not None and (found.result, found.state) == (row.result, row.state)
+    assert len(store.entries([row.path for row in rows], "m")) == 2

@@ -1,0 +1,99 @@
+"""Provides reading a log in blocks of whole lines, each fed to its format's reader as it comes.
+
+Why: one session file reaches hundreds of megabytes. Held whole, with every line decoded from
+it at once, it took more memory than anything it yields; read a block at a time, only one
+block and its decoded lines are alive at once, whatever the file's size. Formats whose reader
+keeps its own state between lines (`READERS`) are read this way, from the start of a file or
+from where an earlier run stopped (`read_lines`); the others are read whole.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from sniff.ingest import claude_code, codex
+from sniff.ingest.record import FileResult
+from sniff.ingest.regular import read_at
+from sniff.model import LineIssue
+
+BLOCK_BYTES = 2 << 20
+"""Bytes read at once: enough that decoding a block dwarfs the call, small beside a big log."""
+
+
+class Resumable(Protocol):
+    """A parser's reading state that can be kept and fed the lines appended since."""
+
+    def feed(self, data: bytes, first_line: int = 1, newlines: int | None = None) -> None: ...
+
+    def result(self) -> FileResult: ...
+
+
+READERS: dict[str, Callable[[str, str], Resumable]] = {
+    claude_code.SOURCE: claude_code.Reader,
+    codex.SOURCE: codex.Reader,
+}
+"""Formats whose reader reads a block at a time and can resume; the others are read whole."""
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """What reading a log gave: its yield, how far its whole lines go, the reader's state."""
+
+    result: FileResult
+    offset: int = 0
+    """Bytes of whole lines read into `state` (0 for a log read whole)."""
+    lines: int = 0
+    """Lines in those bytes."""
+    state: bytes | None = None
+    """The reader after those lines (pickled), when asked for."""
+    problem: LineIssue | None = None
+    """Why the file could not be read, when it could not."""
+
+
+def head(descriptor: int, lines: int) -> bytes:
+    """The file's first bytes: a block, or more until they hold `lines` lines."""
+    data = read_at(descriptor, BLOCK_BYTES, 0)
+    while data.count(b"\n") < lines:
+        more = read_at(descriptor, BLOCK_BYTES, len(data))
+        if not more:
+            break
+        data += more
+    return data
+
+
+def read_lines(
+    descriptor: int,
+    reader: Resumable,
+    start: int = 0,
+    lines_before: int = 0,
+    read: bytes = b"",
+    *,
+    keep_state: bool = False,
+) -> Read:
+    """Feed `reader` the file from byte `start` (after line `lines_before`) on, a block at a
+    time, then a last line cut short (being written, say) if there is one.
+
+    Args:
+        read: the first of those bytes, read already.
+        keep_state: keep the reader as it is after the last whole line (`Read.state`), to be
+            fed what is appended later.
+    """
+    offset, lines, pending = start, lines_before, read
+    while True:
+        cut = pending.rfind(b"\n") + 1
+        if cut:
+            whole = pending[:cut]
+            count = whole.count(b"\n")
+            reader.feed(whole, lines + 1, count)
+            offset, lines, pending = offset + cut, lines + count, pending[cut:]
+        block = read_at(descriptor, BLOCK_BYTES, offset + len(pending))
+        if not block:
+            break
+        pending = pending + block if pending else block
+    state = pickle.dumps(reader, protocol=pickle.HIGHEST_PROTOCOL) if keep_state else None
+    if pending:
+        reader.feed(pending, lines + 1)
+    return Read(reader.result(), offset, lines, state)
