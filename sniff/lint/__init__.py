@@ -19,9 +19,10 @@ from typing import Any, Protocol
 from sniff import tokens
 from sniff.errors import UserError
 from sniff.ingest.record import Prompts
+from sniff.lint import rules as _rules  # noqa: F401 - registers the rules on one prompt
 from sniff.lint.inputs import load_prompts
 from sniff.lint.prompts import LintPrompt
-from sniff.lint.rules import RULES, LintContext, finding
+from sniff.lint.registry import RULES, LintContext, finding
 from sniff.lint.savings import chain_saving, file_saving
 from sniff.lint.session_rules import opening
 from sniff.model import Dataset, Finding, Saving, Severity

@@ -1,8 +1,8 @@
 """Provides the lint rules: what breaks prefix caching, each with an id, a severity and a fix.
 
 Each rule is a function from the prompts being checked to findings; its docstring is the
-explanation `sniff lint --explain` shows. This module holds the registry, what the rules share,
-and the rules on one prompt, which look at its blocks; the rules on a chain, which compare
+explanation `sniff lint --explain` shows. This module holds the rules on one prompt, which
+look at its blocks (the registry they join is `registry`); the rules on a chain, which compare
 consecutive requests of a session as a provider's cache would see them, are in `session_rules`
 (the package imports both, so `RULES` always holds every rule).
 Sources for every anti-pattern: docs/prompt-caching.md §7.
@@ -10,15 +10,15 @@ Sources for every anti-pattern: docs/prompt-caching.md §7.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 
-from sniff.lint.locate import locate
 from sniff.lint.prompts import LintBlock, LintPrompt
-from sniff.lint.volatile import Volatile, find_placeholders, find_volatile, line_and_column
+from sniff.lint.registry import RULES, LintContext, changed_at, diff, finding, rule
+from sniff.lint.volatile import Volatile, find_placeholders, find_volatile
 from sniff.model import Finding, Severity
-from sniff.redact_secrets import redact_excerpt, redact_secrets
+from sniff.redact_secrets import redact_excerpt
+
+__all__ = ["MAX_BREAKPOINTS", "RESULT_KINDS", "RULES"]
 
 MAX_BREAKPOINTS = 4
 RESULT_KINDS = frozenset(
@@ -37,92 +37,6 @@ RESULT_KINDS = frozenset(
     }
 )
 """Blocks whose ids and paths are history, written once and repeated as they were."""
-
-
-@dataclass(frozen=True, slots=True)
-class LintContext:
-    """What the rules look at."""
-
-    prompts: list[LintPrompt]
-    chains: list[list[LintPrompt]]
-    """Logged requests grouped by session, in the order they were sent."""
-    minimum: Callable[[str | None, str], int]
-    """(model, api) → the smallest cacheable prefix."""
-    count: Callable[[str], int]
-    """Tokens of a text."""
-    gaps: list[Finding] = field(default_factory=list)
-    """Findings of the TTL-gap rule, computed from usage by the break analysis."""
-
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """One rule."""
-
-    id: str
-    name: str
-    severity: Severity
-    summary: str
-    fix: str
-    check: Callable[[LintContext], Iterator[Finding]]
-
-    @property
-    def explanation(self) -> str:
-        """The paragraph `--explain` prints."""
-        return " ".join((self.check.__doc__ or "").split())
-
-
-RULES: dict[str, Rule] = {}
-
-
-def rule(
-    id: str, name: str, severity: Severity, summary: str, fix: str
-) -> Callable[
-    [Callable[[LintContext], Iterator[Finding]]], Callable[[LintContext], Iterator[Finding]]
-]:
-    """Register a rule."""
-
-    def register(
-        check: Callable[[LintContext], Iterator[Finding]],
-    ) -> Callable[[LintContext], Iterator[Finding]]:
-        RULES[id] = Rule(id, name, severity, summary, fix, check)
-        return check
-
-    return register
-
-
-def finding(
-    rule_id: str,
-    prompt: LintPrompt,
-    block: LintBlock | None,
-    message: str,
-    evidence: str = "",
-    at: int = 0,
-    setting: str | None = None,
-) -> Finding:
-    """A finding located in `prompt` (and `block`, at character `at` of its text; or, without a
-    block, at character `at` of the request's `setting`, such as `prompt_cache_key`).
-
-    In a prompt file (a JSON list of bodies included) that is a line and column of the file;
-    in a log, the line of the request.
-    """
-    found = RULES[rule_id]
-    line, column = prompt.line, 0
-    if prompt.source_text:
-        offset = locate(prompt, block, at, setting)
-        if offset >= 0:
-            line, column = line_and_column(prompt.source_text, offset)
-    return Finding(
-        rule=rule_id,
-        severity=found.severity,
-        message=message,
-        file=prompt.file,
-        line=line,
-        column=column,
-        request=prompt.request,
-        block_path=block.path if block is not None else None,
-        evidence=evidence,
-        fix=found.fix,
-    )
 
 
 def cached_prefix(prompt: LintPrompt) -> list[LintBlock]:
@@ -429,7 +343,7 @@ def dynamic_before_static(context: LintContext) -> Iterator[Finding]:
             )
 
 
-# --- helpers (the session rules use them too) -------------------------------------------------
+# --- helpers -----------------------------------------------------------------------------------
 
 
 def _volatile_message(volatile: Volatile, block: LintBlock) -> str:
@@ -444,25 +358,3 @@ def _evidence(text: str, volatile: Volatile, around: int = 30) -> str:
     end = min(volatile.end + around, len(text))
     marked = redact_excerpt(text, start, end, ((volatile.start, "»"), (volatile.end, "«")))
     return f"{'…' if start else ''}{marked}{'…' if end < len(text) else ''}"
-
-
-def diff(old: str, new: str, lines: int = 6) -> str:
-    """What changed from `old` to `new`: the changed lines, or around the change of one line.
-
-    Secrets are redacted in the whole texts first: a line of a key block, or a window cut out of
-    a long line, no longer holds what makes a key recognisable."""
-    old, new = redact_secrets(old), redact_secrets(new)
-    changes = difflib.unified_diff(
-        old.splitlines(), new.splitlines(), "before", "after", n=0, lineterm=""
-    )
-    shown = [line for line in changes if not line.startswith(("---", "+++", "@@"))]
-    if not shown:  # one long line: show where it differs
-        at = changed_at(old, new)
-        return f"-…{old[max(at - 20, 0) : at + 40]}…\n+…{new[max(at - 20, 0) : at + 40]}…"
-    return "\n".join(shown[:lines]) + ("\n…" if len(shown) > lines else "")
-
-
-def changed_at(old: str, new: str) -> int:
-    """The first character where `new` differs from `old` (where a finding on it points)."""
-    differing = (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b)
-    return next(differing, min(len(old), len(new)))

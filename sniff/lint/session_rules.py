@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sniff.lint.prompts import LintBlock, LintPrompt
-from sniff.lint.rules import LintContext, changed_at, diff, finding, rule
+from sniff.lint.registry import LintContext, changed_at, diff, finding, rule
 from sniff.model import Finding, Severity
 
 PREFIX_ROLES = frozenset({"system", "tools"})
