@@ -36,7 +36,7 @@ from measure import Run, compile_sniff, run, sniff_totals, summary
 REPO = Path(__file__).resolve().parent.parent
 APPENDED_SHARE = 0.01
 RACY_SECONDS = 2.1
-"""sniff trusts a file's row only once its modification is this old (`indexed.RACY_NS`)."""
+"""sniff trusts a file's row only once its modification is this old (`discover.RACY_NS`)."""
 
 
 def build(out: Path, size_mb: float) -> tuple[Path, Copies, int, int]:

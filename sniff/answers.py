@@ -43,9 +43,6 @@ ENVIRONMENT = (
 ANSWERS_FOLDER = "answers"
 KEEP = 64
 """Answers kept at most; the least recently written go first."""
-RACY_SECONDS = 2.0
-"""A file modified this recently may change again within its timestamp's resolution: an answer
-that depends on it is not kept."""
 
 
 def answers_folder() -> Path | None:
@@ -190,9 +187,9 @@ def answer_key(
     command: str, options: dict[str, Any], paths: list[Path] | None
 ) -> tuple[str, bool, list[SourceFile]]:
     """The digest of everything `command`'s output depends on (see the module docstring),
-    whether every log file has settled (none was modified in the last `RACY_SECONDS`), and the
+    whether every log file has settled (none was modified in the last `discover.RACY_NS`), and the
     log files listed for it."""
-    from sniff.ingest.discover import expand, roots_for
+    from sniff.ingest.discover import RACY_NS, expand, roots_for
     from sniff.version import __version__
 
     digest = hashlib.sha256()
@@ -206,7 +203,7 @@ def answer_key(
     add(time.strftime("%Y-%m-%d %z"), _zone_identity())
     roots, sample = roots_for(paths)
     add([str(root) for root in roots], sample)
-    recent = time.time_ns() - int(RACY_SECONDS * 1e9)
+    recent = time.time_ns() - RACY_NS
     files = expand(roots)
     add([(file.path, file.identity, file.problem) for file in files])  # one call: ~1k files
     settled = all(file.mtime_ns < recent for file in files)

@@ -136,7 +136,7 @@ def _unit_key(indexed: IndexedFiles, group: list[int]) -> str | None:
     digest = hashlib.sha256()
     for index in group:
         entry = indexed.entry(index)
-        if entry.mtime_ns < 0:  # stored as never matching: see `index_rows.RACY_NS`
+        if entry.mtime_ns < 0:  # stored as never matching: see `discover.RACY_NS`
             return None
         digest.update(f"{entry.path}\0{entry.identity}\0".encode())
     return digest.hexdigest()[:32]

@@ -19,16 +19,13 @@ from pathlib import Path
 import msgspec
 
 from sniff.ingest import progress
-from sniff.ingest.discover import CHECK_BYTES, SourceFile
+from sniff.ingest.discover import CHECK_BYTES, RACY_NS, SourceFile
 from sniff.ingest.index_store import Entry, IndexStore
 from sniff.ingest.log_formats import parse_source, read_log
 from sniff.ingest.record import FileResult, Prompts, encode_result
 from sniff.ingest.regular import open_regular, read_at
 from sniff.ingest.streamed import Resumable, read_lines
 
-RACY_NS = 2_000_000_000
-"""A file modified this recently (ns) may change again within its timestamp's resolution, size
-unchanged: its row is stored as never matching, so the next run checks it (from its offset)."""
 STATE_RECENT_NS = 86_400 * 10**9
 """A reader's state is kept for files modified this recently (ns), and for files seen to grow:
 the files a status line sees grow. Keeping it for every old file would double what a first

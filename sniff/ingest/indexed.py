@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 
 import msgspec
 
@@ -30,7 +30,7 @@ from sniff.ingest.index_store import Entry, IndexStore
 from sniff.ingest.parallel import map_balanced
 from sniff.ingest.record import FileResult, Prompts, decode_result
 from sniff.model import LineIssue
-from sniff.paths import cache_folder
+from sniff.paths import cache_folder, code_identity
 from sniff.version import __version__
 
 INDEX_FORMAT = 4
@@ -44,16 +44,11 @@ _ISSUES = msgspec.msgpack.Decoder(list[LineIssue])
 
 
 def fingerprint() -> str:
-    """Changes whenever the records the index holds could mean something else.
-
-    sniff's version, the index format, and the parsers' own source files (so an edited parser
-    in a development checkout never reads records it would no longer produce).
-    """
+    """Changes whenever the records the index holds could mean something else: sniff's
+    version, the index format, and sniff's code (`paths.code_identity`, the one identity of
+    the code every kept thing is made by: an edited parser never reads old records)."""
     digest = hashlib.sha256(f"{__version__}:{INDEX_FORMAT}".encode())
-    ingest = Path(__file__).parent
-    for source in sorted(ingest.glob("*.py")):
-        status = source.stat()
-        digest.update(f"{source.name}:{status.st_size}:{status.st_mtime_ns}".encode())
+    digest.update(json.dumps(code_identity()).encode())
     return digest.hexdigest()[:24]
 
 

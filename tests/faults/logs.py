@@ -62,7 +62,7 @@ def with_locked(root: Path) -> tuple[dict[str, int], Path]:
 
 
 def settle(path: Path, seconds_ago: int = 3_600) -> None:
-    """Date a file back, as logs not written in the last seconds are (`index_rows.RACY_NS`)."""
+    """Date a file back, as logs not written in the last seconds are (`discover.RACY_NS`)."""
     moment = (int(os.path.getmtime(path)) - seconds_ago) * 1_000_000_000
     os.utime(path, ns=(moment, moment))
 

@@ -232,7 +232,7 @@ def settle(*paths: Path) -> None:
     """Date files (or the logs under folders) an hour back, each call a second later.
 
     Logs are seldom written in the second before a run; files modified that recently are
-    stored as unconfirmed (`index_rows.RACY_NS`) and checked again by the next run.
+    stored as unconfirmed (`discover.RACY_NS`) and checked again by the next run.
     """
     moment = _PAST_NS + next(_AGES) * 1_000_000_000
     for path in paths:
