@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from sniff.analyses.breaks import BreakReport
+    from sniff.analyses.cache import CacheReport
     from sniff.ingest.discover import SourceFile
     from sniff.ingest.record import Prompts
     from sniff.model import Activity, Dataset, Request
@@ -115,6 +116,7 @@ class Workspace:
         self._datasets: dict[Prompts, Dataset] = {}
         self._scan: ScanNumbers | None = None
         self._breaks: dict[Path | None, BreakReport] = {}
+        self._caches: dict[tuple[object, ...], CacheReport] = {}
 
     def dataset(
         self, prompts: Prompts = False, *, while_waiting: Callable[[], object] | None = None
@@ -247,6 +249,36 @@ class Workspace:
                 keep=self.filters.keep,
             )  # fmt: skip
         return self._breaks[policy_file]
+
+    def cache_report(
+        self,
+        *,
+        policy: str | None = None,
+        ttl: str | None = None,
+        min_tokens: int | None = None,
+        kv_tokens: int | None = None,
+        policy_file: Path | None = None,
+    ) -> CacheReport:
+        """`sniff cache`'s report: the requests the filters keep, observed and simulated,
+        the simulation's error, what-ifs and shared prefixes. The options are the command's,
+        by the same names (`engine.simulation`).
+
+        Raises:
+            UserError: as `dataset`, or an option is invalid (before any log is read).
+        """
+        key = (policy, ttl, min_tokens, kv_tokens, policy_file)
+        if key not in self._caches:
+            from sniff.analyses.cache import analyze_cache
+            from sniff.engine import simulation
+
+            chosen = simulation(
+                policy_file, policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens
+            )
+            self._caches[key] = analyze_cache(
+                self.dataset(True).requests, self.prices, chosen.policies, chosen=chosen.chosen,
+                what_ifs=chosen.what_ifs, keep=self.filters.keep,
+            )  # fmt: skip
+        return self._caches[key]
 
     def activity(self) -> Activity:
         """The tool calls, tool results and user requests the filters keep (`sniff agents`)."""

@@ -15,14 +15,21 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 
-from sniff.engine import Node, Policy, PrefixTree, SimPrompt, SimUsage, build_prompts, simulate
+from sniff.engine import (
+    OWN_POLICY,
+    Node,
+    Policy,
+    PrefixTree,
+    SimPrompt,
+    SimUsage,
+    build_prompts,
+    simulate,
+)
 from sniff.engine.prompts import session_ttls
 from sniff.ingest.parallel import map_balanced
 from sniff.model import Request, Usage
 from sniff.pricing import PriceBook
 
-OWN_POLICY = {"anthropic": "anthropic", "openai": "openai"}
-"""The policy a provider's logs were produced with."""
 SHARED_PREFIXES = 10
 PARALLEL_MIN_REQUESTS = 5_000
 """Below this many requests, forking workers for the what-ifs would cost more than it saves."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sniff.workspace import FORMATS
+from sniff.workspace import FORMATS, Workspace
 
 if TYPE_CHECKING:
     from sniff.analyses.filters import Filters
@@ -123,6 +123,31 @@ class Selection:
         return summarize(self.filters.apply(self.dataset.requests), self.zone)
 
 
+def workspace(
+    paths: list[Path] | None,
+    *,
+    since: str | None,
+    until: str | None,
+    project: str | None,
+    model: str | None,
+    agent: str | None,
+    tz: str | None,
+    pricing: Path | None,
+    log_format: str | None = None,
+    no_index: bool = False,
+    dask: str | None = None,
+) -> Workspace:
+    """The Workspace of the options every command shares.
+
+    Raises:
+        UserError: an option is invalid.
+    """
+    return Workspace(
+        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
+    )  # fmt: skip
+
+
 def select(
     paths: list[Path] | None,
     *,
@@ -144,14 +169,12 @@ def select(
     Raises:
         UserError: an option is invalid or a path does not exist.
     """
-    from sniff.workspace import Workspace
-
-    workspace = Workspace(
+    chosen = workspace(
         paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
+        pricing=pricing, log_format=log_format, no_index=no_index, dask=dask,
     )  # fmt: skip
-    dataset = workspace.dataset(with_prompts, while_waiting=while_waiting)
-    return Selection(dataset, workspace.filters, workspace.zone, workspace.prices)
+    dataset = chosen.dataset(with_prompts, while_waiting=while_waiting)
+    return Selection(dataset, chosen.filters, chosen.zone, chosen.prices)
 
 
 def report_issues(dataset: Dataset, verbose: bool) -> None:

@@ -34,7 +34,7 @@ from sniff.engine import (
     load_policies,
     session_ttls,
     simulate,
-    what_if_policies,
+    simulation,
     with_overrides,
 )
 from sniff.logs import load
@@ -815,8 +815,8 @@ def test_what_ifs_replayed_in_forked_workers_equal_the_one_process_replay(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     requests = load([ROOT / "sample_logs"], PriceBook(), use_index=False).requests
-    policies = load_policies()
-    what_ifs = what_if_policies(policies)
+    bundled = simulation()
+    policies, what_ifs = bundled.policies, bundled.what_ifs
     alone = analyze_cache(requests, PriceBook(), policies, what_ifs=what_ifs)
     pids = tmp_path / "pids"
     measure = cache_analysis._measure
