@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
+    from sniff.analyses.agents import AgentReport
     from sniff.analyses.breaks import BreakReport
     from sniff.analyses.cache import CacheReport
     from sniff.ingest.discover import SourceFile
@@ -286,6 +287,12 @@ class Workspace:
 
         dataset = self.dataset()
         return keep_activity(dataset.activity, self.filters, dataset.requests)
+
+    def agents_report(self) -> AgentReport:
+        """`sniff agents`' report: tool use, failures by class, what each user request led to."""
+        from sniff.analyses.agents import analyze_agents
+
+        return analyze_agents(self._chosen(), self.activity(), self.zone)
 
     def requests(self) -> pd.DataFrame:
         """One row per API call the filters keep, by end time: the export's `requests`."""

@@ -64,8 +64,7 @@ class Measures:
         self, request: Request, sim: SimUsage, policy: Policy, prices: PriceBook
     ) -> float | None:
         """Count one simulated request in (writes as input where the policy does not bill
-        them); returns its cost. The same as `add(simulated_usage(...))`, without building
-        the usage: what-ifs do this for every request under every policy."""
+        them); returns its cost."""
         billed = policy.writes_billed
         uncached = sim.uncached if billed else sim.uncached + sim.write_5m + sim.write_1h
         write_5m, write_1h = (sim.write_5m, sim.write_1h) if billed else (0, 0)
@@ -259,19 +258,6 @@ def _observed(
         notes=_notes(prompts, kept)
         + ([] if chosen else _ttl_scope(prompts, policies, own_policies, kept)),
         what_if=[],
-    )
-
-
-def simulated_usage(request: Request, sim: SimUsage, policy: Policy) -> Usage:
-    """The request's usage had the cache behaved as simulated (writes free where unbilled)."""
-    written_as_input = 0 if policy.writes_billed else sim.write_5m + sim.write_1h
-    return Usage(
-        input_tokens=sim.uncached + written_as_input,
-        cache_read_tokens=sim.read,
-        cache_write_5m_tokens=sim.write_5m if policy.writes_billed else 0,
-        cache_write_1h_tokens=sim.write_1h if policy.writes_billed else 0,
-        output_tokens=request.usage.output_tokens,
-        reasoning_tokens=request.usage.reasoning_tokens,
     )
 
 

@@ -88,9 +88,11 @@ def cache(
     if breaks:
         # --policy-file stays: its thinking rules decide which breaks are expected
         _simulation_only(policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens)
-    workspace = o.workspace(
+    from sniff.workspace import Workspace
+
+    workspace = Workspace(
         paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, no_index=no_index, dask=dask,
+        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
     )  # fmt: skip
     show = wanted(json=json, no_progress=no_progress)
     if breaks:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sniff.workspace import FORMATS, Workspace
+from sniff.workspace import FORMATS
 
 if TYPE_CHECKING:
     from sniff.analyses.filters import Filters
@@ -123,31 +123,6 @@ class Selection:
         return summarize(self.filters.apply(self.dataset.requests), self.zone)
 
 
-def workspace(
-    paths: list[Path] | None,
-    *,
-    since: str | None,
-    until: str | None,
-    project: str | None,
-    model: str | None,
-    agent: str | None,
-    tz: str | None,
-    pricing: Path | None,
-    log_format: str | None = None,
-    no_index: bool = False,
-    dask: str | None = None,
-) -> Workspace:
-    """The Workspace of the options every command shares.
-
-    Raises:
-        UserError: an option is invalid.
-    """
-    return Workspace(
-        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
-    )  # fmt: skip
-
-
 def select(
     paths: list[Path] | None,
     *,
@@ -169,12 +144,14 @@ def select(
     Raises:
         UserError: an option is invalid or a path does not exist.
     """
-    chosen = workspace(
+    from sniff.workspace import Workspace
+
+    workspace = Workspace(
         paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, no_index=no_index, dask=dask,
+        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
     )  # fmt: skip
-    dataset = chosen.dataset(with_prompts, while_waiting=while_waiting)
-    return Selection(dataset, chosen.filters, chosen.zone, chosen.prices)
+    dataset = workspace.dataset(with_prompts, while_waiting=while_waiting)
+    return Selection(dataset, workspace.filters, workspace.zone, workspace.prices)
 
 
 def report_issues(dataset: Dataset, verbose: bool) -> None:

@@ -34,9 +34,11 @@ def scan(
     verbose: o.Verbose = False,
 ) -> None:
     """Tokens, cost, cache hit rate and savings, in total and by project, model, day, session."""
-    workspace = o.workspace(
+    from sniff.workspace import Workspace
+
+    workspace = Workspace(
         paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, no_index=no_index, dask=dask,
+        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
     )  # fmt: skip
     with shown(wanted(json=json, no_progress=no_progress)):
         numbers = workspace.scan()

@@ -228,3 +228,21 @@ def test_the_cache_report_is_what_sniff_cache_prints_and_refuses_what_it_refuses
     ]:
         with pytest.raises(UserError, match=message):
             Workspace(tmp_path / "nothing here").cache_report(**options)  # type: ignore[arg-type]
+
+
+def test_the_agents_report_is_what_sniff_agents_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+    from sniff.present.agents_view import agents_json
+
+    monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
+    printed = CliRunner().invoke(
+        app, ["agents", "--json", "--tz", "UTC", "--since", "2025-01-01", str(SAMPLE_LOGS)]
+    )
+    assert printed.exit_code == 0, printed.output
+    report = Workspace(SAMPLE_LOGS, tz="UTC", since="2025-01-01").agents_report()
+    assert json.loads(printed.stdout) == json.loads(json.dumps(agents_json(report, None)))
+    assert report.tools  # the sample logs call tools
