@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from sniff.analyses.agents import AgentReport
     from sniff.analyses.breaks import BreakReport
     from sniff.analyses.cache import CacheReport
+    from sniff.analyses.report import Report
     from sniff.ingest.discover import SourceFile
     from sniff.ingest.record import Prompts
     from sniff.model import Activity, Dataset, Request
@@ -293,6 +294,35 @@ class Workspace:
         from sniff.analyses.agents import analyze_agents
 
         return analyze_agents(self._chosen(), self.activity(), self.zone)
+
+    def report(self, by: str = "day", *, redact: bool = False) -> Report:
+        """`sniff report`'s report, grouped `by` (`analyses.report.GROUPINGS`), its text parts
+        redacted when asked, with what `sniff lint` finds in the prompts of the logs its
+        requests came from (idle gaps are the breaks' part).
+
+        Raises:
+            UserError: as `dataset`, or `by` names no grouping (before any log is read).
+        """
+        from sniff.analyses.report import GROUPINGS, build_report, linted_logs
+
+        if by not in GROUPINGS:
+            raise UserError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
+        dataset = self.dataset(True)
+        logs = linted_logs(dataset, self.filters.keep)
+        findings = []
+        if logs:
+            from sniff.lint import LintConfig, lint
+
+            findings = lint(logs, LintConfig(ignore=("SN012",)), self.prices).findings
+        built = build_report(
+            dataset, self.prices, self.zone, by=by, keep=self.filters.keep, lint=findings,
+            activity=self.activity(),
+        )  # fmt: skip
+        if redact:
+            from sniff.analyses.redact import redact as redacted
+
+            return redacted(built)
+        return built
 
     def requests(self) -> pd.DataFrame:
         """One row per API call the filters keep, by end time: the export's `requests`."""

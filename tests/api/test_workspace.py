@@ -246,3 +246,26 @@ def test_the_agents_report_is_what_sniff_agents_prints(
     report = Workspace(SAMPLE_LOGS, tz="UTC", since="2025-01-01").agents_report()
     assert json.loads(printed.stdout) == json.loads(json.dumps(agents_json(report, None)))
     assert report.tools  # the sample logs call tools
+
+
+def test_the_report_is_what_sniff_report_writes_and_refuses_what_it_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+    from sniff.present.report_data import report_json
+
+    monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
+    workspace = Workspace(SAMPLE_LOGS, tz="UTC")
+    for by, redact in [("project", False), ("week", True)]:
+        flags = ["--by", by, *(["--redact"] if redact else [])]
+        printed = CliRunner().invoke(
+            app, ["report", "-f", "json", "--tz", "UTC", *flags, str(SAMPLE_LOGS)]
+        )
+        assert printed.exit_code == 0, printed.output
+        report = workspace.report(by, redact=redact)
+        assert json.loads(printed.stdout) == json.loads(json.dumps(report_json(report)))
+    assert report.lint  # what lint finds in the logs' prompts
+    with pytest.raises(UserError, match="--by must be one of"):
+        Workspace(tmp_path / "nothing here").report("year")
