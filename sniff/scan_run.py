@@ -13,14 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
 from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 
 from sniff.analyses.breaks import CacheRules
 from sniff.analyses.filters import Filters
-from sniff.analyses.scan_parts import BreakDigest, ScanPart, join, scan_part
+from sniff.analyses.scan_parts import BreakDigest, decode_part, encode_part, join, scan_part
 from sniff.analyses.summary import Summary
 from sniff.ingest.discover import SourceFile, expand, roots_for
 from sniff.ingest.index_store import IndexStore
@@ -85,26 +84,26 @@ def scan_units(
     keys = [_unit_key(indexed, group) for group in groups]
     kept = store.parts(scope, [key for key in keys if key is not None])
     rules = CacheRules()
-    found = [_load(kept[key]) if key in kept else None for key in keys]
+    found = [decode_part(kept[key]) if key in kept else None for key in keys]
     todo = [index for index, part in enumerate(found) if part is None]
 
     def analyse(position: int) -> bytes:
-        """A unit's part, pickled where it is made: as it is kept, and as it travels."""
+        """A unit's part, encoded where it is made: as it is kept, and as it travels."""
         group = groups[todo[position]]
         responses = [r for index in group for r in indexed.result(index).responses]
         part = scan_part(merge(responses, prices.cost), prices, zone, filters.keep, rules)
-        return pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL)
+        return encode_part(part)
 
     sizes = [sum(indexed.entry(index).size for index in groups[unit]) for unit in todo]
     new: dict[str, bytes] = {}
     analysed = map_balanced(
         analyse, list(range(len(todo))), sizes, minimum=PARALLEL_ANALYSIS_BYTES, inherit=True
     )
-    for unit, pickled in zip(todo, analysed, strict=True):
-        found[unit] = pickle.loads(pickled)
+    for unit, encoded in zip(todo, analysed, strict=True):
+        found[unit] = decode_part(encoded)
         key = keys[unit]
         if key is not None:
-            new[key] = pickled
+            new[key] = encoded
     parts = [part for part in found if part is not None]
     store.keep_parts(scope, new, {key for key in keys if key is not None})
     prices.save()  # the price tables resolved for this run, for the next one
@@ -140,14 +139,6 @@ def _unit_key(indexed: IndexedFiles, group: list[int]) -> str | None:
             return None
         digest.update(f"{entry.path}\0{entry.identity}\0".encode())
     return digest.hexdigest()[:32]
-
-
-def _load(stored: bytes) -> ScanPart | None:
-    try:
-        part = pickle.loads(stored)
-    except Exception:  # a part written by other code: analyse the unit again
-        return None
-    return part if isinstance(part, ScanPart) else None
 
 
 def _account(indexed: IndexedFiles, roots: tuple[str, ...], sample: bool) -> Dataset:

@@ -33,7 +33,10 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
+    from sniff.analyses.agents import AgentReport
     from sniff.analyses.breaks import BreakReport
+    from sniff.analyses.cache import CacheReport
+    from sniff.analyses.report import Report
     from sniff.ingest.discover import SourceFile
     from sniff.ingest.record import Prompts
     from sniff.model import Activity, Dataset, Request
@@ -115,6 +118,7 @@ class Workspace:
         self._datasets: dict[Prompts, Dataset] = {}
         self._scan: ScanNumbers | None = None
         self._breaks: dict[Path | None, BreakReport] = {}
+        self._caches: dict[tuple[object, ...], CacheReport] = {}
 
     def dataset(
         self, prompts: Prompts = False, *, while_waiting: Callable[[], object] | None = None
@@ -248,12 +252,77 @@ class Workspace:
             )  # fmt: skip
         return self._breaks[policy_file]
 
+    def cache_report(
+        self,
+        *,
+        policy: str | None = None,
+        ttl: str | None = None,
+        min_tokens: int | None = None,
+        kv_tokens: int | None = None,
+        policy_file: Path | None = None,
+    ) -> CacheReport:
+        """`sniff cache`'s report: the requests the filters keep, observed and simulated,
+        the simulation's error, what-ifs and shared prefixes. The options are the command's,
+        by the same names (`engine.simulation`).
+
+        Raises:
+            UserError: as `dataset`, or an option is invalid (before any log is read).
+        """
+        key = (policy, ttl, min_tokens, kv_tokens, policy_file)
+        if key not in self._caches:
+            from sniff.analyses.cache import analyze_cache
+            from sniff.engine import simulation
+
+            chosen = simulation(
+                policy_file, policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens
+            )
+            self._caches[key] = analyze_cache(
+                self.dataset(True).requests, self.prices, chosen.policies, chosen=chosen.chosen,
+                what_ifs=chosen.what_ifs, keep=self.filters.keep,
+            )  # fmt: skip
+        return self._caches[key]
+
     def activity(self) -> Activity:
         """The tool calls, tool results and user requests the filters keep (`sniff agents`)."""
         from sniff.analyses.filters import keep_activity
 
         dataset = self.dataset()
         return keep_activity(dataset.activity, self.filters, dataset.requests)
+
+    def agents_report(self) -> AgentReport:
+        """`sniff agents`' report: tool use, failures by class, what each user request led to."""
+        from sniff.analyses.agents import analyze_agents
+
+        return analyze_agents(self._chosen(), self.activity(), self.zone)
+
+    def report(self, by: str = "day", *, redact: bool = False) -> Report:
+        """`sniff report`'s report, grouped `by` (`analyses.report.GROUPINGS`), its text parts
+        redacted when asked, with what `sniff lint` finds in the prompts of the logs its
+        requests came from (idle gaps are the breaks' part).
+
+        Raises:
+            UserError: as `dataset`, or `by` names no grouping (before any log is read).
+        """
+        from sniff.analyses.report import GROUPINGS, build_report, linted_logs
+
+        if by not in GROUPINGS:
+            raise UserError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
+        dataset = self.dataset(True)
+        logs = linted_logs(dataset, self.filters.keep)
+        findings = []
+        if logs:
+            from sniff.lint import LintConfig, lint
+
+            findings = lint(logs, LintConfig(ignore=("SN012",)), self.prices).findings
+        built = build_report(
+            dataset, self.prices, self.zone, by=by, keep=self.filters.keep, lint=findings,
+            activity=self.activity(),
+        )  # fmt: skip
+        if redact:
+            from sniff.analyses.redact import redact as redacted
+
+            return redacted(built)
+        return built
 
     def requests(self) -> pd.DataFrame:
         """One row per API call the filters keep, by end time: the export's `requests`."""

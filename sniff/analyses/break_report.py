@@ -16,7 +16,6 @@ from datetime import date, tzinfo
 
 from sniff.analyses.ttl_advice import TtlAdvice, TtlPart, advise, join
 from sniff.model import Request
-from sniff.pickling import by_fields
 from sniff.pricing import PriceBook
 
 CAUSES = (
@@ -45,7 +44,6 @@ FIRST_LABEL = "first"
 """The gaps row of requests that follow none (the first of their chain)."""
 
 
-@by_fields
 @dataclass(frozen=True, slots=True)
 class Break:
     """A request that rebuilt cached prefix it should have read."""

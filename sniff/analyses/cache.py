@@ -11,21 +11,28 @@ period or project a report looks at. Filters choose what is reported.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
-import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from functools import partial
 
-from sniff.engine import Node, Policy, PrefixTree, SimPrompt, SimUsage, build_prompts, simulate
+from sniff.engine import (
+    OWN_POLICY,
+    Node,
+    Policy,
+    PrefixTree,
+    SimPrompt,
+    SimUsage,
+    build_prompts,
+    simulate,
+)
 from sniff.engine.prompts import session_ttls
+from sniff.ingest.parallel import map_balanced
 from sniff.model import Request, Usage
 from sniff.pricing import PriceBook
 
-OWN_POLICY = {"anthropic": "anthropic", "openai": "openai"}
-"""The policy a provider's logs were produced with."""
 SHARED_PREFIXES = 10
+PARALLEL_MIN_REQUESTS = 5_000
+"""Below this many requests, forking workers for the what-ifs would cost more than it saves."""
 
 
 @dataclass(slots=True)
@@ -57,8 +64,7 @@ class Measures:
         self, request: Request, sim: SimUsage, policy: Policy, prices: PriceBook
     ) -> float | None:
         """Count one simulated request in (writes as input where the policy does not bill
-        them); returns its cost. The same as `add(simulated_usage(...))`, without building
-        the usage: what-ifs do this for every request under every policy."""
+        them); returns its cost."""
         billed = policy.writes_billed
         uncached = sim.uncached if billed else sim.uncached + sim.write_5m + sim.write_1h
         write_5m, write_1h = (sim.write_5m, sim.write_1h) if billed else (0, 0)
@@ -178,6 +184,10 @@ def analyze_cache(
 ) -> CacheReport:
     """Simulate `requests` (under each provider's own policy, or `chosen`) and compare.
 
+    Each what-if replay is independent of the others and needs only the prompts: on enough
+    requests they run in forked workers (`map_balanced`), which inherit the prompts for free
+    and send back only the sums, while this process simulates and sums the policy observed.
+
     Args:
         keep: which requests the report covers (all of them are simulated).
     """
@@ -185,7 +195,36 @@ def analyze_cache(
     forced_ttl = chosen is not None and chosen.force_ttl
     prompts = build_prompts(requests, tree, None if forced_ttl else session_ttls(requests))
     kept = [index for index, prompt in enumerate(prompts) if keep(prompt.request)]
-    pending = _WhatIfs(list(what_ifs), prompts, kept, prices)  # runs beside what follows
+    observed: list[CacheReport] = []
+    measured = map_balanced(
+        partial(_measure, prompts, kept, prices),
+        list(what_ifs),
+        [len(prompts)] * len(what_ifs),
+        minimum=PARALLEL_MIN_REQUESTS * len(what_ifs),
+        inherit=True,
+        while_waiting=lambda: observed.append(
+            _observed(prompts, kept, tree, prices, policies, chosen)
+        ),
+    )
+    report = observed[0]
+    return replace(
+        report,
+        what_if=[
+            WhatIf(policy.label(), policy.description, measures, _delta(measures, report.observed))
+            for policy, measures in zip(what_ifs, measured, strict=True)
+        ],
+    )
+
+
+def _observed(
+    prompts: list[SimPrompt],
+    kept: list[int],
+    tree: PrefixTree,
+    prices: PriceBook,
+    policies: dict[str, Policy],
+    chosen: Policy | None,
+) -> CacheReport:
+    """The report without its what-ifs: the kept requests as logged and as simulated."""
     own = _own_runs(prompts, policies) if chosen is None else simulate(prompts, chosen)
     own_policies = [
         chosen or policies[OWN_POLICY.get(p.request.provider, "ideal")] for p in prompts
@@ -218,23 +257,7 @@ def analyze_cache(
         shared_prefixes=_shared_prefixes(tree, prompts, prices),
         notes=_notes(prompts, kept)
         + ([] if chosen else _ttl_scope(prompts, policies, own_policies, kept)),
-        what_if=[
-            WhatIf(policy.label(), policy.description, measures, _delta(measures, observed))
-            for policy, measures in zip(what_ifs, pending.results(), strict=True)
-        ],
-    )
-
-
-def simulated_usage(request: Request, sim: SimUsage, policy: Policy) -> Usage:
-    """The request's usage had the cache behaved as simulated (writes free where unbilled)."""
-    written_as_input = 0 if policy.writes_billed else sim.write_5m + sim.write_1h
-    return Usage(
-        input_tokens=sim.uncached + written_as_input,
-        cache_read_tokens=sim.read,
-        cache_write_5m_tokens=sim.write_5m if policy.writes_billed else 0,
-        cache_write_1h_tokens=sim.write_1h if policy.writes_billed else 0,
-        output_tokens=request.usage.output_tokens,
-        reasoning_tokens=request.usage.reasoning_tokens,
+        what_if=[],
     )
 
 
@@ -282,48 +305,10 @@ def _comparisons(groups: dict[str, tuple[Measures, Measures]]) -> list[Compariso
     return sorted(rows, key=lambda row: -(row.observed.cost_usd or 0.0))
 
 
-class _WhatIfs:
-    """The what-if simulations, in worker processes beside the caller's own work.
-
-    Each policy's replay is independent of the others and needs only the prompts, which
-    forked workers share with this process for free; only the sums come back.
-    """
-
-    PARALLEL_MIN_REQUESTS = 5_000
-
-    def __init__(
-        self, policies: list[Policy], prompts: list[SimPrompt], kept: list[int], prices: PriceBook
-    ) -> None:
-        global _state
-        self.pool: Any = None
-        self.pending: Any = None
-        _state = (policies, prompts, kept, prices)
-        workers = min(len(policies), _cores())
-        if workers > 1 and len(prompts) >= self.PARALLEL_MIN_REQUESTS and _can_fork():
-            self.pool = multiprocessing.get_context("fork").Pool(workers)
-            self.pending = self.pool.map_async(_measure, range(len(policies)))
-
-    def results(self) -> list[Measures]:
-        global _state
-        try:
-            if self.pending is None:
-                return [_measure(index) for index in range(len(_state[0]))]
-            found: list[Measures] = self.pending.get()
-            return found
-        finally:
-            if self.pool is not None:
-                self.pool.close()
-                self.pool.join()
-            _state = ((), [], [], PriceBook())
-
-
-_state: tuple[Sequence[Policy], list[SimPrompt], list[int], PriceBook] = ((), [], [], PriceBook())
-"""What the what-if workers read (inherited when they are forked)."""
-
-
-def _measure(index: int) -> Measures:
-    policies, prompts, kept, prices = _state
-    policy = policies[index]
+def _measure(
+    prompts: list[SimPrompt], kept: list[int], prices: PriceBook, policy: Policy
+) -> Measures:
+    """The kept requests' sums had they been cached under `policy`."""
     runs = simulate(prompts, policy)
     measures = Measures()
     for position in kept:
@@ -334,17 +319,6 @@ def _measure(index: int) -> Measures:
 def _delta(measures: Measures, observed: Measures) -> float | None:
     cost, paid = measures.cost, observed.cost
     return None if cost is None or paid is None else cost - paid
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
-
-
-def _can_fork() -> bool:
-    return sys.platform.startswith("linux")
 
 
 def _shared_prefixes(

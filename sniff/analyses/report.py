@@ -159,14 +159,14 @@ def _what_ifs(
     requests: tuple[Request, ...], prices: PriceBook, keep: Callable[[Request], bool] | None
 ) -> CacheReport:
     from sniff.analyses.cache import analyze_cache
-    from sniff.engine import load_policies, what_if_policies
+    from sniff.engine import simulation
 
-    policies = load_policies(None)
+    bundled = simulation()
     return analyze_cache(
         requests,
         prices,
-        policies,
-        what_ifs=what_if_policies(policies),
+        bundled.policies,
+        what_ifs=bundled.what_ifs,
         keep=keep or (lambda _request: True),
     )
 

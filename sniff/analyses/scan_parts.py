@@ -4,6 +4,8 @@ Why: files whose calls never meet (no shared session, no shared call, no call co
 another's) can be analysed apart and the answers joined, exactly. A run that finds most units
 unchanged since the last one reuses their parts and analyses only the rest; a cluster could
 analyse units where they are stored and send back only parts.
+
+Parts are kept as msgpack (`encode_part`), as the index keeps what files yield.
 """
 
 from __future__ import annotations
@@ -14,17 +16,17 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import tzinfo
 
+import msgspec
+
 from sniff.analyses.breaks import Break, CacheRules, break_part, dearest_first
 from sniff.analyses.summary import Cell, Summary, Totals, summary_cells, summary_of_cells
 from sniff.model import Request
-from sniff.pickling import by_fields
 from sniff.pricing import PriceBook
 
 TOP_BREAKS = 5
 """The dearest breaks `sniff scan` shows."""
 
 
-@by_fields
 @dataclass(frozen=True, slots=True)
 class BreakDigest:
     """What `sniff scan` tells of cache breaks: how many faults and what they cost, how many
@@ -70,13 +72,29 @@ def join_digests(digests: Sequence[BreakDigest]) -> BreakDigest:
     )
 
 
-@by_fields
 @dataclass(frozen=True, slots=True)
 class ScanPart:
     """One unit's share of a scan: its summary cells and the digest of its breaks."""
 
     cells: dict[Cell, Totals]
     breaks: BreakDigest
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(ScanPart)
+
+
+def encode_part(part: ScanPart) -> bytes:
+    """A part as msgpack: how the index keeps it and workers send it back."""
+    return _ENCODER.encode(part)
+
+
+def decode_part(data: bytes) -> ScanPart | None:
+    """The part `encode_part` made; None for data that is not one (kept by other code)."""
+    try:
+        return _DECODER.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
 
 
 def scan_part(

@@ -14,10 +14,8 @@ from datetime import datetime, tzinfo
 from typing import Any
 
 from sniff.model import Request
-from sniff.pickling import by_fields
 
 
-@by_fields
 @dataclass(slots=True)
 class Totals:
     """Sums over a group of requests."""

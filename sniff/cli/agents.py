@@ -37,19 +37,15 @@ def agents(
     verbose: o.Verbose = False,
 ) -> None:
     """Tools used and failed (by class); each user request's model calls, tool calls and cost."""
-    from sniff.analyses.agents import analyze_agents
-    from sniff.analyses.filters import keep_activity
+    from sniff.workspace import Workspace
 
+    workspace = Workspace(
+        paths, since=since, until=until, project=project, tz=tz, pricing=pricing,
+        log_format=log_format, use_index=not no_index,
+    )  # fmt: skip
     with shown(wanted(json=json, no_progress=no_progress)):
-        selection = o.select(
-            paths, since=since, until=until, project=project, model=None, agent=None, tz=tz,
-            pricing=pricing, log_format=log_format, no_index=no_index,
-        )  # fmt: skip
-        dataset = selection.dataset
-        activity = keep_activity(dataset.activity, selection.filters, dataset.requests)
-        requests = selection.filters.apply(dataset.requests)
-        report = analyze_agents(requests, activity, selection.zone)
-    o.report_issues(dataset, verbose)
+        report = workspace.agents_report()
+    o.report_issues(workspace.dataset(), verbose)
     if json:
         from sniff.present.agents_view import agents_json
         from sniff.present.jsonout import dumps

@@ -15,8 +15,7 @@ from sniff.cli.progress import shown, wanted
 if TYPE_CHECKING:
     from sniff.analyses.breaks import BreakReport
     from sniff.model import Dataset
-
-POLICY_NAMES = ("anthropic", "openai", "ideal", "engine")
+    from sniff.workspace import Workspace
 
 
 def register(app: typer.Typer) -> None:
@@ -89,48 +88,22 @@ def cache(
     if breaks:
         # --policy-file stays: its thinking rules decide which breaks are expected
         _simulation_only(policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens)
-        _breaks(
-            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-            json=json, pricing=pricing, log_format=log_format, verbose=verbose,
-            no_index=no_index, dask=dask, policy_file=policy_file,
-            show=wanted(json=json, no_progress=no_progress),
-        )  # fmt: skip
-        return
-    from sniff.analyses.cache import OWN_POLICY, analyze_cache
-    from sniff.engine import load_policies, own_with_overrides, what_if_policies, with_overrides
-    from sniff.errors import UserError
+    from sniff.workspace import Workspace
 
-    policies = load_policies(policy_file)
-    if policy is not None and policy not in POLICY_NAMES:
-        raise UserError(f"--policy must be one of {', '.join(POLICY_NAMES)}, not {policy!r}")
-    if ttl is not None and ttl not in ("5m", "1h"):
-        raise UserError(f"--ttl must be 5m or 1h, not {ttl!r}")
-    chosen = None
-    if policy is not None or kv_tokens is not None:
-        # one policy for every request: a TTL it does not offer is a usage error
-        chosen = with_overrides(
-            policies[policy or "engine"], ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens
-        )
-    elif ttl is not None or min_tokens is not None:
-        policies = own_with_overrides(
-            policies, set(OWN_POLICY.values()), ttl=ttl, min_tokens=min_tokens
-        )
-    what_ifs = what_if_policies(policies, kv_tokens)
-    with shown(wanted(json=json, no_progress=no_progress)):
-        selection = o.select(
-            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-            pricing=pricing, log_format=log_format, with_prompts=True, no_index=no_index,
-            dask=dask,
+    workspace = Workspace(
+        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
+    )  # fmt: skip
+    show = wanted(json=json, no_progress=no_progress)
+    if breaks:
+        _breaks(workspace, json=json, verbose=verbose, policy_file=policy_file, show=show)
+        return
+    with shown(show):
+        report = workspace.cache_report(
+            policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens,
+            policy_file=policy_file,
         )  # fmt: skip
-        report = analyze_cache(
-            selection.dataset.requests,
-            selection.prices,
-            policies,
-            chosen=chosen,
-            what_ifs=what_ifs,
-            keep=selection.filters.keep,
-        )
-    o.report_issues(selection.dataset, verbose)
+    o.report_issues(workspace.dataset(True), verbose)
     if json:
         from sniff.present.cache_view import cache_json
         from sniff.present.jsonout import dumps
@@ -159,29 +132,8 @@ def _simulation_only(**options: object) -> None:
 
 
 def _breaks(
-    paths: o.Paths,
-    *,
-    since: str | None,
-    until: str | None,
-    project: str | None,
-    model: str | None,
-    agent: str | None,
-    tz: str | None,
-    json: bool,
-    pricing: Path | None,
-    log_format: str | None,
-    verbose: bool,
-    no_index: bool,
-    dask: str | None,
-    policy_file: Path | None,
-    show: bool,
+    workspace: Workspace, *, json: bool, verbose: bool, policy_file: Path | None, show: bool
 ) -> None:
-    from sniff.workspace import Workspace
-
-    workspace = Workspace(
-        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
-    )  # fmt: skip
     if policy_file is not None:  # a bad file is a usage error before any log is read
         from sniff.engine import load_policies
 
@@ -189,15 +141,15 @@ def _breaks(
     report: BreakReport
     dataset: Dataset
     with shown(show):
-        if dask:
+        if workspace.dask:
             from sniff import dask_backend
             from sniff.dask_cluster import cluster
             from sniff.logs import require_logs
 
-            with cluster(dask) as client:
+            with cluster(workspace.dask) as client:
                 report, dataset = dask_backend.breaks(
                     client, workspace.paths, workspace.pricing, workspace.filters,
-                    workspace.zone, log_format=log_format, policy_file=policy_file,
+                    workspace.zone, log_format=workspace.log_format, policy_file=policy_file,
                 )  # fmt: skip
             require_logs(dataset, workspace.paths)
         else:

@@ -14,9 +14,7 @@ from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
 
 if TYPE_CHECKING:
-    from sniff.analyses.report import Report
-    from sniff.model import Finding
-    from sniff.pricing import PriceBook
+    pass
 
 FORMATS = ("html", "md", "csv", "json")
 DEFAULT_NAME = "sniff-report"
@@ -83,23 +81,20 @@ def report(
 
     HTML is one self-contained file with charts that opens offline and prints to PDF.
     """
-    from sniff.analyses.report import GROUPINGS
     from sniff.errors import UserError
+    from sniff.workspace import Workspace
 
     output_format = _output_format(output_format, json)
-    if by not in GROUPINGS:
-        raise UserError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
     target = _destination(output, output_format, to_stdout=json)
     if target is not None and target.is_dir():
         raise UserError(f"--output is a directory: {target} (give a file name)")
+    workspace = Workspace(
+        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
+    )  # fmt: skip
     with shown(wanted(json=json, no_progress=no_progress)):
-        selection = o.select(
-            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-            pricing=pricing, log_format=log_format, with_prompts=True, no_index=no_index,
-            dask=dask,
-        )  # fmt: skip
-        text = _render(_built(selection, by, redact), output_format)
-    o.report_issues(selection.dataset, verbose)
+        text = _render(workspace.report(by, redact=redact), output_format)
+    o.report_issues(workspace.dataset(True), verbose)
     if target is None:
         typer.echo(text, nl=not text.endswith("\n"))
         return
@@ -122,37 +117,6 @@ def _output_format(output_format: str | None, json: bool) -> str:
     if chosen not in FORMATS:
         raise UserError(f"--output-format must be one of {', '.join(FORMATS)}, not {chosen!r}")
     return chosen
-
-
-def _built(selection: o.Selection, by: str, redact: bool) -> Report:
-    """The report of the selected logs (its text parts redacted when asked)."""
-    from sniff.analyses.filters import keep_activity
-    from sniff.analyses.report import build_report, linted_logs
-
-    dataset = selection.dataset
-    built = build_report(
-        dataset,
-        selection.prices,
-        selection.zone,
-        by=by,
-        keep=selection.filters.keep,
-        lint=_findings(linted_logs(dataset, selection.filters.keep), selection.prices),
-        activity=keep_activity(dataset.activity, selection.filters, dataset.requests),
-    )
-    if redact:
-        from sniff.analyses.redact import redact as redacted
-
-        return redacted(built)
-    return built
-
-
-def _findings(logs: list[Path], prices: PriceBook) -> list[Finding]:
-    """What `sniff lint` finds in the prompts of `logs` (idle gaps are the breaks' part)."""
-    if not logs:
-        return []
-    from sniff.lint import LintConfig, lint
-
-    return lint(logs, LintConfig(ignore=("SN012",)), prices).findings
 
 
 def _destination(output: Path | None, output_format: str, *, to_stdout: bool) -> Path | None:

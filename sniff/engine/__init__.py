@@ -7,11 +7,12 @@
 from __future__ import annotations
 
 from sniff.engine.policies import (
+    OWN_POLICY,
     POLICIES,
     Policy,
+    Simulation,
     load_policies,
-    own_with_overrides,
-    what_if_policies,
+    simulation,
     with_overrides,
 )
 from sniff.engine.prompts import SimPrompt, build_prompts, session_ttls
@@ -19,17 +20,18 @@ from sniff.engine.simulate import SimUsage, simulate
 from sniff.engine.tree import Node, PrefixTree
 
 __all__ = [
+    "OWN_POLICY",
     "POLICIES",
     "Node",
     "Policy",
     "PrefixTree",
     "SimPrompt",
+    "Simulation",
     "SimUsage",
     "build_prompts",
     "load_policies",
-    "own_with_overrides",
     "session_ttls",
     "simulate",
-    "what_if_policies",
+    "simulation",
     "with_overrides",
 ]

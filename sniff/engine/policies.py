@@ -8,7 +8,6 @@ command line or with a file of the same shape, without waiting for a release.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
 from importlib.resources import files
@@ -20,6 +19,8 @@ from sniff.errors import UserError
 POLICIES = ("anthropic", "openai", "ideal", "engine")
 KINDS = {"anthropic": "breakpoints", "openai": "automatic", "ideal": "automatic", "engine": "lru"}
 """How each policy decides what is cached: at marked breakpoints, every prefix, or LRU."""
+OWN_POLICY = {"anthropic": "anthropic", "openai": "openai"}
+"""The policy a provider's logs were produced with (any other provider's: `ideal`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +195,51 @@ def with_overrides(
     return replace(policy, **changes)
 
 
-def what_if_policies(policies: dict[str, Policy], kv_tokens: int | None = None) -> list[Policy]:
+@dataclass(frozen=True, slots=True)
+class Simulation:
+    """The policies `sniff cache` replays the logs under."""
+
+    policies: dict[str, Policy]
+    """Every policy by name, each provider's own (`OWN_POLICY`) with the overrides applied."""
+    chosen: Policy | None
+    """The one policy every request is replayed under, or None: each provider's own."""
+    what_ifs: list[Policy]
+    """The other policies the logs are replayed under, in the order shown."""
+
+
+def simulation(
+    policy_file: Path | None = None,
+    *,
+    policy: str | None = None,
+    ttl: str | None = None,
+    min_tokens: int | None = None,
+    kv_tokens: int | None = None,
+) -> Simulation:
+    """The policies of `sniff cache`'s options: `--policy-file`, `--policy` (one policy for
+    every request, as `--kv-tokens` alone chooses `engine`), `--ttl` and `--min-tokens` (on
+    the chosen policy, else on each provider's own).
+
+    Raises:
+        UserError: an option names no policy or TTL, or a TTL no policy it applies to offers;
+            the policy file is invalid.
+    """
+    policies = load_policies(policy_file)
+    if policy is not None and policy not in POLICIES:
+        raise UserError(f"--policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+    if ttl is not None and ttl not in ("5m", "1h"):
+        raise UserError(f"--ttl must be 5m or 1h, not {ttl!r}")
+    chosen = None
+    if policy is not None or kv_tokens is not None:
+        # one policy for every request: a TTL it does not offer is a usage error
+        chosen = with_overrides(
+            policies[policy or "engine"], ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens
+        )
+    elif ttl is not None or min_tokens is not None:
+        policies = _own_with_overrides(policies, ttl=ttl, min_tokens=min_tokens)
+    return Simulation(policies, chosen, _what_if_policies(policies, kv_tokens))
+
+
+def _what_if_policies(policies: dict[str, Policy], kv_tokens: int | None) -> list[Policy]:
     """The policies `sniff cache` and the report replay the logs under, in the order shown."""
     return [
         with_overrides(policies["anthropic"], ttl="5m"),
@@ -205,20 +250,19 @@ def what_if_policies(policies: dict[str, Policy], kv_tokens: int | None = None) 
     ]
 
 
-def own_with_overrides(
+def _own_with_overrides(
     policies: dict[str, Policy],
-    names: Iterable[str],
     *,
     ttl: str | None = None,
     min_tokens: int | None = None,
 ) -> dict[str, Policy]:
-    """`policies` with the overrides applied to each provider's own policy (`names`): a TTL
-    only to the policies that offer it, as the provider would.
+    """`policies` with the overrides applied to each provider's own policy: a TTL only to the
+    policies that offer it, as the provider would.
 
     Raises:
         UserError: none of them offers `ttl`.
     """
-    chosen = sorted(names)
+    chosen = sorted(set(OWN_POLICY.values()))
     if ttl is not None and not any(ttl in policies[name].ttl_seconds for name in chosen):
         raise UserError(f"--ttl {ttl} is not a TTL of any provider's policy ({', '.join(chosen)})")
     changed = dict(policies)

@@ -197,3 +197,75 @@ def test_the_readmes_notebook_example_runs_and_agrees_with_the_scan() -> None:
     assert len(hit_rate) > 0 and hit_rate.between(0, 1).all()
     assert len(dearest) == 5 and dearest["cost_usd"].is_monotonic_decreasing
     assert set(dearest.columns) == {"ended_at", "project", "model", "cause", "cost_usd", "detail"}
+
+
+def test_the_cache_report_is_what_sniff_cache_prints_and_refuses_what_it_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+    from sniff.present.cache_view import cache_json
+
+    monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
+    workspace = Workspace(SAMPLE_LOGS, tz="UTC")
+    for options, flags in [
+        ({}, []),
+        ({"policy": "anthropic", "ttl": "1h"}, ["--policy", "anthropic", "--ttl", "1h"]),
+        ({"min_tokens": 2048}, ["--min-tokens", "2048"]),
+    ]:
+        printed = CliRunner().invoke(
+            app, ["cache", "--json", "--tz", "UTC", *flags, str(SAMPLE_LOGS)]
+        )
+        assert printed.exit_code == 0, printed.output
+        report = workspace.cache_report(**options)  # type: ignore[arg-type]
+        assert json.loads(printed.stdout) == json.loads(json.dumps(cache_json(report)))
+        assert workspace.cache_report(**options) is report  # type: ignore[arg-type]
+    for options, message in [
+        ({"policy": "nope"}, "--policy must be one of anthropic, openai, ideal, engine"),
+        ({"ttl": "2h"}, "--ttl must be 5m or 1h"),
+        ({"policy": "openai", "ttl": "1h"}, "cannot apply to the openai policy"),
+    ]:
+        with pytest.raises(UserError, match=message):
+            Workspace(tmp_path / "nothing here").cache_report(**options)  # type: ignore[arg-type]
+
+
+def test_the_agents_report_is_what_sniff_agents_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+    from sniff.present.agents_view import agents_json
+
+    monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
+    printed = CliRunner().invoke(
+        app, ["agents", "--json", "--tz", "UTC", "--since", "2025-01-01", str(SAMPLE_LOGS)]
+    )
+    assert printed.exit_code == 0, printed.output
+    report = Workspace(SAMPLE_LOGS, tz="UTC", since="2025-01-01").agents_report()
+    assert json.loads(printed.stdout) == json.loads(json.dumps(agents_json(report, None)))
+    assert report.tools  # the sample logs call tools
+
+
+def test_the_report_is_what_sniff_report_writes_and_refuses_what_it_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+    from sniff.present.report_data import report_json
+
+    monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
+    workspace = Workspace(SAMPLE_LOGS, tz="UTC")
+    for by, redact in [("project", False), ("week", True)]:
+        flags = ["--by", by, *(["--redact"] if redact else [])]
+        printed = CliRunner().invoke(
+            app, ["report", "-f", "json", "--tz", "UTC", *flags, str(SAMPLE_LOGS)]
+        )
+        assert printed.exit_code == 0, printed.output
+        report = workspace.report(by, redact=redact)
+        assert json.loads(printed.stdout) == json.loads(json.dumps(report_json(report)))
+    assert report.lint  # what lint finds in the logs' prompts
+    with pytest.raises(UserError, match="--by must be one of"):
+        Workspace(tmp_path / "nothing here").report("year")

@@ -12,16 +12,19 @@ policies every token not read counts as `write_5m` (writes there are free: unbil
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
 
-from sniff.analyses.cache import analyze_cache
+from sniff.analyses import cache as cache_analysis
+from sniff.analyses.cache import Measures, analyze_cache
 from sniff.engine import (
     Policy,
     PrefixTree,
@@ -31,6 +34,7 @@ from sniff.engine import (
     load_policies,
     session_ttls,
     simulate,
+    simulation,
     with_overrides,
 )
 from sniff.logs import load
@@ -805,3 +809,28 @@ def test_policy_file_minimum_means_nothing_below_it_is_cached(tmp_path: Path) ->
     assert len(small) == 123 and len(big) == 6
     assert all(sim.written == sim.read == 0 for sim in small)
     assert all(sim.written or sim.read for sim in big)
+
+
+def test_what_ifs_replayed_in_forked_workers_equal_the_one_process_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    requests = load([ROOT / "sample_logs"], PriceBook(), use_index=False).requests
+    bundled = simulation()
+    policies, what_ifs = bundled.policies, bundled.what_ifs
+    alone = analyze_cache(requests, PriceBook(), policies, what_ifs=what_ifs)
+    pids = tmp_path / "pids"
+    measure = cache_analysis._measure
+
+    def noted(*args: Any) -> Measures:
+        with pids.open("a") as out:  # each process notes itself
+            out.write(f"{os.getpid()}\n")
+        return measure(*args)
+
+    monkeypatch.setattr(cache_analysis, "_measure", noted)
+    monkeypatch.setattr("sniff.ingest.parallel._usable_cores", lambda: 2)  # even on one core
+    monkeypatch.setattr(cache_analysis, "PARALLEL_MIN_REQUESTS", 0)
+    shared_out = analyze_cache(requests, PriceBook(), policies, what_ifs=what_ifs)
+    assert len(set(pids.read_text().split())) == 2  # this process and a forked worker
+    assert shared_out == alone
+    assert [what_if.measures.requests for what_if in alone.what_if] == [alone.observed.requests] * 5
+    assert alone.observed.requests > 100

@@ -1,15 +1,23 @@
 """`sniff scan` unit by unit (`analyses.scan_parts`): parts analysed apart and joined give
-exactly the scan of everything at once, and survive being kept (pickled) in the index."""
+exactly the scan of everything at once, and survive being kept (msgpack) in the index."""
 
 from __future__ import annotations
 
-import pickle
 import random
 from datetime import UTC
 
 from sniff.analyses.breaks import CacheRules, find_breaks
-from sniff.analyses.scan_parts import TOP_BREAKS, digest, join, join_digests, scan_part
-from sniff.analyses.summary import Totals, summarize
+from sniff.analyses.scan_parts import (
+    TOP_BREAKS,
+    ScanPart,
+    decode_part,
+    digest,
+    encode_part,
+    join,
+    join_digests,
+    scan_part,
+)
+from sniff.analyses.summary import summarize
 from sniff.ingest.units import units
 from sniff.logs import load
 from sniff.model import Request
@@ -33,16 +41,17 @@ def independent(requests: list[Request]) -> list[list[Request]]:
     return [[requests[index] for index in group] for group in units(tokens)]
 
 
-def test_parts_joined_equal_the_scan_of_everything_even_after_pickling() -> None:
+def test_parts_joined_equal_the_scan_of_everything_even_after_being_kept() -> None:
     requests, prices = everything()
     groups = independent(requests)
     assert len(groups) > 5
     rules = CacheRules()
     parts = [scan_part(unit, prices, UTC, lambda _: True, rules) for unit in groups]
-    kept = [pickle.loads(pickle.dumps(part, pickle.HIGHEST_PROTOCOL)) for part in parts]
+    kept = [decode_part(encode_part(part)) for part in parts]
+    assert kept == parts
     random.Random(7).shuffle(kept)  # parts come back in any order
 
-    summary, breaks = join(kept)
+    summary, breaks = join(part for part in kept if part is not None)
 
     assert summary == summarize(requests, UTC)
     whole = digest(find_breaks(requests, prices, zone=UTC).breaks)
@@ -66,8 +75,15 @@ def test_a_digest_of_digests_keeps_the_dearest_and_sums_every_cost_exactly() -> 
     assert joined.cost_usd > 0
 
 
-def test_totals_pickle_by_their_fields() -> None:
-    totals = Totals(requests=3, input_tokens=10, cost_usd=0.25, ttl_assumed=1)
-    blob = pickle.dumps(totals, pickle.HIGHEST_PROTOCOL)
-    assert b"_dataclass_setstate" not in blob
-    assert pickle.loads(blob) == totals
+def test_a_kept_part_keeps_its_times_and_something_else_is_no_part() -> None:
+    requests, prices = everything()
+    part = scan_part(requests, prices, UTC, lambda _: True, CacheRules())
+    back = decode_part(encode_part(part))
+    assert isinstance(back, ScanPart)
+    assert [(t.first, t.last) for t in back.cells.values()] == [
+        (t.first, t.last) for t in part.cells.values()
+    ]
+    assert all(t.first is not None and t.first.tzinfo is not None for t in back.cells.values())
+    assert back.breaks.top[0].request == part.breaks.top[0].request
+    assert decode_part(b"\x80\x05not a part") is None
+    assert decode_part(encode_part(part)[:-3]) is None
