@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,7 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from gen_big_session import Copies, session_file, write
-from measure import Run, compile_sniff, run, sniff_totals, summary
+from measure import Run, checkouts, compile_sniff, run, sniff_in, sniff_totals, summary
 
 REPO = Path(__file__).resolve().parent.parent
 APPENDED_SHARE = 0.01
@@ -82,25 +81,11 @@ def main() -> None:
     if ccusage is None:
         sys.exit(f"ccusage not found ({args.ccusage}): see the README's Benchmarks section")
     compile_sniff()
-    with tempfile.TemporaryDirectory(prefix="sniff-bench-big-") as scratch:
-        trees = {"now": REPO}
-        if args.baseline:
-            trees["before"] = Path(scratch) / "baseline"
-            subprocess.run(
-                ["git", "-C", str(REPO), "worktree", "add", "--detach", "-q",
-                 str(trees["before"]), args.baseline],
-                check=True,
-            )  # fmt: skip
-            subprocess.run([sys.executable, "-m", "compileall", "-q", str(trees["before"])])
-        try:
-            bench(path, copies, (built, count), out, ccusage, trees, Path(scratch), args.runs)
-        finally:
-            if args.baseline:
-                subprocess.run(
-                    ["git", "-C", str(REPO), "worktree", "remove", "--force",
-                     str(trees["before"])],
-                    check=False,
-                )  # fmt: skip
+    with (
+        tempfile.TemporaryDirectory(prefix="sniff-bench-big-") as scratch,
+        checkouts(REPO, args.baseline, Path(scratch)) as trees,
+    ):
+        bench(path, copies, (built, count), out, ccusage, trees, Path(scratch), args.runs)
 
 
 def bench(
@@ -122,10 +107,7 @@ def bench(
     )
 
     def sniff(tree: Path, cache: Path | None, *flags: str) -> Run:
-        # -P: `-m` would otherwise put the working folder before PYTHONPATH
-        command = [sys.executable, "-P", "-m", "sniff", "scan", "--json", *flags]
-        env = {**os.environ, "PYTHONPATH": str(tree), "SNIFF_CACHE_DIR": str(cache or "")}
-        return run([*command, str(out / "projects")], env)
+        return sniff_in(tree, ["scan", "--json", *flags, str(out / "projects")], cache)
 
     def reset() -> None:
         os.truncate(path, built)

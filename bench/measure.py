@@ -13,6 +13,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,3 +107,33 @@ def sniff_totals(output: str) -> dict[str, float]:
         "output": totals["output_tokens"],
         "cost": totals["cost_usd"],
     }
+
+
+@contextmanager
+def checkouts(repo: Path, baseline: str | None, scratch: Path) -> Iterator[dict[str, Path]]:
+    """This checkout as "now", and with `baseline` a temporary git worktree of that revision as
+    "before" (compiled, so that neither side pays for compiling in the runs), removed after."""
+    trees = {"now": repo}
+    if baseline:
+        trees["before"] = scratch / "baseline"
+        subprocess.run(
+            ["git", "-C", str(repo), "worktree", "add", "--detach", "-q",
+             str(trees["before"]), baseline],
+            check=True,
+        )  # fmt: skip
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(trees["before"])])
+    try:
+        yield trees
+    finally:
+        if baseline:
+            subprocess.run(
+                ["git", "-C", str(repo), "worktree", "remove", "--force", str(trees["before"])],
+                check=False,
+            )
+
+
+def sniff_in(tree: Path, arguments: list[str], cache: Path | None) -> Run:
+    """sniff of the checkout `tree`, with its on-disk state in `cache` (None: none at all)."""
+    # -P: `-m` would otherwise put the working folder before PYTHONPATH
+    env = {**os.environ, "PYTHONPATH": str(tree), "SNIFF_CACHE_DIR": str(cache or "")}
+    return run([sys.executable, "-P", "-m", "sniff", *arguments], env)
