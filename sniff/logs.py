@@ -3,7 +3,7 @@ the prices), `counted_prompts` (one request's prompt counted again, exactly) and
 `require_logs` (the paths named must hold logs).
 
 Why apart from `workspace`: this is the Workspace's local backend (`distributed` is its Dask
-one), and tests, benchmarks and the browser read logs through it without options to check.
+one), and tests and benchmarks read logs through it without options to check.
 """
 
 from __future__ import annotations
