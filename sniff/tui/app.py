@@ -1,9 +1,9 @@
 """Provides `SniffApp`, the Textual browser, and `make_app`, which builds it over logs or data.
 
 The app owns the data: it reads the archive through the Workspace in a worker (newest files
-first, so the overview fills in while the rest loads; `Workspace.batches`), analyses it there, and hands each new `Archive` to the screens,
-which only present it. Lint findings follow in a second worker, run again when a reload
-changed the files.
+first, so the overview fills in while the rest loads; `Workspace.batches`), analyses it there,
+and hands each new `Archive` to the screens, which only present it. Lint findings follow in a
+second worker, run again when a reload changed the files.
 """
 
 from __future__ import annotations
