@@ -3,7 +3,7 @@ the prices), `counted_prompts` (one request's prompt counted again, exactly) and
 `require_logs` (the paths named must hold logs).
 
 Why apart from `workspace`: this is the Workspace's local backend (`distributed` is its Dask
-one), and tests, benchmarks and the browser read logs through it without options to check.
+one), and tests and benchmarks read logs through it without options to check.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 
 from sniff.errors import UserError
-from sniff.ingest.discover import expand, project_hint, roots_for
+from sniff.ingest.discover import SourceFile, expand, project_hint, roots_for
 from sniff.ingest.indexed import open_index
 from sniff.ingest.log_formats import parse_any
 from sniff.ingest.reading import read
@@ -33,6 +33,7 @@ def load(
     while_waiting: Callable[[], object] | None = None,
     use_index: bool = True,
     window: tuple[float | None, float | None] = (None, None),
+    files: list[SourceFile] | None = None,
 ) -> Dataset:
     """Read and price the logs under `paths` here, or under the usual roots when none are given.
 
@@ -47,6 +48,8 @@ def load(
         use_index: keep what each file yielded in the on-disk index, and parse only files
             that changed since (False: parse everything, touch no index).
         window: (since, until) epoch seconds the caller keeps (see `ingest.reading.read`).
+        files: only these of the files under the roots, listed by the caller (default: all
+            of them); the index then forgets none of the others.
 
     Raises:
         UserError: a given path does not exist.
@@ -56,7 +59,7 @@ def load(
     index = open_index() if use_index else None
     try:
         dataset = read(
-            expand(roots),
+            expand(roots) if files is None else files,
             book.cost,
             roots=tuple(str(root) for root in roots),
             sample=sample,
@@ -67,6 +70,7 @@ def load(
             else _both(book.prepare, while_waiting),
             index=index,
             window=window,
+            forget=files is None,
         )
     finally:
         if index is not None:

@@ -21,7 +21,8 @@ pyarrow are imported only when a frame is asked for.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import tzinfo
 from os import PathLike
 from pathlib import Path
@@ -50,8 +51,35 @@ CATEGORIES = frozenset(
      "error_class"}
 )  # fmt: skip
 """The frames' label columns, made pandas categories: few values, many rows."""
+FIRST_BATCH_BYTES = 8 * 1024 * 1024
+"""`batches` reads the newest files up to this size first, so there is something to show."""
+BATCH_BYTES = 256 * 1024 * 1024
+"""`batches`' later batches: each is analysed whole once read, so few and large."""
 
 PathArgument = str | PathLike[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A dataset of the files read so far, and how far the reading is (see `batches`)."""
+
+    dataset: Dataset
+    files_read: int
+    files_total: int
+    bytes_read: int
+    bytes_total: int
+    changed: int
+    """Files parsed (new, or changed since the index saw them) so far."""
+
+    @property
+    def done(self) -> bool:
+        """Every file has been read."""
+        return self.files_read == self.files_total
+
+    @property
+    def fraction(self) -> float:
+        """Share of the bytes read, 0 to 1."""
+        return self.bytes_read / self.bytes_total if self.bytes_total else 1.0
 
 
 class Workspace:
@@ -167,6 +195,47 @@ class Workspace:
             )  # fmt: skip
         require_logs(dataset, self.paths)
         return dataset
+
+    def batches(self) -> Iterator[Progress]:
+        """The dataset `dataset("sized")` reads, in growing parts, for a browser to show some
+        at once: the newest files first, a small batch then large ones, each part all the
+        files read so far (in their listed order, so the last does not depend on batching).
+        Each call reads the logs as they are then: through the index, only files that changed
+        since it saw them are parsed (`Progress.changed`); without it, every file, in one
+        batch (a later batch would parse the earlier ones again). Read here, not on a cluster.
+
+        Raises:
+            UserError: a path does not exist (on the call, before any reading).
+        """
+        from sniff.ingest.discover import expand, roots_for
+
+        files = expand(roots_for(self.paths)[0])
+        return self._batches(files)
+
+    def _batches(self, files: list[SourceFile]) -> Iterator[Progress]:
+        from sniff.ingest import progress
+        from sniff.logs import load
+
+        newest = sorted(files, key=lambda file: -file.mtime_ns)
+        ends, size, limit = [], 0, FIRST_BATCH_BYTES
+        for end, file in enumerate(newest, 1):
+            size += file.size
+            if size >= limit and self.use_index:
+                ends.append(end)
+                size, limit = 0, BATCH_BYTES
+        ends = [end for end in ends if end < len(files)] + [len(files)]
+        changed, total = 0, sum(file.size for file in files)
+        for end in ends:
+            chosen = {file.path for file in newest[:end]}
+            with progress.watched() as reading:
+                dataset = load(
+                    self.paths, self.prices, log_format=self.log_format, with_prompts="sized",
+                    use_index=self.use_index,
+                    files=None if end == len(files) else [f for f in files if f.path in chosen],
+                )  # fmt: skip
+            changed += reading().planned_files
+            read = sum(file.size for file in newest[:end])
+            yield Progress(dataset, end, len(files), read, total, changed)
 
     def scan(self, files: list[SourceFile] | None = None) -> ScanNumbers:
         """`sniff scan`'s numbers: unit by unit from the index when there is one (only units

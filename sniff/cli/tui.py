@@ -29,4 +29,4 @@ def tui(
     workspace = Workspace(paths, tz=tz, pricing=pricing, log_format=log_format)
     from sniff.tui import make_app
 
-    make_app(paths=paths, prices=workspace.prices, zone=workspace.zone, log_format=log_format).run()
+    make_app(workspace).run()

@@ -30,6 +30,7 @@ def read(
     while_waiting: Callable[[], object] | None = None,
     index: IndexStore | None = None,
     window: tuple[float | None, float | None] = (None, None),
+    forget: bool = True,
 ) -> Dataset:
     """Parse `files` into a dataset of requests priced by `cost_of`.
 
@@ -40,36 +41,25 @@ def read(
         index: the on-disk index: only files that changed since it saw them are parsed.
         window: (since, until) epoch seconds the caller will keep: with an index, unchanged
             files far outside it are not even decoded.
+        forget: the index forgets the files it holds under `roots` that are not in `files`
+            (False when `files` are only some of those under `roots`).
     """
     if index is None:
-        results = parse_files(
-            files, log_format=log_format, with_prompts=with_prompts, while_waiting=while_waiting
-        )
+        parse = partial(parse_source, forced=log_format, with_prompts=with_prompts)
+        results = map_files(parse, files, while_waiting=while_waiting)
     else:
         from sniff.ingest.indexed import parse_indexed
 
         results = parse_indexed(
             files,
             index,
-            roots=list(roots),
+            roots=list(roots) if forget else [],
             log_format=log_format,
             with_prompts=with_prompts,
             window=window,
             while_waiting=while_waiting,
         )
     return assemble(files, results, cost_of, roots=roots, sample=sample)
-
-
-def parse_files(
-    files: list[SourceFile],
-    *,
-    log_format: str | None = None,
-    with_prompts: Prompts = False,
-    while_waiting: Callable[[], object] | None = None,
-) -> list[FileResult]:
-    """What each file yields on its own, in the order of `files` (see `read`)."""
-    parse = partial(parse_source, forced=log_format, with_prompts=with_prompts)
-    return map_files(parse, files, while_waiting=while_waiting)
 
 
 def assemble(
@@ -82,8 +72,7 @@ def assemble(
 ) -> Dataset:
     """One dataset from files already parsed: each API call once across files, priced.
 
-    Why apart from `read`: a reader that keeps per-file results (the TUI, which shows a large
-    archive while it loads and re-reads only changed files) assembles them again cheaply.
+    Why apart from `read`: files parsed elsewhere (on a Dask cluster) are assembled here too.
     """
     requests = merge((r for result in results for r in result.responses), cost_of)
     return account(

@@ -1,9 +1,9 @@
 """Provides `SniffApp`, the Textual browser, and `make_app`, which builds it over logs or data.
 
-The app owns the data: it reads the archive in a worker (newest files first, so the overview
-fills in while the rest loads), analyses it there, and hands each new `Archive` to the screens,
-which only present it. Lint findings follow in a second worker, run again when a reload
-changed the files.
+The app owns the data: it reads the archive through the Workspace in a worker (newest files
+first, so the overview fills in while the rest loads; `Workspace.batches`), analyses it there,
+and hands each new `Archive` to the screens, which only present it. Lint findings follow in a
+second worker, run again when a reload changed the files.
 """
 
 from __future__ import annotations
@@ -18,14 +18,16 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from sniff.analyses.browse import Archive, build_archive
-from sniff.ingest.incremental import ArchiveReader, Progress
 from sniff.model import Dataset
 from sniff.numbers import plural
 from sniff.pricing import PriceBook
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.overview import OverviewScreen
+from sniff.workspace import Progress, Workspace
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from textual.worker import Worker
 
     from sniff.model import Finding
@@ -55,15 +57,17 @@ class SniffApp(App[None]):
         *,
         prices: PriceBook,
         zone: tzinfo,
-        reader: ArchiveReader | None = None,
+        workspace: Workspace | None = None,
         dataset: Dataset | None = None,
         lint_findings: list[Finding] | None = None,
     ) -> None:
         super().__init__()
         self.prices = prices
         self.zone = zone
-        self.reader = reader
+        self.workspace = workspace
         self.given = dataset
+        self._listed: Iterator[Progress] | None = workspace.batches() if workspace else None
+        """The first read, its files listed (so that a missing path is refused at once)."""
         self.archive: Archive | None = None
         """The archive as analysed so far (None until the first batch is read)."""
         self.lint_findings: list[Finding] | None = lint_findings
@@ -95,15 +99,15 @@ class SniffApp(App[None]):
         """Read the archive (or what changed in it) batch by batch, analysing after each."""
         from textual.worker import get_current_worker
 
-        assert self.reader is not None
+        assert self.workspace is not None
         worker = get_current_worker()
         try:
-            for progress in self.reader.refresh(while_waiting=self.prices.prepare):
+            batches, self._listed = self._listed or self.workspace.batches(), None
+            for progress in batches:
                 if worker.is_cancelled:
                     return
                 archive = build_archive(progress.dataset, self.prices, self.zone)
                 self.call_from_thread(self._show, archive, progress)
-            self.prices.save()
         except Exception as error:  # a log that breaks the reader must not end the app
             self.call_from_thread(self._failed, "reading the logs", error)
 
@@ -193,11 +197,11 @@ class SniffApp(App[None]):
 
     def action_reload(self) -> None:
         """Read the files that changed since they were read."""
-        if self.reader is None:
+        if self.workspace is None:
             self.notify("Nothing to reload: this archive was given, not read from files.")
             return
         if any(worker.group == "load" and worker.is_running for worker in self.workers):
-            # a second read beside the first would parse the same files into the same reader
+            # a second read beside the first would parse the same files twice
             self.notify("Still reading the logs: press r again once they are read.")
             return
         self.sub_title = "reading changed files…"
@@ -211,39 +215,26 @@ class SniffApp(App[None]):
 
 
 def make_app(
-    dataset: Dataset | None = None,
+    source: Dataset | Workspace,
     *,
-    paths: list[Path] | None = None,
     prices: PriceBook | None = None,
     zone: tzinfo = UTC,
-    log_format: str | None = None,
     lint_findings: list[Finding] | None = None,
 ) -> SniffApp:
-    """The app over a dataset already read (no file reading at all), or over log paths.
+    """The app over a dataset already read (no file reading at all), or over a Workspace's
+    logs, read through it (`Workspace.batches`) and again on reload.
 
     Args:
-        dataset: the data to browse; when given, `paths` is ignored and nothing is read.
-        paths: log files or folders to read (default: the usual folders, else the samples).
-        lint_findings: findings to show beside the breaks (with `dataset`; read from the
-            paths otherwise).
+        prices, zone: a dataset's (a Workspace has its own).
+        lint_findings: findings to show beside a dataset's breaks (a Workspace's logs are
+            checked by the app).
 
     Raises:
-        UserError: a path does not exist.
+        UserError: a Workspace's path does not exist.
     """
-    from sniff.ingest.discover import roots_for
-
-    prices = prices or PriceBook()
-    if dataset is not None:
+    if isinstance(source, Dataset):
         return SniffApp(
-            prices=prices, zone=zone, dataset=dataset, lint_findings=lint_findings or []
-        )
-    roots, sample = roots_for(paths)
-    for root in roots:
-        if not root.exists():
-            from sniff.errors import UserError
-
-            raise UserError(f"no such file or directory: {root}")
-    reader = ArchiveReader(
-        roots, prices.cost, sample=sample, log_format=log_format, with_prompts="sized"
-    )
-    return SniffApp(prices=prices, zone=zone, reader=reader)
+            prices=prices or PriceBook(), zone=zone, dataset=source,
+            lint_findings=lint_findings or [],
+        )  # fmt: skip
+    return SniffApp(prices=source.prices, zone=source.zone, workspace=source)

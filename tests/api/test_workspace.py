@@ -4,6 +4,7 @@ read once and kept, and an `import sniff` that stays light."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -269,3 +270,25 @@ def test_the_report_is_what_sniff_report_writes_and_refuses_what_it_refuses(
     assert report.lint  # what lint finds in the logs' prompts
     with pytest.raises(UserError, match="--by must be one of"):
         Workspace(tmp_path / "nothing here").report("year")
+
+
+@pytest.mark.parametrize("use_index", [True, False])
+def test_batches_grow_to_the_dataset_parsing_only_what_the_index_lacks(
+    use_index: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sniff import workspace as module
+
+    monkeypatch.setattr(module, "FIRST_BATCH_BYTES", 1)  # one file, then the rest in parts
+    monkeypatch.setattr(module, "BATCH_BYTES", 20_000)
+    keys = sorted(r.key for r in Workspace(SAMPLE_LOGS, use_index=False).dataset("sized").requests)
+    workspace = Workspace(SAMPLE_LOGS, use_index=use_index)
+    parts = list(workspace.batches())
+    files = len(parts[-1].dataset.files)
+    assert len(parts) > 2 if use_index else len(parts) == 1  # without it: one part, no rereads
+    assert [part.files_read for part in parts] == sorted({part.files_read for part in parts})
+    assert parts[-1].done and parts[-1].changed == files
+    assert sorted(r.key for r in parts[-1].dataset.requests) == keys
+    [*_, again] = workspace.batches()
+    assert again.changed == (0 if use_index else files)
+    index = list(Path(os.environ["SNIFF_CACHE_DIR"]).glob("index.*"))
+    assert bool(index) == use_index

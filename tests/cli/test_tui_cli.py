@@ -43,4 +43,4 @@ def test_the_app_starts_over_the_given_folder(monkeypatch: pytest.MonkeyPatch) -
     assert result.exit_code == 0, result.output
     [launched] = started
     assert isinstance(launched, SniffApp)
-    assert launched.reader is not None and launched.reader.roots == [Path("sample_logs")]
+    assert launched.workspace is not None and launched.workspace.paths == [Path("sample_logs")]

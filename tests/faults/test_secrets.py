@@ -30,6 +30,7 @@ from sniff.tui import make_app
 from sniff.tui.screens.behaviour import BehaviourScreen, CommandScreen
 from sniff.tui.screens.findings import FindingsScreen
 from sniff.tui.screens.request import RequestScreen
+from sniff.workspace import Workspace
 from tests.tui.conftest import settle
 from tests.unit.test_codex_activity import SESSION, Rollout, header
 
@@ -332,7 +333,7 @@ def _screens(browser: Any) -> Iterator[Any]:
 
 
 async def test_the_browser_shows_no_key_on_any_screen(logs: Path) -> None:
-    browser = make_app(paths=[logs])
+    browser = make_app(Workspace(logs, tz="UTC"))
     async with browser.run_test(size=(250, 80)) as pilot:
         await settle(pilot)
         assert browser.archive is not None and browser.lint_findings

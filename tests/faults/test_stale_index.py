@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from sniff.ingest.discover import listed
-from sniff.ingest.incremental import ArchiveReader
+from sniff.workspace import Workspace
 from tests.faults.logs import PROJECT, deny, good_logs, scan_here, settle, totals, with_locked
 
 RESPONSES = 30
@@ -95,10 +95,10 @@ def test_the_browsers_reader_reads_a_rewritten_file_again(
 ) -> None:
     good_logs(tmp_path, "edited", responses=RESPONSES)
     edited = tmp_path / "projects" / PROJECT / "edited.jsonl"
-    reader = ArchiveReader([tmp_path], lambda _model, _when, _usage: None)
-    [*_, first] = reader.refresh()
+    workspace = Workspace(tmp_path)
+    [*_, first] = workspace.batches()
     rewrite_in_place(edited, b'"output_tokens": 129', b'"output_tokens": 987', last=True)
-    [*_, second] = reader.refresh()
+    [*_, second] = workspace.batches()
     assert second.changed == 1
     outputs = [sum(r.usage.output_tokens for r in p.dataset.requests) for p in (first, second)]
     assert outputs[1] == outputs[0] + 987 - 129
