@@ -22,12 +22,11 @@ pyarrow are imported only when a frame is asked for.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import tzinfo
-from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sniff.choices import AGENTS, FORMATS, PathArgument, given_paths, resolve_zone
 from sniff.errors import UserError
 
 if TYPE_CHECKING:
@@ -38,48 +37,18 @@ if TYPE_CHECKING:
     from sniff.analyses.breaks import BreakReport
     from sniff.analyses.cache import CacheReport
     from sniff.analyses.report import Report
+    from sniff.batches import Progress
     from sniff.ingest.discover import SourceFile
     from sniff.ingest.record import Prompts
     from sniff.model import Activity, Dataset, Request
     from sniff.pricing import PriceBook
     from sniff.scan_run import ScanNumbers
 
-AGENTS = ("main", "subagent", "compaction", "other")
-FORMATS = ("claude-code", "claude-trace", "codex", "request-log")
 CATEGORIES = frozenset(
     {"source", "provider", "model", "project", "agent", "cause", "tool", "server", "outcome",
      "error_class"}
 )  # fmt: skip
 """The frames' label columns, made pandas categories: few values, many rows."""
-FIRST_BATCH_BYTES = 8 * 1024 * 1024
-"""`batches` reads the newest files up to this size first, so there is something to show."""
-BATCH_BYTES = 256 * 1024 * 1024
-"""`batches`' later batches: each is analysed whole once read, so few and large."""
-
-PathArgument = str | PathLike[str]
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """A dataset of the files read so far, and how far the reading is (see `batches`)."""
-
-    dataset: Dataset
-    files_read: int
-    files_total: int
-    bytes_read: int
-    bytes_total: int
-    changed: int
-    """Files parsed (new, or changed since the index saw them) so far."""
-
-    @property
-    def done(self) -> bool:
-        """Every file has been read."""
-        return self.files_read == self.files_total
-
-    @property
-    def fraction(self) -> float:
-        """Share of the bytes read, 0 to 1."""
-        return self.bytes_read / self.bytes_total if self.bytes_total else 1.0
 
 
 class Workspace:
@@ -139,7 +108,7 @@ class Workspace:
             raise UserError(f"--since {since} is not before --until {until}: no request can match")
         self.pricing = None if pricing is None else Path(pricing).expanduser()
         self.prices: PriceBook = PriceBook(load_overrides(self.pricing) if self.pricing else None)
-        self.paths = _paths(paths)
+        self.paths = given_paths(paths)
         self.log_format = log_format
         self.use_index = use_index
         self.dask = dask
@@ -213,17 +182,12 @@ class Workspace:
         return self._batches(files)
 
     def _batches(self, files: list[SourceFile]) -> Iterator[Progress]:
+        from sniff.batches import Progress, batch_ends
         from sniff.ingest import progress
         from sniff.logs import load
 
         newest = sorted(files, key=lambda file: -file.mtime_ns)
-        ends, size, limit = [], 0, FIRST_BATCH_BYTES
-        for end, file in enumerate(newest, 1):
-            size += file.size
-            if size >= limit and self.use_index:
-                ends.append(end)
-                size, limit = 0, BATCH_BYTES
-        ends = [end for end in ends if end < len(files)] + [len(files)]
+        ends = batch_ends(newest) if self.use_index else [len(files)]
         changed, total = 0, sum(file.size for file in files)
         for end in ends:
             chosen = {file.path for file in newest[:end]}
@@ -435,34 +399,3 @@ class Workspace:
             elif isinstance(frame[name].dtype, pd.DatetimeTZDtype):
                 frame[name] = frame[name].dt.tz_convert(self.zone)
         return frame
-
-
-def _paths(given: PathArgument | Sequence[PathArgument] | None) -> list[Path] | None:
-    if given is None:
-        return None
-    if isinstance(given, str | PathLike):
-        given = [given]
-    return [Path(path).expanduser() for path in given]
-
-
-def resolve_zone(name: str | None) -> tzinfo:
-    """The zone named by `tz`, or the machine's local zone.
-
-    Raises:
-        UserError: no such zone.
-    """
-    if name is None:
-        import tzlocal
-
-        try:
-            return tzlocal.get_localzone()
-        except Exception:  # a broken local zone setup must not stop a report
-            from datetime import UTC
-
-            return UTC
-    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError) as error:
-        raise UserError(f"unknown time zone {name!r} (try UTC or Europe/Paris)") from error

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sniff.workspace import FORMATS
+from sniff.choices import FORMATS
 
 if TYPE_CHECKING:
     from sniff.analyses.filters import Filters

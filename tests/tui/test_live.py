@@ -12,13 +12,14 @@ from typing import Any
 import pytest
 
 import sniff.lint
-from sniff import logs, workspace
+from sniff import batches, logs
 from sniff.analyses.browse import Archive
+from sniff.batches import Progress
 from sniff.ingest import discover
 from sniff.logs import load
 from sniff.tui import SniffApp, make_app
 from sniff.tui.screens.overview import OverviewScreen
-from sniff.workspace import Progress, Workspace
+from sniff.workspace import Workspace
 from tests.conftest import Lines
 from tests.tui.conftest import SAMPLE_LOGS, settle
 
@@ -38,8 +39,8 @@ def requests_of(app_archive: object) -> int:
 async def test_the_overview_fills_in_batch_by_batch_to_what_scan_reads(
     archive: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(workspace, "FIRST_BATCH_BYTES", 1)  # one file, then the rest
-    monkeypatch.setattr(workspace, "BATCH_BYTES", 20_000)
+    monkeypatch.setattr(batches, "FIRST_BATCH_BYTES", 1)  # one file, then the rest
+    monkeypatch.setattr(batches, "BATCH_BYTES", 20_000)
     shown: list[int] = []
     app = make_app(Workspace(archive, tz="UTC"))
     show = app._show
@@ -141,8 +142,8 @@ async def test_an_empty_folder_shows_the_empty_state(tmp_path: Path) -> None:
 async def test_r_while_the_logs_are_still_read_starts_no_second_read(
     archive: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(workspace, "FIRST_BATCH_BYTES", 1)  # one file, then the rest
-    monkeypatch.setattr(workspace, "BATCH_BYTES", 20_000)
+    monkeypatch.setattr(batches, "FIRST_BATCH_BYTES", 1)  # one file, then the rest
+    monkeypatch.setattr(batches, "BATCH_BYTES", 20_000)
     release = threading.Event()
     reads: list[int] = []
     real_batches = Workspace.batches

@@ -1,0 +1,47 @@
+"""Provides what a Workspace's options may be, and how they are read: agents, log formats,
+paths and time zones (the command line offers the same choices)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import tzinfo
+from os import PathLike
+from pathlib import Path
+
+from sniff.errors import UserError
+
+AGENTS = ("main", "subagent", "compaction", "other")
+FORMATS = ("claude-code", "claude-trace", "codex", "request-log")
+PathArgument = str | PathLike[str]
+
+
+def given_paths(given: PathArgument | Sequence[PathArgument] | None) -> list[Path] | None:
+    """The paths a caller gave (one, several or None), `~` expanded."""
+    if given is None:
+        return None
+    if isinstance(given, str | PathLike):
+        given = [given]
+    return [Path(path).expanduser() for path in given]
+
+
+def resolve_zone(name: str | None) -> tzinfo:
+    """The zone named by `tz`, or the machine's local zone.
+
+    Raises:
+        UserError: no such zone.
+    """
+    if name is None:
+        import tzlocal
+
+        try:
+            return tzlocal.get_localzone()
+        except Exception:  # a broken local zone setup must not stop a report
+            from datetime import UTC
+
+            return UTC
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as error:
+        raise UserError(f"unknown time zone {name!r} (try UTC or Europe/Paris)") from error
