@@ -43,16 +43,16 @@ def export(
     what is new and never counts a request twice.
     """
     from sniff.export import export as write
+    from sniff.workspace import Workspace
 
+    workspace = Workspace(
+        paths, since=since, until=until, project=project, model=model, agent=agent, tz="UTC",
+        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
+    )  # fmt: skip
     with shown(wanted(json=json, no_progress=no_progress)):
-        selection = o.select(
-            paths, since=since, until=until, project=project, model=model, agent=agent,
-            tz="UTC", pricing=pricing, log_format=log_format, with_prompts=True,
-            no_index=no_index, dask=dask,
-        )  # fmt: skip
-        chosen = selection.filters.apply(selection.dataset.requests)
-        result = write(output, chosen, selection.prices)
-    o.report_issues(selection.dataset, verbose)
+        dataset = workspace.dataset(True)
+        result = write(output, workspace.filters.apply(dataset.requests), workspace.prices)
+    o.report_issues(dataset, verbose)
     if json:
         from sniff.present.jsonout import dumps
 

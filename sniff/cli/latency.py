@@ -64,21 +64,20 @@ def latency(
 
     if metric not in METRICS:
         raise UserError(f"--metric must be one of {', '.join(METRICS)}, not {metric!r}")
+    from sniff.workspace import Workspace
+
+    workspace = Workspace(
+        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        pricing=pricing, log_format=log_format, use_index=not no_index,
+    )  # fmt: skip
     with shown(wanted(json=json, no_progress=no_progress)):
-        selection = o.select(
-            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-            pricing=pricing, log_format=log_format, no_index=no_index,
-            # scipy takes a second to import: let it load while worker processes parse the logs
-            while_waiting=_import_peaks,
-        )  # fmt: skip
+        # scipy takes a second to import: let it load while worker processes parse the logs
+        dataset = workspace.dataset(while_waiting=_import_peaks)
+        slo = Slo(ttft=slo_ttft, tpot=slo_tpot, e2e=slo_e2e)
         report = analyze_latency(
-            selection.dataset.requests,
-            metric,
-            selection.zone,
-            Slo(ttft=slo_ttft, tpot=slo_tpot, e2e=slo_e2e),
-            keep=selection.filters.keep,
+            dataset.requests, metric, workspace.zone, slo, keep=workspace.filters.keep
         )
-    o.report_issues(selection.dataset, verbose)
+    o.report_issues(dataset, verbose)
     if json:
         from sniff.present.jsonout import dumps
         from sniff.present.latency_view import latency_json

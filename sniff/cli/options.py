@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,11 +11,7 @@ import typer
 from sniff.choices import FORMATS
 
 if TYPE_CHECKING:
-    from sniff.analyses.filters import Filters
-    from sniff.analyses.summary import Summary
-    from sniff.ingest.record import Prompts
     from sniff.model import Dataset
-    from sniff.pricing import PriceBook
 
 Paths = Annotated[
     list[Path] | None,
@@ -105,53 +98,6 @@ NoProgress = Annotated[
 Verbose = Annotated[
     bool, typer.Option("--verbose", "-v", help="List every skipped line as file:line: reason.")
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Selection:
-    """The data a command works on, after options were applied."""
-
-    dataset: Dataset
-    filters: Filters
-    zone: tzinfo
-    prices: PriceBook
-
-    def summary(self) -> Summary:
-        """The cost summary of the selected requests."""
-        from sniff.analyses.summary import summarize
-
-        return summarize(self.filters.apply(self.dataset.requests), self.zone)
-
-
-def select(
-    paths: list[Path] | None,
-    *,
-    since: str | None,
-    until: str | None,
-    project: str | None,
-    model: str | None,
-    agent: str | None,
-    tz: str | None,
-    pricing: Path | None,
-    log_format: str | None = None,
-    with_prompts: Prompts = False,
-    while_waiting: Callable[[], object] | None = None,
-    no_index: bool = False,
-    dask: str | None = None,
-) -> Selection:
-    """Check the options, then read and price the logs (see `Workspace.dataset`).
-
-    Raises:
-        UserError: an option is invalid or a path does not exist.
-    """
-    from sniff.workspace import Workspace
-
-    workspace = Workspace(
-        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
-    )  # fmt: skip
-    dataset = workspace.dataset(with_prompts, while_waiting=while_waiting)
-    return Selection(dataset, workspace.filters, workspace.zone, workspace.prices)
 
 
 def report_issues(dataset: Dataset, verbose: bool) -> None:

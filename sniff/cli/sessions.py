@@ -44,20 +44,22 @@ def sessions(
     verbose: o.Verbose = False,
 ) -> None:
     """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
-    from sniff.analyses.summary import SESSION_SORTS
+    from sniff.analyses.summary import SESSION_SORTS, summarize
     from sniff.errors import UserError
+    from sniff.workspace import Workspace
 
     if sort not in SORTS:
         raise UserError(f"--sort must be one of {', '.join(SORTS)}, not {sort!r}")
+    workspace = Workspace(
+        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
+        pricing=pricing, log_format=log_format, use_index=not no_index,
+    )  # fmt: skip
     with shown(wanted(json=json, no_progress=no_progress)):
-        selection = o.select(
-            paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-            pricing=pricing, log_format=log_format, no_index=no_index,
-        )  # fmt: skip
-        summary = selection.summary()
+        dataset = workspace.dataset()
+        summary = summarize(workspace.filters.apply(dataset.requests), workspace.zone)
     rows = sorted(summary.sessions, key=SESSION_SORTS[sort], reverse=sort not in ASCENDING)
     rows = rows[:limit] if limit else rows
-    o.report_issues(selection.dataset, verbose)
+    o.report_issues(dataset, verbose)
     if json:
         from sniff.present.jsonout import dumps, session_json, warnings_json
 
@@ -65,7 +67,7 @@ def sessions(
             dumps(
                 {
                     "sessions": [session_json(row) for row in rows],
-                    "warnings": warnings_json(summary, selection.dataset),
+                    "warnings": warnings_json(summary, dataset),
                 }
             )
         )
@@ -75,5 +77,5 @@ def sessions(
     from sniff.present.console import print_warnings, sessions_table
 
     console = Console()
-    console.print(sessions_table(rows, f"Sessions by {sort}", selection.zone))
-    print_warnings(console, summary, selection.dataset)
+    console.print(sessions_table(rows, f"Sessions by {sort}", workspace.zone))
+    print_warnings(console, summary, dataset)
