@@ -16,7 +16,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.ingest.claude_code import parse_file
+from sniff.ingest.log_formats import parse_any
 
 SHARED = Path(
     os.environ.get("SNIFF_SHARED_SAMPLES")
@@ -95,7 +95,7 @@ def test_sniffly_cost_is_tokens_times_sonnet_4_prices():
 
 
 def test_codex_rollout_yields_nothing_to_the_claude_parser():
-    result = parse_file(str(SHARED / CODEX_ROLLOUT), "agtrace")
+    result = parse_any(str(SHARED / CODEX_ROLLOUT), "agtrace", "claude-code")
     assert result.responses == []
     assert result.issues == []
     assert result.synthetic == 0

@@ -89,13 +89,3 @@ class PrefixTree:
             parent.children[block] = found
             self.nodes.append(found)
         return found
-
-    def divergence(self, path: list[str], namespace: str) -> int:
-        """How many leading blocks of `path` (content hashes) the tree already holds."""
-        node = self.root(namespace)
-        for index, block in enumerate(path):
-            found = node.children.get(block)
-            if found is None:
-                return index
-            node = found
-        return len(path)

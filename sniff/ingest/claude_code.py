@@ -45,13 +45,6 @@ THINKING = frozenset({"thinking", "redacted_thinking"})
 COMPACT_BOUNDARY = "compact_boundary"
 
 
-def parse_file(path: str, project_hint: str, with_prompts: Prompts = False) -> FileResult:
-    """Read one Claude Code transcript (transcripts hold no full prompt: see `parse_data`)."""
-    from sniff.ingest.log_formats import parse_any  # which reads transcripts with `Reader`
-
-    return parse_any(path, project_hint, SOURCE, with_prompts)
-
-
 def parse_data(
     path: str, data: bytes, project_hint: str, with_prompts: Prompts = False
 ) -> FileResult:

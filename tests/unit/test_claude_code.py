@@ -11,11 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from sniff.ingest.claude_code import parse_file
 from sniff.ingest.discover import expand
+from sniff.ingest.log_formats import parse_any
 from sniff.ingest.merge import merge
 from sniff.ingest.reading import read
+from sniff.ingest.record import FileResult
 from sniff.model import Agent, Dataset, Request, Usage
+
+
+def parse_file(path: str, project_hint: str) -> FileResult:
+    """One file read as a Claude Code transcript."""
+    return parse_any(path, project_hint, "claude-code")
+
 
 T0 = "2025-09-03T14:05:11.902Z"
 
