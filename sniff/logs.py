@@ -16,7 +16,6 @@ import msgspec
 
 from sniff.errors import UserError
 from sniff.ingest.discover import SourceFile, expand, project_hint, roots_for
-from sniff.ingest.indexed import open_index
 from sniff.ingest.log_formats import parse_any
 from sniff.ingest.reading import read
 from sniff.ingest.record import Prompts, Response
@@ -56,25 +55,18 @@ def load(
     """
     roots, sample = roots_for(paths)
     book = prices or PriceBook()
-    index = open_index() if use_index else None
-    try:
-        dataset = read(
-            expand(roots) if files is None else files,
-            book.cost,
-            roots=tuple(str(root) for root in roots),
-            sample=sample,
-            log_format=log_format,
-            with_prompts=with_prompts,
-            while_waiting=book.prepare
-            if while_waiting is None
-            else _both(book.prepare, while_waiting),
-            index=index,
-            window=window,
-            forget=files is None,
-        )
-    finally:
-        if index is not None:
-            index.close()
+    dataset = read(
+        expand(roots) if files is None else files,
+        book.cost,
+        roots=tuple(str(root) for root in roots),
+        sample=sample,
+        log_format=log_format,
+        with_prompts=with_prompts,
+        while_waiting=book.prepare if while_waiting is None else _both(book.prepare, while_waiting),
+        use_index=use_index,
+        window=window,
+        forget=files is None,
+    )
     book.save()
     return dataset
 

@@ -30,7 +30,7 @@ def index(
     from sniff.answers import answers_folder
     from sniff.ingest.index_store import INDEX_FILE
     from sniff.ingest.index_store import clear as clear_index
-    from sniff.ingest.indexed import open_index
+    from sniff.ingest.indexed import holdings
     from sniff.numbers import plural
     from sniff.paths import cache_folder
 
@@ -55,14 +55,10 @@ def index(
     if not path.exists():
         typer.echo(f"No index yet; the next sniff run creates it at {path}.")
         return
-    store = open_index()
-    if store is None:
+    held = holdings()
+    if held is None:
         typer.echo(f"The index at {path} cannot be opened; sniff reads every file whole.")
         return
-    try:
-        held = store.stats()
-    finally:
-        store.close()
     size = path.stat().st_size
     readings = (
         f" ({plural(held.readings, 'reading')}: a file is kept once for each way commands read it)"

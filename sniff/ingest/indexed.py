@@ -26,7 +26,7 @@ import msgspec
 from sniff.ingest import index_rows, progress
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.index_rows import Task, counted_task, keep_rows, links_of, to_read
-from sniff.ingest.index_store import Entry, IndexStore
+from sniff.ingest.index_store import Entry, Holdings, IndexStore
 from sniff.ingest.parallel import map_balanced
 from sniff.ingest.record import FileResult, Prompts, decode_result
 from sniff.model import LineIssue
@@ -275,3 +275,14 @@ def open_index() -> IndexStore | None:
     """The on-disk index in the user cache folder; None when it is disabled or unusable."""
     folder = cache_folder()
     return None if folder is None else IndexStore.open(folder, fingerprint())
+
+
+def holdings() -> Holdings | None:
+    """What the on-disk index holds (`sniff index`); None when it is off or cannot be opened."""
+    store = open_index()
+    if store is None:
+        return None
+    try:
+        return store.stats()
+    finally:
+        store.close()

@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 
 from sniff.ingest.discover import SourceFile
-from sniff.ingest.index_store import IndexStore
 from sniff.ingest.log_formats import parse_source
 from sniff.ingest.merge import Pricer, merge, merge_activity
 from sniff.ingest.parallel import map_files
@@ -28,7 +27,7 @@ def read(
     log_format: str | None = None,
     with_prompts: Prompts = False,
     while_waiting: Callable[[], object] | None = None,
-    index: IndexStore | None = None,
+    use_index: bool = False,
     window: tuple[float | None, float | None] = (None, None),
     forget: bool = True,
 ) -> Dataset:
@@ -38,27 +37,31 @@ def read(
         log_format: read every file as this format instead of detecting it.
         with_prompts: also read request bodies into blocks (slower; for prompt analyses).
         while_waiting: runs while worker processes parse (see `map_files`).
-        index: the on-disk index: only files that changed since it saw them are parsed.
+        use_index: read through the on-disk index (when it can be opened): only files that
+            changed since it saw them are parsed.
         window: (since, until) epoch seconds the caller will keep: with an index, unchanged
             files far outside it are not even decoded.
         forget: the index forgets the files it holds under `roots` that are not in `files`
             (False when `files` are only some of those under `roots`).
     """
+    index = None
+    if use_index:
+        from sniff.ingest.indexed import open_index
+
+        index = open_index()
     if index is None:
         parse = partial(parse_source, forced=log_format, with_prompts=with_prompts)
         results = map_files(parse, files, while_waiting=while_waiting)
     else:
         from sniff.ingest.indexed import parse_indexed
 
-        results = parse_indexed(
-            files,
-            index,
-            roots=list(roots) if forget else [],
-            log_format=log_format,
-            with_prompts=with_prompts,
-            window=window,
-            while_waiting=while_waiting,
-        )
+        try:
+            results = parse_indexed(
+                files, index, roots=list(roots) if forget else [], log_format=log_format,
+                with_prompts=with_prompts, window=window, while_waiting=while_waiting,
+            )  # fmt: skip
+        finally:
+            index.close()
     return assemble(files, results, cost_of, roots=roots, sample=sample)
 
 
