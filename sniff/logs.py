@@ -1,6 +1,5 @@
 """Provides the logs read on this machine: `load` (discovery, the on-disk index, the parsers,
-the prices), `counted_prompts` (one request's prompt counted again, exactly) and
-`require_logs` (the paths named must hold logs).
+the prices) and `require_logs` (the paths named must hold logs).
 
 Why apart from `workspace`: this is the Workspace's local backend (`distributed` is its Dask
 one), and tests and benchmarks read logs through it without options to check.
@@ -12,14 +11,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import msgspec
-
 from sniff.errors import UserError
-from sniff.ingest.discover import SourceFile, expand, project_hint, roots_for
-from sniff.ingest.log_formats import parse_any
+from sniff.ingest.discover import SourceFile, expand, roots_for
 from sniff.ingest.reading import read
-from sniff.ingest.record import Prompts, Response
-from sniff.model import Dataset, Request
+from sniff.ingest.record import Prompts
+from sniff.model import Dataset
 from sniff.pricing import PriceBook
 
 
@@ -77,27 +73,6 @@ def _both(first: Callable[[], object], then: Callable[[], object]) -> Callable[[
         then()
 
     return run
-
-
-def counted_prompts(requests: list[Request]) -> list[Request]:
-    """The same requests with their prompts' blocks counted by the tokenizer.
-
-    Why: reading a whole archive counts prompt blocks by an estimate from their size (counting
-    every block exactly would take minutes); a view of one request reads its file again, exactly.
-    Requests whose file no longer holds them keep their blocks as they were.
-    """
-    by_file: dict[str, dict[str, Response]] = {}
-    counted: list[Request] = []
-    for request in requests:
-        if request.file not in by_file:
-            result = parse_any(request.file, project_hint(Path(request.file)), with_prompts=True)
-            by_file[request.file] = {response.key: response for response in result.responses}
-        response = by_file[request.file].get(request.key)
-        if response is not None and response.blocks:
-            counted.append(msgspec.structs.replace(request, blocks=response.blocks))
-        else:
-            counted.append(request)
-    return counted
 
 
 def require_logs(dataset: Dataset, paths: list[Path] | None) -> None:

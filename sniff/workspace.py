@@ -357,6 +357,15 @@ class Workspace:
             return redacted(built)
         return built
 
+    @staticmethod
+    def recount(requests: list[Request]) -> list[Request]:
+        """The same requests with their prompts' blocks counted exactly by the tokenizer (an
+        archive is read with sizes estimated: `dataset("sized")`); their files are read again.
+        """
+        from sniff.ingest.reading import recounted
+
+        return recounted(requests)
+
     def requests(self) -> pd.DataFrame:
         """One row per API call the filters keep, by end time: the export's `requests`."""
         from sniff.export.tables import requests_table

@@ -2,19 +2,23 @@
 
 Each file is read by the parser of its format (detected from its first lines, or forced),
 independently and in worker processes when there is enough to read; the results are then
-merged so that each API call counts once across all files.
+merged so that each API call counts once across all files. `recounted` reads the files of a
+few requests again to count their prompts exactly.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from functools import partial
+from pathlib import Path
 
-from sniff.ingest.discover import SourceFile
-from sniff.ingest.log_formats import parse_source
+import msgspec
+
+from sniff.ingest.discover import SourceFile, project_hint
+from sniff.ingest.log_formats import parse_any, parse_source
 from sniff.ingest.merge import Pricer, merge, merge_activity
 from sniff.ingest.parallel import map_files
-from sniff.ingest.record import FileResult, Prompts
+from sniff.ingest.record import FileResult, Prompts, Response
 from sniff.model import NO_ACTIVITY, Activity, Dataset, LineIssue, Request
 
 
@@ -127,3 +131,25 @@ def account(
         unknown_files=tuple(unknown),
         activity=activity,
     )
+
+
+def recounted(requests: list[Request]) -> list[Request]:
+    """The same requests with their prompts' blocks counted by the tokenizer.
+
+    Why: reading a whole archive counts prompt blocks by an estimate from their size (counting
+    every block exactly would take minutes); a view of one request reads its file again, exactly.
+    Requests whose file no longer holds them keep their blocks as they were.
+    """
+    by_file: dict[str, dict[str, Response]] = {}
+    counted: list[Request] = []
+    for request in requests:
+        if request.file not in by_file:
+            hint = project_hint(Path(request.file))
+            result = parse_any(request.file, hint, with_prompts=True)
+            by_file[request.file] = {response.key: response for response in result.responses}
+        response = by_file[request.file].get(request.key)
+        if response is not None and response.blocks:
+            counted.append(msgspec.structs.replace(request, blocks=response.blocks))
+        else:
+            counted.append(request)
+    return counted

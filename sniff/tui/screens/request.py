@@ -81,10 +81,10 @@ class RequestScreen(ArchiveScreen):
     @work(thread=True, exclusive=True, group="count", exit_on_error=False)
     def _count_tokens(self, request: Request, previous: Request | None) -> None:
         """Read the prompt again with the tokenizer, off the UI thread, and show exact counts."""
-        from sniff.logs import counted_prompts
+        from sniff.workspace import Workspace
 
         try:
-            pair = counted_prompts([request] if previous is None else [request, previous])
+            pair = Workspace.recount([request] if previous is None else [request, previous])
             counted = (pair[0], pair[1] if previous is not None else None)
         except Exception as error:  # counting is a refinement: keep the estimates on failure
             self.app.call_from_thread(
