@@ -26,6 +26,7 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -70,8 +71,16 @@ def replayed(command: str, *, writes: str | None = None) -> Callable[[Command], 
                 return
             keyed = {name: value for name, value in options.items() if name not in UNKEYED}
             target = options.get(writes) if writes else None
+
+            def listing(files: list[SourceFile] | None) -> None:
+                token = _listed.set(files)
+                try:
+                    body(**options)
+                finally:
+                    _listed.reset(token)
+
             remembered(
-                command, keyed, options.get("paths"), lambda _files: body(**options),
+                command, keyed, options.get("paths"), listing,
                 writes=None if target is None or str(target) == "-" else Path(target),
             )  # fmt: skip
 
@@ -81,6 +90,13 @@ def replayed(command: str, *, writes: str | None = None) -> Callable[[Command], 
 
 
 Command = Callable[..., None]
+_listed: ContextVar[list[SourceFile] | None] = ContextVar("listed", default=None)
+
+
+def listed() -> list[SourceFile] | None:
+    """The log files under the running command's paths, as its answer's key listed them (so
+    the command reads exactly those, listed once); None outside `replayed` or with no key."""
+    return _listed.get()
 
 
 def remembered(

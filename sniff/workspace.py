@@ -207,13 +207,16 @@ class Workspace:
         file.
 
         Args:
-            files: the log files under the paths, when the caller listed them already.
+            files: the log files under the paths, when the caller listed them already (by
+                default, those the running command's kept answer was keyed by, if any).
 
         Raises:
             UserError: as `dataset`.
         """
         if self._scan is None:
-            self._scan = self._scanned(files)
+            from sniff.answers import listed
+
+            self._scan = self._scanned(files if files is not None else listed())
         return self._scan
 
     def _scanned(self, files: list[SourceFile] | None) -> ScanNumbers:
