@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from sniff.analyses.filters import Filters
     from sniff.analyses.scan_parts import ScanPart
     from sniff.model import Dataset
-    from sniff.scan_run import ScanNumbers
+    from sniff.workspace.scan import ScanNumbers
 
 BATCHES_PER_WORKER = 4
 """Ingest batches per worker: enough to balance uneven files, few enough to keep tasks big."""
@@ -133,7 +133,7 @@ def scan(
 ) -> ScanNumbers:
     """`sniff scan`'s numbers, analysed unit by unit on the cluster."""
     from sniff.analyses.scan_parts import join
-    from sniff.scan_run import ScanNumbers
+    from sniff.workspace.scan import ScanNumbers
 
     ingested, roots, sample = ingest(client, paths, log_format=log_format, with_prompts="sized")
     analyse = partial(_scan_part, filters=filters, zone=zone)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from sniff.choices import FORMATS
+from sniff.workspace.choices import FORMATS
 
 if TYPE_CHECKING:
     from sniff.model import Dataset

@@ -213,7 +213,7 @@ class IndexStore:
         return None if row is None else row[0]
 
     def parts(self, scope: str, units: list[str]) -> dict[str, bytes]:
-        """The analysis parts kept for `units` in `scope` (see `sniff.scan_run`)."""
+        """The analysis parts kept for `units` in `scope` (see `sniff.workspace.scan`)."""
         wanted = set(units)
         try:
             rows = self._db.execute(

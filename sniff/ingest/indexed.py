@@ -193,7 +193,7 @@ class IndexedFiles:
 
     def _store(self) -> IndexStore | None:
         """The index, through a connection of this process: SQLite connections must not be
-        used across `fork` (`scan_run` calls `result` in workers forked by `map_balanced`)."""
+        used across `fork` (`workspace.scan` calls `result` in workers forked by `map_balanced`)."""
         if os.getpid() == self._pid:
             return self.store
         if self._forked_store is None:

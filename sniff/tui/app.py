@@ -18,13 +18,13 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from sniff.analyses.browse import Archive, build_archive
-from sniff.batches import Progress
 from sniff.model import Dataset
 from sniff.numbers import plural
 from sniff.pricing import PriceBook
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.overview import OverviewScreen
 from sniff.workspace import Workspace
+from sniff.workspace.batches import Progress
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

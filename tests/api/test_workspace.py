@@ -276,7 +276,7 @@ def test_the_report_is_what_sniff_report_writes_and_refuses_what_it_refuses(
 def test_batches_grow_to_the_dataset_parsing_only_what_the_index_lacks(
     use_index: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sniff import batches as module
+    from sniff.workspace import batches as module
 
     monkeypatch.setattr(module, "FIRST_BATCH_BYTES", 1)  # one file, then the rest in parts
     monkeypatch.setattr(module, "BATCH_BYTES", 20_000)

@@ -13,7 +13,6 @@ from textual.widgets import Static
 
 from sniff.analyses import agents, latency
 from sniff.analyses.browse import build_archive
-from sniff.batches import Progress
 from sniff.model import Agent, Dataset, Request, Usage
 from sniff.pricing import PriceBook
 from sniff.tui import SniffApp
@@ -23,6 +22,7 @@ from sniff.tui.screens.behaviour import BehaviourScreen
 from sniff.tui.screens.findings import FindingsScreen
 from sniff.tui.screens.latency import LatencyScreen
 from sniff.tui.screens.session import latency as session_latency
+from sniff.workspace.batches import Progress
 from tests.tui.conftest import settle
 
 

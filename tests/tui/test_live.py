@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 import sniff.lint
-from sniff import batches, logs
+from sniff import logs
 from sniff.analyses.browse import Archive
-from sniff.batches import Progress
 from sniff.ingest import discover
 from sniff.logs import load
 from sniff.tui import SniffApp, make_app
 from sniff.tui.screens.overview import OverviewScreen
-from sniff.workspace import Workspace
+from sniff.workspace import Workspace, batches
+from sniff.workspace.batches import Progress
 from tests.conftest import Lines
 from tests.tui.conftest import SAMPLE_LOGS, settle
 

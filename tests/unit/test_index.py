@@ -964,7 +964,7 @@ def scan_in_process(folder: Path, *options: str) -> dict[str, Any]:
 @pytest.fixture
 def analysed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """How many units each scan analysed (rather than took from the index)."""
-    from sniff import scan_run
+    from sniff.workspace import scan as scan_run
 
     counts: list[int] = []
     real = scan_run.scan_part

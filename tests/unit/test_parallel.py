@@ -82,7 +82,7 @@ def test_units_analysed_in_forked_workers_give_the_one_process_numbers(
     for number in range(12):
         transcript(tmp_path, f"more{number}", 2, start=4_000 + 600 * number)
     monkeypatch.setattr("sniff.ingest.parallel._usable_cores", lambda: 2)  # even on one core
-    monkeypatch.setattr("sniff.scan_run.PARALLEL_ANALYSIS_BYTES", 0)
+    monkeypatch.setattr("sniff.workspace.scan.PARALLEL_ANALYSIS_BYTES", 0)
     monkeypatch.setattr("sniff.ingest.parallel.PARALLEL_MIN_BYTES", 0)
     for zone in ("UTC", "Asia/Kolkata"):  # another zone: every unit again, from the index
         assert scan(tmp_path, "--tz", zone) == scan(tmp_path, "--tz", zone, "--no-index")

@@ -26,8 +26,8 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sniff.choices import AGENTS, FORMATS, PathArgument, given_paths, resolve_zone
 from sniff.errors import UserError
+from sniff.workspace.choices import AGENTS, FORMATS, PathArgument, given_paths, resolve_zone
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,12 +37,12 @@ if TYPE_CHECKING:
     from sniff.analyses.breaks import BreakReport
     from sniff.analyses.cache import CacheReport
     from sniff.analyses.report import Report
-    from sniff.batches import Progress
     from sniff.ingest.discover import SourceFile
     from sniff.ingest.record import Prompts
     from sniff.model import Activity, Dataset, Request
     from sniff.pricing import PriceBook
-    from sniff.scan_run import ScanNumbers
+    from sniff.workspace.batches import Progress
+    from sniff.workspace.scan import ScanNumbers
 
 CATEGORIES = frozenset(
     {"source", "provider", "model", "project", "agent", "cause", "tool", "server", "outcome",
@@ -182,9 +182,9 @@ class Workspace:
         return self._batches(files)
 
     def _batches(self, files: list[SourceFile]) -> Iterator[Progress]:
-        from sniff.batches import Progress, batch_ends
         from sniff.ingest import progress
         from sniff.logs import load
+        from sniff.workspace.batches import Progress, batch_ends
 
         newest = sorted(files, key=lambda file: -file.mtime_ns)
         ends = batch_ends(newest) if self.use_index else [len(files)]
@@ -221,7 +221,7 @@ class Workspace:
 
     def _scanned(self, files: list[SourceFile] | None) -> ScanNumbers:
         from sniff.logs import require_logs
-        from sniff.scan_run import ScanNumbers, scan_scope, scan_units
+        from sniff.workspace.scan import ScanNumbers, scan_scope, scan_units
 
         filters, zone = self.filters, self.zone
         if self.dask:
