@@ -144,8 +144,10 @@ def remembered(
         return
     with _captured() as (out_copy, err_copy):
         run(files)  # an exception (a user error, an exit) leaves no answer behind
+    if writes is not None and not _regular_or_absent(writes):
+        return  # it is no regular file any more: reading it back could wait for ever
     try:
-        written = None if writes is None else _written(writes)
+        written = None if writes is None else writes.read_text(encoding="utf-8")
     except (OSError, ValueError):
         return
     _store(folder, stored, _Answer(out_copy.getvalue(), err_copy.getvalue(), written))
@@ -160,17 +162,6 @@ def _regular_or_absent(path: Path) -> bool:
         return True
     except OSError:
         return False
-
-
-def _written(path: Path) -> str:
-    """The text of the regular file the command wrote at `path`.
-
-    Raises:
-        OSError: it is no regular file (any more), or cannot be read.
-    """
-    if not _regular_or_absent(path):
-        raise OSError(f"{path} is no regular file")
-    return path.read_text(encoding="utf-8")
 
 
 class _Answer(NamedTuple):

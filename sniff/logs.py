@@ -1,7 +1,7 @@
 """Provides the logs read on this machine: `load` (discovery, the on-disk index, the parsers,
 the prices) and `require_logs` (the paths named must hold logs).
 
-Why apart from `workspace`: this is the Workspace's local backend (`distributed` is its Dask
+Why apart from `workspace`: this is the Workspace's local backend (`dask_backend` is its Dask
 one), and tests and benchmarks read logs through it without options to check.
 """
 
@@ -67,12 +67,8 @@ def load(
     return dataset
 
 
-def _both(first: Callable[[], object], then: Callable[[], object]) -> Callable[[], None]:
-    def run() -> None:
-        first()
-        then()
-
-    return run
+def _both(first: Callable[[], object], then: Callable[[], object]) -> Callable[[], object]:
+    return lambda: (first(), then())
 
 
 def require_logs(dataset: Dataset, paths: list[Path] | None) -> None:

@@ -34,25 +34,16 @@ class Agent(StrEnum):
     """Background calls of a harness (quota probes, titles) and calls of unknown role."""
 
 
-class Usage(msgspec.Struct, frozen=True, gc=False):
-    """Tokens of one API call in Anthropic's disjoint classes, whatever the provider reported.
+class TokenSums:
+    """The sums of Anthropic's disjoint token classes, for whatever holds the classes: one
+    call's `Usage`, or a group's `analyses.summary.Totals`."""
 
-    `input_tokens` is *uncached* input only; providers that report cached tokens as a subset of
-    input (OpenAI, Codex, Gemini) are converted on ingest.
-    """
-
-    input_tokens: int = 0
-    """Prompt tokens neither read from nor written to the cache."""
-    cache_read_tokens: int = 0
-    """Prompt tokens read from the cache."""
-    cache_write_5m_tokens: int = 0
-    """Prompt tokens written to the cache with a 5-minute lifetime."""
-    cache_write_1h_tokens: int = 0
-    """Prompt tokens written to the cache with a 1-hour lifetime."""
-    output_tokens: int = 0
-    """Generated tokens, reasoning included."""
-    reasoning_tokens: int = 0
-    """The reasoning share of `output_tokens`, where the provider reports it."""
+    __slots__ = ()
+    input_tokens: int
+    cache_read_tokens: int
+    cache_write_5m_tokens: int
+    cache_write_1h_tokens: int
+    output_tokens: int
 
     @property
     def cache_write_tokens(self) -> int:
@@ -73,6 +64,27 @@ class Usage(msgspec.Struct, frozen=True, gc=False):
     def total_tokens(self) -> int:
         """Prompt plus output."""
         return self.prompt_tokens + self.output_tokens
+
+
+class Usage(msgspec.Struct, TokenSums, frozen=True, gc=False):
+    """Tokens of one API call in Anthropic's disjoint classes, whatever the provider reported.
+
+    `input_tokens` is *uncached* input only; providers that report cached tokens as a subset of
+    input (OpenAI, Codex, Gemini) are converted on ingest.
+    """
+
+    input_tokens: int = 0
+    """Prompt tokens neither read from nor written to the cache."""
+    cache_read_tokens: int = 0
+    """Prompt tokens read from the cache."""
+    cache_write_5m_tokens: int = 0
+    """Prompt tokens written to the cache with a 5-minute lifetime."""
+    cache_write_1h_tokens: int = 0
+    """Prompt tokens written to the cache with a 1-hour lifetime."""
+    output_tokens: int = 0
+    """Generated tokens, reasoning included."""
+    reasoning_tokens: int = 0
+    """The reasoning share of `output_tokens`, where the provider reports it."""
 
 
 class Cost(msgspec.Struct, frozen=True, gc=False):

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
 
-from sniff.model import Request
+from sniff.model import Request, TokenSums
 
 
 @dataclass(slots=True)
-class Totals:
+class Totals(TokenSums):
     """Sums over a group of requests."""
 
     requests: int = 0
@@ -82,21 +82,6 @@ class Totals:
             self.first = other.first
         if other.last is not None and (self.last is None or other.last > self.last):
             self.last = other.last
-
-    @property
-    def prompt_tokens(self) -> int:
-        """Uncached input, cache reads and cache writes."""
-        return (
-            self.input_tokens
-            + self.cache_read_tokens
-            + self.cache_write_5m_tokens
-            + self.cache_write_1h_tokens
-        )
-
-    @property
-    def total_tokens(self) -> int:
-        """Prompt plus output."""
-        return self.prompt_tokens + self.output_tokens
 
     @property
     def unpriced_requests(self) -> int:

@@ -201,14 +201,13 @@ class Workspace:
             read = sum(file.size for file in newest[:end])
             yield Progress(dataset, end, len(files), read, total, changed)
 
-    def scan(self, files: list[SourceFile] | None = None) -> ScanNumbers:
+    def scan(self) -> ScanNumbers:
         """`sniff scan`'s numbers: unit by unit from the index when there is one (only units
         whose files changed are analysed again), on the cluster with `dask`, else from every
         file.
 
-        Args:
-            files: the log files under the paths, when the caller listed them already (by
-                default, those the running command's kept answer was keyed by, if any).
+        The files read are those the running command's kept answer was keyed by, if any:
+        listed once.
 
         Raises:
             UserError: as `dataset`.
@@ -216,7 +215,7 @@ class Workspace:
         if self._scan is None:
             from sniff.answers import listed
 
-            self._scan = self._scanned(files if files is not None else listed())
+            self._scan = self._scanned(listed())
         return self._scan
 
     def _scanned(self, files: list[SourceFile] | None) -> ScanNumbers:
