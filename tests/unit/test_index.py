@@ -36,6 +36,7 @@ from sniff.ingest.index_store import INDEX_FILE, Entry, IndexStore
 from sniff.ingest.record import Prompts
 from sniff.logs import load
 from tests.conftest import REPO, SAMPLE_LOGS, Lines
+from tests.unit.test_log_formats import token_count
 
 T0 = datetime(2026, 3, 4, 10, 0, tzinfo=UTC)
 HINT = "hint-folder"
@@ -529,22 +530,6 @@ def test_a_touched_file_is_checked_again_and_stays_the_same(tmp_path: Path, spy:
 
 
 # --- codex -------------------------------------------------------------------------------------
-
-
-def token_count(timestamp: str, total: tuple[int, int, int, int], last: tuple[int, ...]) -> Any:
-    def usage(values: tuple[int, ...]) -> dict[str, int]:
-        inp, cached, out, reasoning = values
-        return {
-            "input_tokens": inp,
-            "cached_input_tokens": cached,
-            "output_tokens": out,
-            "reasoning_output_tokens": reasoning,
-            "total_tokens": inp + out,
-        }
-
-    info = {"total_token_usage": usage(total), "last_token_usage": usage(last)}
-    payload = {"type": "token_count", "info": info}
-    return {"timestamp": timestamp, "type": "event_msg", "payload": payload}
 
 
 def codex_output(timestamp: str) -> dict[str, Any]:
