@@ -251,7 +251,7 @@ class Reader:
 
     def _agent(
         self, line: WireLine | EmbeddedLine, copy_rank: int, embedded_agent: str | None
-    ) -> tuple[str, str]:
+    ) -> tuple[Agent, str]:
         """Which agent made the call, and the id of its chain within the session."""
         if copy_rank == EMBEDDED or not isinstance(line, WireLine):
             embedded_id = embedded_agent or "embedded"
@@ -261,8 +261,8 @@ class Reader:
         if self.file_agent is not None:
             return self.file_agent
         if line.isSidechain:
-            return Agent.SUBAGENT.value, ""  # the chain's root is found at the end of the file
-        return Agent.MAIN.value, Agent.MAIN.value
+            return Agent.SUBAGENT, ""  # the chain's root is found at the end of the file
+        return Agent.MAIN, Agent.MAIN.value
 
     def previous_call(self, key: str, uuid: str | None) -> tuple[str | None, bool, bool]:
         """The response a request continues (the nearest assistant record up its parent
@@ -313,7 +313,7 @@ class _Group(msgspec.Struct, array_like=True, gc=False):
     ttl_assumed: bool
     model: str
     session_id: str
-    agent: str
+    agent: Agent
     agent_id: str
     first_at: str
     last_at: str
@@ -383,7 +383,7 @@ class _Kept(TypedDict):
     """A `Reader`'s attributes, as kept between runs."""
 
     path: str
-    file_agent: tuple[str, str] | None
+    file_agent: tuple[Agent, str] | None
     project: str
     project_from_cwd: bool
     issues: list[LineIssue]
@@ -421,11 +421,11 @@ def _thinks(content: object) -> bool:
     return False
 
 
-def _agent_for_id(agent_id: str) -> str:
-    return Agent.COMPACTION.value if agent_id.startswith("acompact") else Agent.SUBAGENT.value
+def _agent_for_id(agent_id: str) -> Agent:
+    return Agent.COMPACTION if agent_id.startswith("acompact") else Agent.SUBAGENT
 
 
-def _agent_from_file_name(stem: str) -> tuple[str, str] | None:
+def _agent_from_file_name(stem: str) -> tuple[Agent, str] | None:
     """Subagent files are named `agent-<id>.jsonl`; compaction agents `agent-acompact-<id>`."""
     if not stem.startswith("agent-"):
         return None

@@ -182,7 +182,7 @@ def _pair(
     return _Call(found, [each.digest for each in messages])
 
 
-def _agent(body: TraceBody, messages: list[anthropic_api.Message], key: str) -> tuple[str, str]:
+def _agent(body: TraceBody, messages: list[anthropic_api.Message], key: str) -> tuple[Agent, str]:
     """Which agent made the call, and its chain's id.
 
     Claude Code's own agents send tools; its background calls (quota probes, titles) do not.
@@ -190,7 +190,7 @@ def _agent(body: TraceBody, messages: list[anthropic_api.Message], key: str) -> 
     last message asks for a summary; each is a chain of its own, as in transcripts.
     """
     if bytes(body.tools).strip() in NO_TOOLS:
-        return Agent.OTHER.value, Agent.OTHER.value
+        return Agent.OTHER, Agent.OTHER.value
     if (
         messages
         and messages[-1].role == "user"
@@ -199,8 +199,8 @@ def _agent(body: TraceBody, messages: list[anthropic_api.Message], key: str) -> 
             anthropic_api.message_text(bytes(body.messages), len(messages) - 1)
         )
     ):
-        return Agent.COMPACTION.value, f"acompact-{key[-8:]}"
-    return Agent.MAIN.value, Agent.MAIN.value
+        return Agent.COMPACTION, f"acompact-{key[-8:]}"
+    return Agent.MAIN, Agent.MAIN.value
 
 
 def _new_user_content(last: anthropic_api.Message) -> bool:

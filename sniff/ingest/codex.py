@@ -141,7 +141,7 @@ class Reader:
         self.project = project_hint
         self.session_id = PurePath(path).stem
         self.parent_id: str | None = None
-        self.agent, self.agent_id = Agent.MAIN.value, Agent.MAIN.value
+        self.agent, self.agent_id = Agent.MAIN, Agent.MAIN.value
         self.version: str | None = None
         self.model = "(unknown)"
         self.metas = 0
@@ -225,7 +225,7 @@ class Reader:
     def _users_own(self, timestamp: str) -> bool:
         """Whether a message is the user's: not in a subagent's rollout (its messages come from
         the agent that spawned it), nor in a fork's copy of its parent's history."""
-        return self.agent == Agent.MAIN.value and not self._in_replay(timestamp)
+        return self.agent == Agent.MAIN and not self._in_replay(timestamp)
 
     def _in_replay(self, timestamp: str) -> bool:
         """Whether an item of a forked rollout belongs to the parent's history it opens with:
@@ -266,7 +266,7 @@ class Reader:
         self.version = payload.cli_version
         parent = _spawning_parent(source)
         if parent is not None or _is_subagent(source):
-            self.agent, self.agent_id = Agent.SUBAGENT.value, self.session_id
+            self.agent, self.agent_id = Agent.SUBAGENT, self.session_id
             self.parent_id = parent
             self.session_id = parent or self.session_id
 

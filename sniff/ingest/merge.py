@@ -15,11 +15,10 @@ from datetime import UTC, datetime
 
 from sniff.ingest.plausible import in_range
 from sniff.ingest.record import Response
-from sniff.model import Activity, Agent, AgentEvent, Cost, Request, ToolCall, ToolResult, Usage
+from sniff.model import Activity, AgentEvent, Cost, Request, ToolCall, ToolResult, Usage
 
 FREE = Cost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 """The cost of a call that failed: nothing was billed."""
-AGENTS = {agent.value: agent for agent in Agent}
 
 Pricer = Callable[[str, datetime, Usage], Cost | None]
 """(model, when, usage) → cost, or None when the model is unpriced."""
@@ -71,7 +70,7 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         key=response.key,
         project=response.project,
         session_id=response.session_id,
-        agent=AGENTS[response.agent],
+        agent=response.agent,
         agent_id=response.agent_id,
         model=response.model,
         provider=response.provider,

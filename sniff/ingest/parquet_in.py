@@ -145,7 +145,7 @@ def to_response(row: dict[str, Any]) -> Response:
         model=row["model"],
         provider=row["provider"],
         session_id=row["session_id"],
-        agent=row["agent"],
+        agent=Agent(row["agent"]),
         agent_id=row["agent_id"],
         project=row["project"],
         first_at=_seconds(row["first_token_at"]),

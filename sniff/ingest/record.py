@@ -11,7 +11,7 @@ from typing import Literal, NamedTuple
 import msgspec
 
 from sniff.ingest.plausible import epoch as epoch  # where parsers have always found it
-from sniff.model import Activity, Block, LineIssue
+from sniff.model import Activity, Agent, Block, LineIssue
 
 Tokens = tuple[int, int, int, int, int, int]
 """input (uncached), cache read, 5m write, 1h write, output, reasoning."""
@@ -41,7 +41,7 @@ class Response(NamedTuple):
     model: str
     provider: str
     session_id: str
-    agent: str
+    agent: Agent
     agent_id: str
     project: str
     first_at: float | None

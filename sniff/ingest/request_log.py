@@ -109,7 +109,6 @@ def _call(
     tokens, assumed = _tokens(api, body) if error is None else (NO_TOKENS, False)
     model = body.get("model") or request.get("model") or "(unknown)"
     key = call.id or body.get("id") or f"{path}:{number}"
-    agent = Agent.MAIN.value
     return Response(
         SOURCE,
         str(key),
@@ -119,8 +118,8 @@ def _call(
         str(model),
         call.provider or PROVIDERS[api],
         call.session or PurePath(path).stem,
-        agent,
-        agent,
+        Agent.MAIN,
+        Agent.MAIN.value,
         call.project or project_hint,
         epoch(call.first_token_at),
         epoch(call.ended_at) or epoch(call.started_at),
