@@ -37,12 +37,7 @@ def agents(
     verbose: o.Verbose = False,
 ) -> None:
     """Tools used and failed (by class); each user request's model calls, tool calls and cost."""
-    from sniff.workspace import Workspace
-
-    workspace = Workspace(
-        paths, since=since, until=until, project=project, tz=tz, pricing=pricing,
-        log_format=log_format, use_index=not no_index,
-    )  # fmt: skip
+    workspace = o.workspace(locals())
     with shown(wanted(json=json, no_progress=no_progress)):
         report = workspace.agents_report()
     o.report_issues(workspace.dataset(), verbose)

@@ -88,12 +88,7 @@ def cache(
     if breaks:
         # --policy-file stays: its thinking rules decide which breaks are expected
         _simulation_only(policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens)
-    from sniff.workspace import Workspace
-
-    workspace = Workspace(
-        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
-    )  # fmt: skip
+    workspace = o.workspace(locals())
     show = wanted(json=json, no_progress=no_progress)
     if breaks:
         _breaks(workspace, json=json, verbose=verbose, policy_file=policy_file, show=show)

@@ -43,12 +43,8 @@ def export(
     what is new and never counts a request twice.
     """
     from sniff.export import export as write
-    from sniff.workspace import Workspace
 
-    workspace = Workspace(
-        paths, since=since, until=until, project=project, model=model, agent=agent, tz="UTC",
-        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
-    )  # fmt: skip
+    workspace = o.workspace(locals(), tz="UTC")
     with shown(wanted(json=json, no_progress=no_progress)):
         dataset = workspace.dataset(True)
         result = write(output, workspace.filters.apply(dataset.requests), workspace.prices)

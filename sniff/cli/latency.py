@@ -64,12 +64,7 @@ def latency(
 
     if metric not in METRICS:
         raise UserError(f"--metric must be one of {', '.join(METRICS)}, not {metric!r}")
-    from sniff.workspace import Workspace
-
-    workspace = Workspace(
-        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, use_index=not no_index,
-    )  # fmt: skip
+    workspace = o.workspace(locals())
     with shown(wanted(json=json, no_progress=no_progress)):
         # scipy takes a second to import: let it load while worker processes parse the logs
         dataset = workspace.dataset(while_waiting=_import_peaks)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -12,6 +12,11 @@ from sniff.workspace.choices import FORMATS
 
 if TYPE_CHECKING:
     from sniff.model import Dataset
+    from sniff.workspace import Workspace
+
+WORKSPACE_OPTIONS = ("since", "until", "project", "model", "agent", "tz", "pricing", "log_format",
+                     "dask")  # fmt: skip
+"""The options a command hands to its Workspace under the same names."""
 
 Paths = Annotated[
     list[Path] | None,
@@ -98,6 +103,15 @@ NoProgress = Annotated[
 Verbose = Annotated[
     bool, typer.Option("--verbose", "-v", help="List every skipped line as file:line: reason.")
 ]
+
+
+def workspace(options: dict[str, Any], **fixed: Any) -> Workspace:
+    """The Workspace of a command's options (its `locals()`): those of `WORKSPACE_OPTIONS` it
+    has, `--no-index` as reading without the index, and `fixed` values in place of options."""
+    from sniff.workspace import Workspace
+
+    chosen = {name: options[name] for name in WORKSPACE_OPTIONS if name in options} | fixed
+    return Workspace(options.get("paths"), use_index=not options.get("no_index"), **chosen)
 
 
 def report_issues(dataset: Dataset, verbose: bool) -> None:

@@ -82,16 +82,12 @@ def report(
     HTML is one self-contained file with charts that opens offline and prints to PDF.
     """
     from sniff.errors import UserError
-    from sniff.workspace import Workspace
 
     output_format = _output_format(output_format, json)
     target = _destination(output, output_format, to_stdout=json)
     if target is not None and target.is_dir():
         raise UserError(f"--output is a directory: {target} (give a file name)")
-    workspace = Workspace(
-        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
-    )  # fmt: skip
+    workspace = o.workspace(locals())
     with shown(wanted(json=json, no_progress=no_progress)):
         text = _render(workspace.report(by, redact=redact), output_format)
     o.report_issues(workspace.dataset(True), verbose)

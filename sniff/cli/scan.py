@@ -34,12 +34,7 @@ def scan(
     verbose: o.Verbose = False,
 ) -> None:
     """Tokens, cost, cache hit rate and savings, in total and by project, model, day, session."""
-    from sniff.workspace import Workspace
-
-    workspace = Workspace(
-        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, use_index=not no_index, dask=dask,
-    )  # fmt: skip
+    workspace = o.workspace(locals())
     with shown(wanted(json=json, no_progress=no_progress)):
         numbers = workspace.scan()
     o.report_issues(numbers.dataset, verbose)

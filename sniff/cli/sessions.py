@@ -46,14 +46,10 @@ def sessions(
     """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
     from sniff.analyses.summary import SESSION_SORTS, summarize
     from sniff.errors import UserError
-    from sniff.workspace import Workspace
 
     if sort not in SORTS:
         raise UserError(f"--sort must be one of {', '.join(SORTS)}, not {sort!r}")
-    workspace = Workspace(
-        paths, since=since, until=until, project=project, model=model, agent=agent, tz=tz,
-        pricing=pricing, log_format=log_format, use_index=not no_index,
-    )  # fmt: skip
+    workspace = o.workspace(locals())
     with shown(wanted(json=json, no_progress=no_progress)):
         dataset = workspace.dataset()
         summary = summarize(workspace.filters.apply(dataset.requests), workspace.zone)

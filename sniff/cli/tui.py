@@ -24,9 +24,7 @@ def tui(
 
     Enter opens a row, Escape goes back, / filters, s sorts, f lists findings, ? shows help.
     """
-    from sniff.workspace import Workspace
-
-    workspace = Workspace(paths, tz=tz, pricing=pricing, log_format=log_format)
+    workspace = o.workspace(locals())
     from sniff.tui import make_app
 
     make_app(workspace).run()
