@@ -8,7 +8,7 @@ one), and tests and benchmarks read logs through it without options to check.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 from sniff.errors import UserError
@@ -28,7 +28,8 @@ def load(
     while_waiting: Callable[[], object] | None = None,
     use_index: bool = True,
     window: tuple[float | None, float | None] = (None, None),
-    files: list[SourceFile] | None = None,
+    listed: list[SourceFile] | None = None,
+    only: Collection[str] | None = None,
 ) -> Dataset:
     """Read and price the logs under `paths` here, or under the usual roots when none are given.
 
@@ -43,16 +44,18 @@ def load(
         use_index: keep what each file yielded in the on-disk index, and parse only files
             that changed since (False: parse everything, touch no index).
         window: (since, until) epoch seconds the caller keeps (see `ingest.reading.read`).
-        files: only these of the files under the roots, listed by the caller (default: all
-            of them); the index then forgets none of the others.
+        listed: the files under the roots, when the caller listed them already.
+        only: read only the files of these paths (default: all of them); the index then
+            forgets none of the others.
 
     Raises:
         UserError: a given path does not exist.
     """
     roots, sample = roots_for(paths)
     book = prices or PriceBook()
+    files = expand(roots) if listed is None else listed
     dataset = read(
-        expand(roots) if files is None else files,
+        files if only is None else [file for file in files if file.path in only],
         book.cost,
         roots=tuple(str(root) for root in roots),
         sample=sample,
@@ -61,7 +64,7 @@ def load(
         while_waiting=book.prepare if while_waiting is None else _both(book.prepare, while_waiting),
         use_index=use_index,
         window=window,
-        forget=files is None,
+        forget=only is None,
     )
     book.save()
     return dataset

@@ -194,8 +194,8 @@ class Workspace:
             with progress.watched() as reading:
                 dataset = load(
                     self.paths, self.prices, log_format=self.log_format, with_prompts="sized",
-                    use_index=self.use_index,
-                    files=None if end == len(files) else [f for f in files if f.path in chosen],
+                    use_index=self.use_index, listed=files,
+                    only=None if end == len(files) else chosen,
                 )  # fmt: skip
             changed += reading().planned_files
             read = sum(file.size for file in newest[:end])

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 import sniff.lint
-from sniff import logs
 from sniff.analyses.browse import Archive
 from sniff.ingest import discover
 from sniff.logs import load
@@ -122,7 +121,7 @@ async def test_a_file_deleted_between_listing_and_reading_is_reported_not_fatal(
         files[0].unlink(missing_ok=True)  # gone after it was listed
         return listed
 
-    monkeypatch.setattr(logs, "expand", expand_then_delete)
+    monkeypatch.setattr(discover, "expand", expand_then_delete)  # the Workspace lists the files
     app = make_app(Workspace(archive, tz="UTC"))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(pilot)
