@@ -15,7 +15,7 @@ import orjson
 
 from sniff.ingest.plausible import check_depth, count, usage_object, usage_part
 from sniff.ingest.prompt_blocks import make_block
-from sniff.ingest.record import Tokens
+from sniff.ingest.record import NO_TOKENS, Tokens
 from sniff.model import Block
 from sniff.redact_secrets import redact_secrets
 
@@ -189,7 +189,7 @@ def tokens(usage: Any) -> tuple[Tokens, bool]:
     """
     usage = usage_object(usage)
     if usage is None:
-        return (0, 0, 0, 0, 0, 0), False
+        return NO_TOKENS, False
     written = count(usage.get("cache_creation_input_tokens"))
     if usage.get("cache_creation") is not None:
         split = usage_part(usage, "cache_creation")
@@ -201,7 +201,7 @@ def tokens(usage: Any) -> tuple[Tokens, bool]:
     else:
         one_hour, assumed = 0, written > 0
     reasoning = count(usage_part(usage, "output_tokens_details").get("thinking_tokens"))
-    return (
+    return Tokens(
         count(usage.get("input_tokens")),
         count(usage.get("cache_read_input_tokens")),
         written - one_hour,

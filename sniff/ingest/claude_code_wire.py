@@ -56,7 +56,7 @@ class WireUsage(UsageFields, gc=False):
             ttl_assumed = written > 0
         details = self.output_tokens_details
         reasoning = counted(details.thinking_tokens) if details is not None else 0
-        return (
+        return Tokens(
             counted(self.input_tokens),
             counted(self.cache_read_input_tokens),
             written - one_hour,

@@ -358,7 +358,7 @@ def _tokens(counts: tuple[int, int, int, int, int]) -> Tokens:
     total_input, cached, written, output, reasoning = counts
     cached = min(cached, total_input)
     written = min(written, total_input - cached)
-    return (total_input - cached - written, cached, written, 0, output, reasoning)
+    return Tokens(total_input - cached - written, cached, written, 0, output, reasoning)
 
 
 def _spawning_parent(source: Any) -> str | None:

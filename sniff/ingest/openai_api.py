@@ -12,7 +12,7 @@ from typing import Any
 from sniff.ingest.anthropic_api import sse_events
 from sniff.ingest.plausible import count, usage_object, usage_part
 from sniff.ingest.prompt_blocks import make_block
-from sniff.ingest.record import Tokens
+from sniff.ingest.record import NO_TOKENS, Tokens
 from sniff.model import Block
 
 CHAT = "openai-chat"
@@ -66,7 +66,7 @@ def chat_tokens(usage: Any) -> Tokens:
     """
     usage = usage_object(usage)
     if usage is None:
-        return (0, 0, 0, 0, 0, 0)
+        return NO_TOKENS
     prompt = count(usage.get("prompt_tokens"))
     details = usage_part(usage, "prompt_tokens_details")
     cached = count(details.get("cached_tokens"))
@@ -81,7 +81,7 @@ def chat_tokens(usage: Any) -> Tokens:
         written = min(written, prompt - cached)
         uncached = prompt - cached - written
     reasoning = count(usage_part(usage, "completion_tokens_details").get("reasoning_tokens"))
-    return (uncached, cached, written, 0, count(usage.get("completion_tokens")), reasoning)
+    return Tokens(uncached, cached, written, 0, count(usage.get("completion_tokens")), reasoning)
 
 
 def responses_tokens(usage: Any) -> Tokens:
@@ -92,13 +92,13 @@ def responses_tokens(usage: Any) -> Tokens:
     """
     usage = usage_object(usage)
     if usage is None:
-        return (0, 0, 0, 0, 0, 0)
+        return NO_TOKENS
     total_input = count(usage.get("input_tokens"))
     details = usage_part(usage, "input_tokens_details")
     cached = min(count(details.get("cached_tokens")), total_input)
     written = min(count(details.get("cache_write_tokens")), total_input - cached)
     reasoning = count(usage_part(usage, "output_tokens_details").get("reasoning_tokens"))
-    return (
+    return Tokens(
         total_input - cached - written,
         cached,
         written,

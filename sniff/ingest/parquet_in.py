@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from sniff.ingest.export_folders import MANIFEST, REQUESTS, is_export, table_files
 from sniff.ingest.plausible import OUT_OF_RANGE, Implausible, count, in_range
-from sniff.ingest.record import TOP_LEVEL, FileResult, Response
+from sniff.ingest.record import TOP_LEVEL, FileResult, Response, Tokens
 from sniff.model import Agent, LineIssue
 
 if TYPE_CHECKING:
@@ -135,12 +135,11 @@ def to_response(row: dict[str, Any]) -> Response:
         raise ValueError(f"unknown agent {row['agent']!r}")
     if row["ended_at"] is None:
         raise ValueError("ended_at is empty")
-    tokens = tuple(count(row[name]) for name in TOKENS)
     return Response(
         source=row["source"],
         key=row["key"],
         copy_rank=TOP_LEVEL,
-        usage=(tokens[0], tokens[1], tokens[2], tokens[3], tokens[4], tokens[5]),
+        usage=Tokens(*(count(row[name]) for name in TOKENS)),
         ttl_assumed=bool(row["ttl_assumed"]),
         model=row["model"],
         provider=row["provider"],

@@ -13,10 +13,21 @@ import msgspec
 from sniff.ingest.plausible import epoch as epoch  # where parsers have always found it
 from sniff.model import Activity, Agent, Block, LineIssue
 
-Tokens = tuple[int, int, int, int, int, int]
-"""input (uncached), cache read, 5m write, 1h write, output, reasoning."""
 
-NO_TOKENS: Tokens = (0, 0, 0, 0, 0, 0)
+class Tokens(NamedTuple):
+    """One call's tokens as a parser read them, in Anthropic's disjoint classes (`Usage`'s)."""
+
+    input: int
+    """Prompt tokens neither read from nor written to the cache."""
+    cache_read: int
+    cache_write_5m: int
+    cache_write_1h: int
+    output: int
+    reasoning: int
+    """Output tokens spent thinking (part of `output`, where the provider says)."""
+
+
+NO_TOKENS = Tokens(0, 0, 0, 0, 0, 0)
 
 Prompts = bool | Literal["sized"]
 """How much of logged prompts to read: False nothing, True blocks with tokenizer counts,
