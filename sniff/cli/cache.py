@@ -13,8 +13,6 @@ from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
 
 if TYPE_CHECKING:
-    from sniff.analyses.breaks import BreakReport
-    from sniff.model import Dataset
     from sniff.workspace import Workspace
 
 
@@ -133,23 +131,9 @@ def _breaks(
         from sniff.engine import load_policies
 
         load_policies(policy_file)
-    report: BreakReport
-    dataset: Dataset
     with shown(show):
-        if workspace.dask:
-            from sniff import dask_backend
-            from sniff.dask_cluster import cluster
-            from sniff.logs import require_logs
-
-            with cluster(workspace.dask) as client:
-                report, dataset = dask_backend.breaks(
-                    client, workspace.paths, workspace.pricing, workspace.filters,
-                    workspace.zone, log_format=workspace.log_format, policy_file=policy_file,
-                )  # fmt: skip
-            require_logs(dataset, workspace.paths)
-        else:
-            report = workspace.break_report(policy_file)
-            dataset = workspace.dataset("sized")
+        report = workspace.break_report(policy_file)
+        dataset = workspace.dataset("sized")  # what the report was read from, on the cluster too
     o.report_issues(dataset, verbose)
     if json:
         from sniff.present.breaks_json import breaks_json

@@ -277,6 +277,18 @@ class Workspace:
         Raises:
             UserError: as `dataset`, or the policy file is invalid.
         """
+        if policy_file not in self._breaks and self.dask:
+            from sniff import dask_backend
+            from sniff.dask_cluster import cluster
+            from sniff.logs import require_logs
+
+            with cluster(self.dask) as client:
+                report, dataset = dask_backend.breaks(
+                    client, self.paths, self.pricing, self.filters, self.zone,
+                    log_format=self.log_format, policy_file=policy_file,
+                )  # fmt: skip
+            require_logs(dataset, self.paths)
+            self._breaks[policy_file], self._datasets["sized"] = report, dataset
         if policy_file not in self._breaks:
             from sniff.analyses.breaks import CacheRules, find_breaks
 
