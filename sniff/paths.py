@@ -4,15 +4,20 @@
 answers, the price tables resolved from genai-prices and the tokenizer's verified encoding.
 `SNIFF_CACHE_DIR` names another folder (set empty: keep nothing); else it is the user's cache
 folder, where the platform puts those (platformdirs). What is kept there is kept under the
-identity of what it was made from: sniff's own code (`code_identity`), the price data
-(`price_data_identity`), a file the user gave (`file_identity`).
+identity of what it was made from (`identity`): sniff's version and own code
+(`code_identity`), and the parts it names: the price data (`price_data_identity`), a file the
+user gave (`file_identity`), the options, the logs' files.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
 from pathlib import Path
+
+from sniff.version import __version__
 
 
 def cache_folder() -> Path | None:
@@ -23,6 +28,15 @@ def cache_folder() -> Path | None:
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("sniff", appauthor=False))
+
+
+def identity(*parts: object) -> str:
+    """The one identity of everything sniff keeps (index rows, scan parts, answers): sniff's
+    version and code, and `parts`, what the kept thing was made from. A kept thing is used
+    only under the identity it was made under: an edited sniff never reads old records."""
+    digest = hashlib.sha256(json.dumps([__version__, parts], default=str).encode())
+    digest.update(json.dumps(code_identity()).encode())
+    return digest.hexdigest()[:32]
 
 
 def file_identity(path: Path | None) -> tuple[str, int, int] | None:

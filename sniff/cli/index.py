@@ -27,12 +27,12 @@ def index(
     """The on-disk index that spares re-reading unchanged logs: where it is, what it holds."""
     import shutil
 
-    from sniff.answers import answers_folder
     from sniff.ingest.index_store import INDEX_FILE
     from sniff.ingest.index_store import clear as clear_index
     from sniff.ingest.indexed import holdings
     from sniff.numbers import plural
     from sniff.paths import cache_folder
+    from sniff.workspace.answers import answers_folder
 
     folder = cache_folder()
     if folder is None:

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from sniff.answers import replayed
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
+from sniff.workspace.answers import replayed
 
 
 def register(app: typer.Typer) -> None:

@@ -15,8 +15,6 @@ rows, and forgets the deleted files, in one transaction at the end.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 from collections.abc import Callable
 from functools import partial
@@ -30,8 +28,7 @@ from sniff.ingest.index_store import Entry, Holdings, IndexStore
 from sniff.ingest.parallel import map_balanced
 from sniff.ingest.record import FileResult, Prompts, decode_result
 from sniff.model import LineIssue
-from sniff.paths import cache_folder, code_identity
-from sniff.version import __version__
+from sniff.paths import cache_folder, identity
 
 INDEX_FORMAT = 4
 """Bump when what the index stores changes meaning."""
@@ -45,11 +42,8 @@ _ISSUES = msgspec.msgpack.Decoder(list[LineIssue])
 
 def fingerprint() -> str:
     """Changes whenever the records the index holds could mean something else: sniff's
-    version, the index format, and sniff's code (`paths.code_identity`, the one identity of
-    the code every kept thing is made by: an edited parser never reads old records)."""
-    digest = hashlib.sha256(f"{__version__}:{INDEX_FORMAT}".encode())
-    digest.update(json.dumps(code_identity()).encode())
-    return digest.hexdigest()[:24]
+    version and code, and the index format (`paths.identity`)."""
+    return identity("index", INDEX_FORMAT)
 
 
 def mode_of(log_format: str | None, with_prompts: Prompts) -> str:

@@ -213,7 +213,7 @@ class Workspace:
             UserError: as `dataset`.
         """
         if self._scan is None:
-            from sniff.answers import listed
+            from sniff.workspace.answers import listed
 
             self._scan = self._scanned(listed())
         return self._scan

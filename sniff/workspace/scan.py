@@ -30,7 +30,7 @@ from sniff.ingest.reading import account
 from sniff.ingest.record import Prompts
 from sniff.ingest.units import units
 from sniff.model import Dataset
-from sniff.paths import code_identity, price_data_identity
+from sniff.paths import identity, price_data_identity
 from sniff.pricing import PriceBook
 
 PARALLEL_ANALYSIS_BYTES = 32 * 1024 * 1024
@@ -113,14 +113,10 @@ def scan_units(
 
 
 def scan_scope(**options: object) -> str:
-    """The scope of parts: the options given plus the price data and sniff's own code."""
-    described = json.dumps(
-        [sorted((name, str(value)) for name, value in options.items()), price_data_identity()],
-        default=str,
-    )
-    digest = hashlib.sha256(described.encode())
-    digest.update(json.dumps(code_identity()).encode())
-    return digest.hexdigest()[:32]
+    """The scope of parts: the options given plus the price data (and sniff's version and code:
+    `paths.identity`)."""
+    return identity("scan", sorted((name, str(value)) for name, value in options.items()),
+                    price_data_identity())  # fmt: skip
 
 
 def _within(scope: str, roots: list[Path]) -> str:

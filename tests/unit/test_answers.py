@@ -1,5 +1,5 @@
-"""Kept answers (`sniff.answers`): `sniff scan` to a pipe replays its last output when nothing
-it depends on changed, and reads again when anything did."""
+"""Kept answers (`sniff.workspace.answers`): `sniff scan` to a pipe replays its last output when
+nothing it depends on changed, and reads again when anything did."""
 
 from __future__ import annotations
 

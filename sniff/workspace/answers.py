@@ -18,7 +18,6 @@ file is kept: a terminal's output depends on its size and colours.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import json
 import os
@@ -31,7 +30,7 @@ from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sniff.paths import cache_folder, code_identity, file_identity, price_data_identity
+from sniff.paths import cache_folder, file_identity, identity, price_data_identity
 
 if TYPE_CHECKING:
     from sniff.ingest.discover import SourceFile
@@ -197,28 +196,20 @@ def answer_key(
     whether every log file has settled (none was modified in the last `discover.RACY_NS`), and the
     log files listed for it."""
     from sniff.ingest.discover import RACY_NS, expand, roots_for
-    from sniff.version import __version__
 
-    digest = hashlib.sha256()
-
-    def add(*parts: object) -> None:
-        digest.update(json.dumps(parts, default=str).encode())
-        digest.update(b"\0")
-
-    add(__version__, command, sorted((name, str(value)) for name, value in options.items()))
-    add(os.getcwd(), [(name, os.environ.get(name)) for name in ENVIRONMENT])
-    add(time.strftime("%Y-%m-%d %z"), _zone_identity())
     roots, sample = roots_for(paths)
-    add([str(root) for root in roots], sample)
     recent = time.time_ns() - RACY_NS
     files = expand(roots)
-    add([(file.path, file.identity, file.problem) for file in files])  # one call: ~1k files
     settled = all(file.mtime_ns < recent for file in files)
     pricing = options.get("pricing")
-    if pricing is not None:
-        add(file_identity(Path(pricing)))
-    add(price_data_identity(), code_identity())
-    return digest.hexdigest()[:32], settled, files
+    key = identity(
+        "answer", command, sorted((name, str(value)) for name, value in options.items()),
+        os.getcwd(), [(name, os.environ.get(name)) for name in ENVIRONMENT],
+        time.strftime("%Y-%m-%d %z"), _zone_identity(), [str(root) for root in roots], sample,
+        [(file.path, file.identity, file.problem) for file in files],
+        None if pricing is None else file_identity(Path(pricing)), price_data_identity(),
+    )  # fmt: skip
+    return key, settled, files
 
 
 @contextlib.contextmanager
