@@ -1,10 +1,10 @@
 """Provides `lint`: prompt files and logged requests in, cache anti-patterns with their price out.
 
 The rules are in `rules` (on one prompt) and `session_rules` (on consecutive requests); this
-module reads the inputs, groups logged requests into sessions, runs the selected rules, and
-prices each problem with the cache engine (`savings`). The logs' priced requests, which SN012
-judges idle gaps by, come from the caller's `Loader`: lint sits below the front ends and their
-way of reading logs.
+module reads the prompt files, groups logged requests into sessions, runs the selected rules,
+and prices each problem with the cache engine (`savings`). Logged requests, their prompts'
+text and the priced requests SN012 judges idle gaps by, come from the caller's `Loader`: lint
+sits below the front ends and their way of reading logs.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sniff import tokens
 from sniff.errors import UserError
 from sniff.ingest.record import Prompts
 from sniff.lint import rules as _rules  # noqa: F401 - registers the rules on one prompt
-from sniff.lint.inputs import load_prompts
+from sniff.lint.inputs import load_prompts, logged_prompts
 from sniff.lint.prompts import LintPrompt
 from sniff.lint.registry import RULES, LintContext, finding
 from sniff.lint.savings import chain_saving, file_saving
@@ -76,18 +76,20 @@ def lint(
     paths: Sequence[Path],
     config: LintConfig,
     prices: PriceBook | None = None,
-    load: Loader | None = None,
+    *,
+    load: Loader,
 ) -> LintReport:
-    """Check prompt files and logs under `paths`.
-
-    `load` reads the logs for SN012 (idle gaps): without it, that rule finds nothing.
+    """Check prompt files and logs under `paths`, the logs read by `load`.
 
     Raises:
         UserError: a path does not exist, or a prompt file cannot be read.
     """
     prices = prices or PriceBook()
-    prompts, usage_only = load_prompts(list(paths))
-    return check(prompts, usage_only, config, prices, load)
+    prompts, logs = load_prompts(list(paths))
+    logged, usage_only = (
+        logged_prompts(load(logs, prices, with_prompts=Prompts.TEXT), logs) if logs else ([], [])
+    )
+    return check(prompts + logged, usage_only, config, prices, load)
 
 
 def check(
@@ -107,7 +109,7 @@ def check(
         minimum=_minimum(),
         count=lambda text: tokens.count(text),
         # read as `cache --breaks` reads them, so that both judge the same breaks
-        gaps=_gap_findings(load(logs, prices, with_prompts="sized"), prices)
+        gaps=_gap_findings(load(logs, prices, with_prompts=Prompts.SIZED), prices)
         if load is not None and logs
         else [],
     )

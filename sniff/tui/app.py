@@ -152,6 +152,7 @@ class SniffApp(App[None]):
         from textual.worker import get_current_worker
 
         from sniff.lint import LintConfig, lint
+        from sniff.logs import load
 
         worker = get_current_worker()
         # Only the logs: a prompt file lying beside them is not part of the archive. Idle gaps
@@ -159,7 +160,7 @@ class SniffApp(App[None]):
         logs = [Path(file) for file in files]
         config = LintConfig(ignore=("SN012",))
         try:
-            report = lint(logs, config, self.prices)
+            report = lint(logs, config, self.prices, load=load)
         except Exception as error:
             self.call_from_thread(self._failed, "checking prompts", error)
             report = None

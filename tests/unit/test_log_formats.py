@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from sniff.ingest.log_formats import detect
+from sniff.ingest.record import Prompts
 from sniff.logs import load
 from sniff.model import Request
 
@@ -202,7 +203,7 @@ def test_claude_trace_prompt_blocks_in_cache_order_with_marks(tmp_path):
         "body_raw": sse("claude-sonnet-4-5-20250929", USAGE, 20),
     }
     log = write(tmp_path / "log.jsonl", [pair(BODY, streamed)])
-    [request] = requests(log, with_prompts=True)
+    [request] = requests(log, with_prompts=Prompts.COUNTED)
     layout = [(b.kind, b.role, b.cache_control) for b in request.blocks]
     assert layout == [
         ("tool", "tools", None),
