@@ -310,7 +310,7 @@ def _prompt(
         whole = {name: decoded(raw, AROUND_BODY) for name, raw in parts.items() if raw}
         whole |= {name: getattr(body, name) for name in PARAMS}
         sent = {"model": body.model, **{k: v for k, v in whole.items() if v is not msgspec.UNSET}}
-        return read_body(sent, label)
+        return read_body(sent, label=label)
     return anthropic_api.blocks_from_raw(
         bytes(body.tools), bytes(body.system), bytes(body.messages),
         with_prompts == Prompts.COUNTED, AROUND_BODY,

@@ -1,24 +1,28 @@
-"""Provides `read_body`: a request body as blocks that keep their text and place, and `Sent`.
+"""Provides `read_body`: a request body (Anthropic Messages, OpenAI Chat or Responses) as the
+prompt's blocks in cache order, and what else the body says (`Sent`).
 
-What `Prompts.TEXT` reads, for checking a prompt's text (lint): each block says where it sits
-in the request (`system[0]`, `messages[3].content[0]`) and what the model reads of it, and the
-body's settings that change the cached prefix come with it. The API is told from the body's
-shape alone, so that a body reads alike in a log and in a prompt file.
+The one walker of a request body, whether a log or a prompt file (lint) holds it. Under
+`Prompts.TEXT` each block also says where it sits in the request (`system[0]`,
+`messages[3].content[0]`) and what the model reads of it (what lint checks).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import msgspec
 
 from sniff.ingest.anthropic_api import API as ANTHROPIC
-from sniff.ingest.openai_api import CHAT, RESPONSES
-from sniff.ingest.prompt_blocks import cache_mark, make_block
+from sniff.ingest.openai_api import CHAT, RESPONSES, SYSTEM_ROLES
+from sniff.ingest.prompt_blocks import make_block
+from sniff.ingest.record import Prompts
 from sniff.model import Block, Sent
 
+ANSWERS = frozenset({"function_call", "reasoning"})
+"""The Responses input items without a role that the model gave."""
 PARAMS = (
     "tool_choice",
     "thinking",
@@ -30,16 +34,31 @@ PARAMS = (
 )
 
 
-def read_body(body: dict[str, Any], label: str | None = None) -> tuple[tuple[Block, ...], Sent]:
-    """A request body's blocks, in cache order, and what else it says (`label`: the call's
-    id in its log)."""
-    api = detect_api(body, None)
+Make = Callable[[str, str, str, str, Any], Block]
+"""Makes a block of (path, kind, role, text, content): `text_block` in a way of reading."""
+
+
+def read_body(
+    body: dict[str, Any],
+    prompts: Prompts = Prompts.TEXT,
+    api: str | None = None,
+    label: str | None = None,
+) -> tuple[tuple[Block, ...], Sent]:
+    """A request body's blocks, read as `prompts` asks, and what else it says.
+
+    Args:
+        api: the API the call was made to, where its log tells (default: told by the body's
+            shape).
+        label: the call's id in its log.
+    """
+    api = api or detect_api(body, None)
+    make = partial(text_block, prompts=prompts)
     if api == RESPONSES:
-        blocks = _responses_blocks(body)
+        blocks = _responses_blocks(body, make)
     elif api == CHAT and "system" not in body:
-        blocks = _chat_blocks(body)
+        blocks = _chat_blocks(body, make)
     else:
-        api, blocks = ANTHROPIC, _anthropic_blocks(body)
+        api, blocks = ANTHROPIC, _anthropic_blocks(body, make)
     model = body.get("model") if isinstance(body.get("model"), str) else None
     params = {name: body[name] for name in PARAMS if name in body}
     return tuple(blocks), Sent(api, model, params, label)
@@ -66,94 +85,108 @@ def detect_api(request: dict[str, Any], response: Any) -> str:
     return ANTHROPIC if "anthropic" in str(request.get("model", "")) else CHAT
 
 
-def text_block(path: str, kind: str, role: str, text: str, raw: Any, mark: str | None) -> Block:
-    """A block of `raw` content (sized) with the text and place lint reads."""
-    sized = make_block(kind, role, raw, count_tokens=False)
-    return msgspec.structs.replace(sized, text=text, path=path, cache_control=mark)
+def text_block(
+    path: str, kind: str, role: str, text: str, content: Any, prompts: Prompts = Prompts.TEXT
+) -> Block:
+    """A block of `content` (`prompt_blocks.make_block`), with its text and place under
+    `Prompts.TEXT`."""
+    block = make_block(kind, role, content, count_tokens=prompts == Prompts.COUNTED)
+    return (
+        msgspec.structs.replace(block, text=text, path=path) if prompts == Prompts.TEXT else block
+    )
 
 
-def _anthropic_blocks(body: dict[str, Any]) -> list[Block]:
-    blocks = [_tool_block(f"tools[{i}]", tool) for i, tool in enumerate(_list(body.get("tools")))]
+def _anthropic_blocks(body: dict[str, Any], make: Make) -> list[Block]:
+    blocks = [
+        _tool_block(f"tools[{i}]", tool, make) for i, tool in enumerate(_list(body.get("tools")))
+    ]
     system = body.get("system")
     if isinstance(system, str):
-        blocks.append(text_block("system", "text", "system", system, system, None))
+        blocks.append(make("system", "text", "system", system, _typed("text", system)))
     for index, part in enumerate(_list(system)):
-        blocks.append(_part(f"system[{index}]", "system", part))
-    blocks.extend(_messages(body.get("messages"), "messages"))
+        blocks.append(_part(f"system[{index}]", "system", part, make))
+    blocks.extend(_messages(body.get("messages"), "messages", make))
     return blocks
 
 
-def _chat_blocks(body: dict[str, Any]) -> list[Block]:
-    blocks = [_tool_block(f"tools[{i}]", tool) for i, tool in enumerate(_list(body.get("tools")))]
-    blocks.extend(_messages(body.get("messages"), "messages"))
+def _chat_blocks(body: dict[str, Any], make: Make) -> list[Block]:
+    blocks = [
+        _tool_block(f"tools[{i}]", tool, make) for i, tool in enumerate(_list(body.get("tools")))
+    ]
+    blocks.extend(_messages(body.get("messages"), "messages", make))
     return blocks
 
 
-def _responses_blocks(body: dict[str, Any]) -> list[Block]:
+def _responses_blocks(body: dict[str, Any], make: Make) -> list[Block]:
     blocks: list[Block] = []
     instructions = body.get("instructions")
     if isinstance(instructions, str):
         blocks.append(
-            text_block("instructions", "text", "system", instructions, instructions, None)
+            make("instructions", "text", "system", instructions, _typed("input_text", instructions))
         )
     blocks.extend(
-        _tool_block(f"tools[{i}]", tool) for i, tool in enumerate(_list(body.get("tools")))
+        _tool_block(f"tools[{i}]", tool, make) for i, tool in enumerate(_list(body.get("tools")))
     )
     items = body.get("input")
     if isinstance(items, str):
-        blocks.append(text_block("input", "text", "user", items, items, None))
+        blocks.append(make("input", "text", "user", items, _typed("input_text", items)))
     else:
-        blocks.extend(_messages(items, "input"))
+        blocks.extend(_messages(items, "input", make))
     return blocks
 
 
-def _messages(messages: Any, name: str) -> Iterator[Block]:
+def _messages(messages: Any, name: str, make: Make) -> Iterator[Block]:
     for index, message in enumerate(_list(messages)):
         if not isinstance(message, dict):
             continue
-        role = str(message.get("role") or ("assistant" if "call_id" in message else "user"))
-        role = "system" if role in ("system", "developer") else role
+        kind = message.get("type")
+        role = str(message.get("role") or ("assistant" if kind in ANSWERS else "user"))
+        role = "system" if role in SYSTEM_ROLES else role
         content = message.get("content", message)
         if role == "tool" or message.get("tool_calls"):
-            yield _chat_tool_block(f"{name}[{index}]", role, message)
+            yield _chat_tool_block(f"{name}[{index}]", role, message, make)
         elif isinstance(content, str):
-            yield text_block(f"{name}[{index}]", "text", role, content, content, None)
+            yield make(f"{name}[{index}]", "text", role, content, _typed("text", content))
         elif isinstance(content, list):
             for part_index, part in enumerate(content):
-                yield _part(f"{name}[{index}].content[{part_index}]", role, part)
+                yield _part(f"{name}[{index}].content[{part_index}]", role, part, make)
         else:
-            yield _part(f"{name}[{index}]", role, message)
+            yield _part(f"{name}[{index}]", role, message, make)
 
 
-def _chat_tool_block(path: str, role: str, message: dict[str, Any]) -> Block:
+def _chat_tool_block(path: str, role: str, message: dict[str, Any], make: Make) -> Block:
     """An OpenAI Chat tool call (assistant) or tool result (`tool` role): history, written once
     and repeated as it was, like Anthropic's tool_use and tool_result blocks; their call ids
     and outputs are no volatile prefix content."""
     content = message.get("content")
     if role == "tool":
         text = content if isinstance(content, str) else json.dumps(content)
-        return text_block(path, "tool_result", role, text, message, None)
-    return text_block(path, "tool_use", role, json.dumps(message), message, None)
+        return make(path, "tool_result", role, text, message)
+    return make(path, "tool_use", role, json.dumps(message), message)
 
 
-def _part(path: str, role: str, part: Any) -> Block:
+def _part(path: str, role: str, part: Any, make: Make) -> Block:
     if isinstance(part, dict):
         kind = str(part.get("type") or "text")
         text = part.get("text")
         if not isinstance(text, str):
             text = json.dumps({k: v for k, v in part.items() if k != "cache_control"})
-        return text_block(path, kind, role, text, part, cache_mark(part.get("cache_control")))
-    return text_block(path, "text", role, str(part), part, None)
+        return make(path, kind, role, text, part)
+    return make(path, "text", role, str(part), part)
 
 
-def _tool_block(path: str, tool: Any) -> Block:
+def _tool_block(path: str, tool: Any, make: Make) -> Block:
     """A tool definition; its text is its JSON as written (lint compares the key order)."""
     content = (
         {k: v for k, v in tool.items() if k != "cache_control"} if isinstance(tool, dict) else tool
     )
-    mark = cache_mark(tool.get("cache_control")) if isinstance(tool, dict) else None
-    return text_block(path, "tool", "tools", json.dumps(content), tool, mark)
+    return make(path, "tool", "tools", json.dumps(content), tool)
 
 
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
+
+
+def _typed(kind: str, text: str) -> dict[str, str]:
+    """A string the body gives for a block, as the block it stands for."""
+    return {"type": kind, "text": text}

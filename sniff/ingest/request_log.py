@@ -150,21 +150,12 @@ def _prompt(
     api: str, request: Any, label: str | None, with_prompts: Prompts
 ) -> tuple[tuple[Block, ...], Sent | None]:
     """The prompt's blocks as `with_prompts` asks, and what else the body says (text only)."""
-    if with_prompts == Prompts.TEXT:
-        return read_body(request, label) if isinstance(request, dict) else ((), None)
     if with_prompts == Prompts.NONE or not isinstance(request, dict):
         return (), None
-    return _blocks(api, request, with_prompts == Prompts.COUNTED), None
+    blocks, sent = read_body(request, with_prompts, api, label)
+    return blocks, sent if with_prompts == Prompts.TEXT else None
 
 
 def _id(response: Any) -> str | None:
     found = response.get("id") if isinstance(response, dict) else None
     return found if isinstance(found, str) and found else None
-
-
-def _blocks(api: str, request: dict[str, Any], count_tokens: bool) -> tuple[Block, ...]:
-    if api == anthropic_api.API:
-        return anthropic_api.blocks(request, count_tokens)
-    if api == openai_api.RESPONSES:
-        return openai_api.responses_blocks(request, count_tokens)
-    return openai_api.chat_blocks(request, count_tokens)

@@ -153,7 +153,7 @@ def text_prompt(file: str, text: str) -> LintPrompt:
     offset = 0
     for number, paragraph in enumerate(text.split("\n\n"), start=1):
         if paragraph.strip():
-            block = text_block(f"paragraph {number}", "text", "system", paragraph, paragraph, None)
+            block = text_block(f"paragraph {number}", "text", "system", paragraph, paragraph)
             blocks.append(LintBlock(block, paragraph, offset))
         offset += len(paragraph) + 2
     return LintPrompt(file=file, blocks=tuple(blocks), api=TEXT, source_text=text)
