@@ -19,7 +19,7 @@ from sniff.ingest.lines import decode_lines
 from sniff.ingest.plausible import Implausible, check_date, decoded
 from sniff.ingest.prompt_text import detect_api, read_body
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
-from sniff.model import UNDATED, Agent, Block, LineIssue, Sent
+from sniff.model import UNDATED, Agent, LineIssue
 
 SOURCE = "request-log"
 APIS = (anthropic_api.API, openai_api.CHAT, openai_api.RESPONSES)
@@ -89,7 +89,12 @@ def _call(
     tokens, assumed = _tokens(api, body) if error is None else (NO_TOKENS, False)
     model = body.get("model") or request.get("model") or "(unknown)"
     key = call.id or body.get("id") or f"{path}:{number}"
-    blocks, sent = _prompt(api, body_sent, call.id or _id(logged), with_prompts)
+    label = call.id or (logged.get("id") if isinstance(logged, dict) else None)
+    blocks, sent = (
+        read_body(request, with_prompts, api, str(label) if label else None)
+        if with_prompts != Prompts.NONE and isinstance(body_sent, dict)
+        else ((), None)
+    )
     return Response(
         SOURCE,
         str(key),
@@ -110,7 +115,7 @@ def _call(
         number,
         blocks,
         error,
-        sent=sent,
+        sent=sent if with_prompts == Prompts.TEXT else None,
     )
 
 
@@ -144,18 +149,3 @@ def _tokens(api: str, body: dict[str, Any]) -> tuple[Tokens, bool]:
     if api == openai_api.RESPONSES:
         return openai_api.responses_tokens(usage), False
     return openai_api.chat_tokens(usage), False
-
-
-def _prompt(
-    api: str, request: Any, label: str | None, with_prompts: Prompts
-) -> tuple[tuple[Block, ...], Sent | None]:
-    """The prompt's blocks as `with_prompts` asks, and what else the body says (text only)."""
-    if with_prompts == Prompts.NONE or not isinstance(request, dict):
-        return (), None
-    blocks, sent = read_body(request, with_prompts, api, label)
-    return blocks, sent if with_prompts == Prompts.TEXT else None
-
-
-def _id(response: Any) -> str | None:
-    found = response.get("id") if isinstance(response, dict) else None
-    return found if isinstance(found, str) and found else None

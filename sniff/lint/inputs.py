@@ -17,7 +17,7 @@ from sniff.errors import UserError
 from sniff.ingest.discover import LOG_SUFFIX, expand
 from sniff.ingest.prompt_text import read_body, text_block
 from sniff.lint.prompts import LintBlock, LintPrompt, lint_block
-from sniff.model import Block, Dataset
+from sniff.model import Block, Dataset, Sent
 
 TEXT = "text"
 DOCUMENTATION = frozenset({"README", "CHANGELOG", "CONTRIBUTING", "LICENSE", "NOTICE", "AUTHORS"})
@@ -56,24 +56,19 @@ def logged_prompts(dataset: Dataset, logs: list[Path]) -> tuple[list[LintPrompt]
     order = {str(log): index for index, log in enumerate(logs)}
     prompts = []
     for request in dataset.requests:
-        sent = request.sent
-        if sent is None or request.file not in order:
+        if request.sent is None or request.file not in order:
             continue
         usage = request.usage
         prompts.append(
             _prompt(
                 request.file,
                 request.blocks,
-                sent.api,
-                sent.model,
-                sent.params,
-                request=sent.label or f"line {request.line}",
+                request.sent,
+                request=request.sent.label or f"line {request.line}",
                 line=request.line,
                 session=request.session_id,
                 started=request.started_at.timestamp() if request.started_at else None,
-                cache_usage=None
-                if request.error
-                else usage.cache_read_tokens + usage.cache_write_tokens,
+                cache_usage=None if request.error else usage.prompt_tokens - usage.input_tokens,
             )
         )
     prompts.sort(key=lambda prompt: (order[prompt.file], prompt.line))
@@ -123,28 +118,14 @@ def _no_logs(folder: Path) -> str:
 
 def body_prompt(file: str, body: dict[str, Any], **extra: Any) -> LintPrompt:
     """A request body as a prompt, its API detected from its shape."""
-    blocks, sent = read_body(body)
-    return _prompt(file, blocks, sent.api, sent.model, sent.params, body=body, **extra)
+    return _prompt(file, *read_body(body), body=body, **extra)
 
 
-def _prompt(
-    file: str,
-    blocks: tuple[Block, ...],
-    api: str,
-    model: str | None,
-    params: dict[str, Any],
-    **extra: Any,
-) -> LintPrompt:
+def _prompt(file: str, blocks: tuple[Block, ...], sent: Sent, **extra: Any) -> LintPrompt:
     viewed = tuple(lint_block(block) for block in blocks)
     images = any(block.kind in ("image", "input_image", "image_url") for block in viewed)
-    return LintPrompt(
-        file=file,
-        blocks=viewed,
-        api=api,
-        model=model,
-        params={**params, "images": images},
-        **extra,
-    )
+    params = {**sent.params, "images": images}
+    return LintPrompt(file, viewed, sent.api, sent.model, params, **extra)
 
 
 def text_prompt(file: str, text: str) -> LintPrompt:
