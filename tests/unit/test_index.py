@@ -750,7 +750,11 @@ def test_prompt_reading_modes_are_kept_apart(tmp_path: Path, spy: Spy) -> None:
     sized = same_as_without_index([tmp_path], with_prompts=Prompts.SIZED)
     assert sized != plain  # the request log's prompts are read into blocks
     spy.clear()
+    text = same_as_without_index([tmp_path], with_prompts=Prompts.TEXT)
+    assert text != sized  # the blocks keep their text, the requests what their bodies said
+    spy.clear()
     assert same_as_without_index([tmp_path], with_prompts=Prompts.SIZED) == sized
+    assert same_as_without_index([tmp_path], with_prompts=Prompts.TEXT) == text
     assert same_as_without_index([tmp_path]) == plain
     assert spy.tasks == []
 

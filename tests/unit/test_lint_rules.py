@@ -22,7 +22,7 @@ from sniff.lint.prompts import LintPrompt
 from sniff.lint.rules import RULES
 from sniff.lint.volatile import find_placeholders, find_volatile, line_and_column
 from sniff.logs import load
-from sniff.model import Finding, Severity
+from sniff.model import Dataset, Finding, Severity
 from sniff.pricing import PriceBook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -502,6 +502,23 @@ def test_sn012_quotes_the_net_saving_cache_breaks_gives_for_the_session(tmp_path
 
 
 # --- --fix: what each fix writes ----------------------------------------------------------------
+
+
+def test_logged_prompts_are_the_records_the_caller_loads(tmp_path: Path) -> None:
+    """lint reads no log itself: its logged prompts are what its caller's loader hands it."""
+    log = tmp_path / "calls.jsonl"
+    log.write_text(json.dumps({"id": "c1", "request": conversation("Hi")}) + "\n")
+    asked: list[Prompts] = []
+
+    def loading(paths: list[Path] | None, prices: Any, *, with_prompts: Prompts) -> Dataset:
+        asked.append(with_prompts)
+        return load(paths, prices, with_prompts=with_prompts)
+
+    read = lint([log], EVERYTHING, load=loading)
+    assert asked[0] == Prompts.TEXT
+    assert [(p.request, p.line, p.api) for p in read.prompts] == [("c1", 1, "openai-chat")]
+    unread = lint([log], EVERYTHING, load=lambda paths, prices, *, with_prompts: Dataset(()))
+    assert (unread.prompts, unread.files) == ([], 1)
 
 
 def sample_prompts(name: str) -> list[LintPrompt]:

@@ -11,7 +11,7 @@ import pytest
 from sniff.ingest.log_formats import detect
 from sniff.ingest.record import Prompts
 from sniff.logs import load
-from sniff.model import Request
+from sniff.model import Request, Sent
 
 T0 = 1_772_610_000.0  # 2026-03-04
 
@@ -215,6 +215,33 @@ def test_claude_trace_prompt_blocks_in_cache_order_with_marks(tmp_path):
     assert all(b.tokens > 0 for b in request.blocks)
     [without_prompt] = requests(log)
     assert without_prompt.blocks == ()
+
+
+def test_prompts_read_as_text_keep_each_blocks_place_and_the_bodys_settings(tmp_path):
+    """What lint reads of a logged request comes from the parser: text, place, settings."""
+    streamed = {
+        "timestamp": T0 + 1,
+        "status_code": 200,
+        "headers": {"request-id": "req_01X"},
+        "body": None,
+        "body_raw": sse("claude-sonnet-4-5-20250929", USAGE, 20),
+    }
+    trace = write(tmp_path / "trace" / "log.jsonl", [pair({**BODY, "thinking": None}, streamed)])
+    [request] = requests(trace, with_prompts=Prompts.TEXT)
+    assert [(b.path, b.text) for b in request.blocks[:2]] == [
+        ("tools[0]", json.dumps(BODY["tools"][0])),
+        ("system[0]", "You are a coding agent."),
+    ]
+    assert request.blocks[-1].path == "messages[2].content[0]"
+    assert request.sent == Sent("anthropic-messages", BODY["model"], {"thinking": None}, "req_01X")
+    assert [b.content_hash for b in request.blocks] == [
+        b.content_hash for b in requests(trace, with_prompts=Prompts.SIZED)[0].blocks
+    ]
+    call = {"id": "c1", "request": {"model": "gpt-5", "input": "Hi", "prompt_cache_key": "k"}}
+    [logged] = requests(write(tmp_path / "calls.jsonl", [call]), with_prompts=Prompts.TEXT)
+    assert [(b.path, b.text) for b in logged.blocks] == [("input", "Hi")]
+    assert logged.sent == Sent("openai-responses", "gpt-5", {"prompt_cache_key": "k"}, "c1")
+    assert requests(trace, with_prompts=Prompts.SIZED)[0].sent is None
 
 
 def test_a_breakpoint_does_not_change_a_blocks_identity():
