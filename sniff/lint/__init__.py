@@ -25,7 +25,7 @@ from sniff.lint.prompts import LintPrompt
 from sniff.lint.registry import RULES, LintContext, finding
 from sniff.lint.savings import chain_saving, file_saving
 from sniff.lint.session_rules import opening
-from sniff.model import Dataset, Finding, Saving, Severity
+from sniff.model import Dataset, Finding, Request, Saving, Severity
 from sniff.pricing import PriceBook
 from sniff.redact_secrets import redact_secrets
 
@@ -66,6 +66,8 @@ class LintReport:
     prompts: list[LintPrompt] = field(default_factory=list)
     files: int = 0
     config: LintConfig = LintConfig()
+    read: Dataset | None = None
+    """The logs as `load` read them (to check a fix again without reading them again)."""
 
     def failed(self) -> bool:
         """Whether a finding reaches `fail_on`."""
@@ -86,10 +88,9 @@ def lint(
     """
     prices = prices or PriceBook()
     prompts, logs = load_prompts(list(paths))
-    logged, usage_only = (
-        logged_prompts(load(logs, prices, with_prompts=Prompts.TEXT), logs) if logs else ([], [])
-    )
-    return check(prompts + logged, usage_only, config, prices, load)
+    read = load(logs, prices, with_prompts=Prompts.TEXT) if logs else None
+    logged, usage_only = logged_prompts(read, logs) if read is not None else ([], [])
+    return check(prompts + logged, usage_only, config, prices, read)
 
 
 def check(
@@ -97,21 +98,19 @@ def check(
     usage_only: list[Path],
     config: LintConfig,
     prices: PriceBook,
-    load: Loader | None = None,
+    read: Dataset | None = None,
 ) -> LintReport:
-    """Run the rules on prompts already read (also used to re-lint a fix; `load` as for
-    `lint`)."""
+    """Run the rules on prompts already read (also used to check a fix again); `read` holds
+    the logs' requests SN012 judges idle gaps by."""
     chains = _chains(prompts)
-    logs = _logs(prompts, usage_only) if load is not None and "SN012" in config.rules() else []
+    logs = _logs(prompts, usage_only) if read is not None and "SN012" in config.rules() else []
     context = LintContext(
         prompts=prompts,
         chains=chains,
         minimum=_minimum(),
         count=lambda text: tokens.count(text),
-        # read as `cache --breaks` reads them, so that both judge the same breaks
-        gaps=_gap_findings(load(logs, prices, with_prompts=Prompts.SIZED), prices)
-        if load is not None and logs
-        else [],
+        # their blocks are sized as `cache --breaks` reads them: both judge the same breaks
+        gaps=_gap_findings(_read_from(read, logs), prices) if read is not None and logs else [],
     )
     findings: list[Finding] = []
     for rule_id in config.rules():
@@ -119,7 +118,7 @@ def check(
     findings = [_redacted(found) for found in _priced(findings, prompts, chains, prices, config)]
     findings.sort(key=lambda f: (f.file, -f.severity, f.line, f.column, f.rule))
     files = len({p.file for p in prompts} | {str(path) for path in usage_only})
-    return LintReport(findings, prompts, files, config)
+    return LintReport(findings, prompts, files, config, read)
 
 
 def _redacted(found: Finding) -> Finding:
@@ -210,14 +209,21 @@ def _logs(prompts: list[LintPrompt], usage_only: list[Path]) -> list[Path]:
     return sorted({*usage_only, *(path for path in logged if path.is_file())})
 
 
-def _gap_findings(dataset: Dataset, prices: PriceBook) -> list[Finding]:
+def _read_from(read: Dataset, logs: list[Path]) -> list[Request]:
+    """The requests read from `logs` (files, or folders such as exports)."""
+    names = {str(log) for log in logs}
+    folders = tuple(f"{name}/" for name in names)
+    return [r for r in read.requests if r.file in names or r.file.startswith(folders)]
+
+
+def _gap_findings(requests: list[Request], prices: PriceBook) -> list[Finding]:
     """SN012, one finding a session where the provider's longer TTL would have paid for its
     dearer writes: the verdict and figure `sniff cache --breaks` gives for the session."""
     from sniff.analyses.breaks import find_breaks
     from sniff.numbers import money
 
     findings = []
-    for verdict in find_breaks(dataset.requests, prices).ttl_advice.sessions:
+    for verdict in find_breaks(requests, prices).ttl_advice.sessions:
         if not verdict.pays:
             continue
         first, longer, session = verdict.spared[0].request, verdict.longer, verdict.session or ""

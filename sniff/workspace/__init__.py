@@ -352,10 +352,13 @@ class Workspace:
         logs = linted_logs(dataset, self.filters.keep)
         findings = []
         if logs:
+            from functools import partial
+
             from sniff.lint import LintConfig, lint
             from sniff.logs import load
 
-            findings = lint(logs, LintConfig(ignore=("SN012",)), self.prices, load=load).findings
+            read = partial(load, use_index=self.use_index)
+            findings = lint(logs, LintConfig(ignore=("SN012",)), self.prices, load=read).findings
         built = build_report(
             dataset, self.prices, self.zone, by=by, keep=self.filters.keep, lint=findings,
             activity=self.activity(),

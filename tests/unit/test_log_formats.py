@@ -129,14 +129,19 @@ BODY = {
 USAGE = {"input_tokens": 4, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 15032}
 
 
-def test_claude_trace_usage_from_sse_and_json(tmp_path):
-    streamed = {
+def streamed_response(output: int, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """A response as claude-trace logs a stream: no JSON body, the SSE text."""
+    return {
         "timestamp": T0 + 1,
         "status_code": 200,
-        "headers": {"request-id": "req_1"},
+        "headers": headers or {},
         "body": None,
-        "body_raw": sse("claude-sonnet-4-5-20250929", USAGE, 211),
+        "body_raw": sse("claude-sonnet-4-5-20250929", USAGE, output),
     }
+
+
+def test_claude_trace_usage_from_sse_and_json(tmp_path):
+    streamed = streamed_response(211, {"request-id": "req_1"})
     quota = {
         "model": "claude-haiku-4-5-20251001",
         "max_tokens": 1,
@@ -195,13 +200,7 @@ def test_claude_trace_failed_calls_are_kept_at_no_cost_and_other_paths_ignored(t
 
 
 def test_claude_trace_prompt_blocks_in_cache_order_with_marks(tmp_path):
-    streamed = {
-        "timestamp": T0 + 1,
-        "status_code": 200,
-        "headers": {},
-        "body": None,
-        "body_raw": sse("claude-sonnet-4-5-20250929", USAGE, 20),
-    }
+    streamed = streamed_response(20)
     log = write(tmp_path / "log.jsonl", [pair(BODY, streamed)])
     [request] = requests(log, with_prompts=Prompts.COUNTED)
     layout = [(b.kind, b.role, b.cache_control) for b in request.blocks]
@@ -219,13 +218,7 @@ def test_claude_trace_prompt_blocks_in_cache_order_with_marks(tmp_path):
 
 def test_prompts_read_as_text_keep_each_blocks_place_and_the_bodys_settings(tmp_path):
     """What lint reads of a logged request comes from the parser: text, place, settings."""
-    streamed = {
-        "timestamp": T0 + 1,
-        "status_code": 200,
-        "headers": {"request-id": "req_01X"},
-        "body": None,
-        "body_raw": sse("claude-sonnet-4-5-20250929", USAGE, 20),
-    }
+    streamed = streamed_response(20, {"request-id": "req_01X"})
     trace = write(tmp_path / "trace" / "log.jsonl", [pair({**BODY, "thinking": None}, streamed)])
     [request] = requests(trace, with_prompts=Prompts.TEXT)
     assert [(b.path, b.text) for b in request.blocks[:2]] == [
