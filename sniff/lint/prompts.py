@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,8 +20,6 @@ class LintBlock:
     sorted keys, so that its key order alone does not make it another tool)."""
     offset: int = -1
     """Where `text` starts in the file it was read from (-1: not known)."""
-    key_order: tuple[str, ...] = ()
-    """For tools: the order of the schema's keys as written (to spot unstable serialization)."""
 
     @property
     def path(self) -> str:
@@ -46,23 +43,12 @@ class LintBlock:
 
 
 def lint_block(block: Block) -> LintBlock:
-    """A block read with its text as lint compares it: a tool definition by its sorted JSON."""
+    """A block read with its text as lint compares it: a tool definition by its sorted JSON
+    (its text as written, `block.text`, tells its key order)."""
     text = block.text or ""
-    if not (block.path or "").startswith("tools["):
-        return LintBlock(block, text)
-    written = json.loads(text)
-    return LintBlock(block, json.dumps(written, sort_keys=True), key_order=tuple(_keys(written)))
-
-
-def _keys(value: Any) -> Iterator[str]:
-    """Every key of a JSON value, depth first, in the order written."""
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            yield key
-            yield from _keys(inner)
-    elif isinstance(value, list):
-        for inner in value:
-            yield from _keys(inner)
+    if (block.path or "").startswith("tools["):
+        text = json.dumps(json.loads(text), sort_keys=True)
+    return LintBlock(block, text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -98,7 +98,7 @@ def unstable_tool_schema(context: LintContext) -> Iterator[Finding]:
                 twin = old.get(block.text)
                 if (
                     twin is not None
-                    and twin.key_order != block.key_order
+                    and twin.block.text != block.block.text  # as written: the key order
                     and block.text not in seen
                 ):
                     seen.add(block.text)
