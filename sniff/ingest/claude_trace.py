@@ -306,10 +306,9 @@ def _prompt(
     if body is None or with_prompts == Prompts.NONE:
         return (), None
     if with_prompts == Prompts.TEXT:
-        parts = {"tools": body.tools, "system": body.system, "messages": body.messages}
-        whole = {name: decoded(raw, AROUND_BODY) for name, raw in parts.items() if raw}
-        whole |= {name: getattr(body, name) for name in PARAMS}
-        sent = {"model": body.model, **{k: v for k, v in whole.items() if v is not msgspec.UNSET}}
+        raw = {"tools": body.tools, "system": body.system, "messages": body.messages}
+        sent = {"model": body.model} | {k: decoded(v, AROUND_BODY) for k, v in raw.items() if v}
+        sent |= {k: getattr(body, k) for k in PARAMS if getattr(body, k) is not msgspec.UNSET}
         return read_body(sent, label=label)
     return anthropic_api.blocks_from_raw(
         bytes(body.tools), bytes(body.system), bytes(body.messages),

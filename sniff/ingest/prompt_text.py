@@ -34,8 +34,10 @@ PARAMS = (
 )
 
 
-Make = Callable[[str, str, str, str, Any], Block]
-"""Makes a block of (path, kind, role, text, content): `text_block` in a way of reading."""
+Text = str | Callable[[], str]
+"""A block's text, or how to write it (JSON is written only when the text is read)."""
+Make = Callable[[str, str, str, Text, Any], Block]
+"""Makes a block of (path, kind, role, text, content): see `maker`."""
 
 
 def read_body(
@@ -52,7 +54,7 @@ def read_body(
         label: the call's id in its log.
     """
     api = api or detect_api(body, None)
-    make = partial(text_block, prompts=prompts)
+    make = maker(prompts)
     if api == RESPONSES:
         blocks = _responses_blocks(body, make)
     elif api == CHAT and "system" not in body:
@@ -85,15 +87,18 @@ def detect_api(request: dict[str, Any], response: Any) -> str:
     return ANTHROPIC if "anthropic" in str(request.get("model", "")) else CHAT
 
 
-def text_block(
-    path: str, kind: str, role: str, text: str, content: Any, prompts: Prompts = Prompts.TEXT
-) -> Block:
-    """A block of `content` (`prompt_blocks.make_block`), with its text and place under
-    `Prompts.TEXT`."""
-    block = make_block(kind, role, content, count_tokens=prompts == Prompts.COUNTED)
-    return (
-        msgspec.structs.replace(block, text=text, path=path) if prompts == Prompts.TEXT else block
-    )
+def maker(prompts: Prompts = Prompts.TEXT) -> Make:
+    """How to make a block of some content (`prompt_blocks.make_block`) when reading as
+    `prompts` asks: under `Prompts.TEXT`, with its text and place."""
+    counted, with_text = prompts == Prompts.COUNTED, prompts == Prompts.TEXT
+
+    def make(path: str, kind: str, role: str, text: Text, content: Any) -> Block:
+        block = make_block(kind, role, content, counted)
+        if not with_text:
+            return block
+        return msgspec.structs.replace(block, text=text() if callable(text) else text, path=path)
+
+    return make
 
 
 def _anthropic_blocks(body: dict[str, Any], make: Make) -> list[Block]:
@@ -160,27 +165,29 @@ def _chat_tool_block(path: str, role: str, message: dict[str, Any], make: Make) 
     and outputs are no volatile prefix content."""
     content = message.get("content")
     if role == "tool":
-        text = content if isinstance(content, str) else json.dumps(content)
+        text = content if isinstance(content, str) else partial(json.dumps, content)
         return make(path, "tool_result", role, text, message)
-    return make(path, "tool_use", role, json.dumps(message), message)
+    return make(path, "tool_use", role, partial(json.dumps, message), message)
 
 
 def _part(path: str, role: str, part: Any, make: Make) -> Block:
     if isinstance(part, dict):
         kind = str(part.get("type") or "text")
         text = part.get("text")
-        if not isinstance(text, str):
-            text = json.dumps({k: v for k, v in part.items() if k != "cache_control"})
-        return make(path, kind, role, text, part)
+        return make(path, kind, role, text if isinstance(text, str) else partial(_json, part), part)
     return make(path, "text", role, str(part), part)
 
 
 def _tool_block(path: str, tool: Any, make: Make) -> Block:
     """A tool definition; its text is its JSON as written (lint compares the key order)."""
-    content = (
-        {k: v for k, v in tool.items() if k != "cache_control"} if isinstance(tool, dict) else tool
-    )
-    return make(path, "tool", "tools", json.dumps(content), tool)
+    return make(path, "tool", "tools", partial(_json, tool), tool)
+
+
+def _json(content: Any) -> str:
+    """A block's JSON as written, but for its cache-control mark."""
+    if isinstance(content, dict):
+        content = {k: v for k, v in content.items() if k != "cache_control"}
+    return json.dumps(content)
 
 
 def _list(value: Any) -> list[Any]:

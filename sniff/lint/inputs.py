@@ -15,7 +15,7 @@ from typing import Any
 
 from sniff.errors import UserError
 from sniff.ingest.discover import LOG_SUFFIX, expand
-from sniff.ingest.prompt_text import read_body, text_block
+from sniff.ingest.prompt_text import maker, read_body
 from sniff.lint.prompts import LintBlock, LintPrompt, lint_block
 from sniff.model import Block, Dataset, Sent
 
@@ -131,10 +131,10 @@ def _prompt(file: str, blocks: tuple[Block, ...], sent: Sent, **extra: Any) -> L
 def text_prompt(file: str, text: str) -> LintPrompt:
     """A plain prompt file: a system prompt, one block per paragraph."""
     blocks: list[LintBlock] = []
-    offset = 0
+    offset, make = 0, maker()
     for number, paragraph in enumerate(text.split("\n\n"), start=1):
         if paragraph.strip():
-            block = text_block(f"paragraph {number}", "text", "system", paragraph, paragraph)
+            block = make(f"paragraph {number}", "text", "system", paragraph, paragraph)
             blocks.append(LintBlock(block, paragraph, offset))
         offset += len(paragraph) + 2
     return LintPrompt(file=file, blocks=tuple(blocks), api=TEXT, source_text=text)
