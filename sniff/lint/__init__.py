@@ -103,14 +103,15 @@ def check(
     """Run the rules on prompts already read (also used to check a fix again); `read` holds
     the logs' requests SN012 judges idle gaps by."""
     chains = _chains(prompts)
-    logs = _logs(prompts, usage_only) if read is not None and "SN012" in config.rules() else []
     context = LintContext(
         prompts=prompts,
         chains=chains,
         minimum=_minimum(),
         count=lambda text: tokens.count(text),
         # their blocks are sized as `cache --breaks` reads them: both judge the same breaks
-        gaps=_gap_findings(_read_from(read, logs), prices) if read is not None and logs else [],
+        gaps=_gap_findings(_linted(read, prompts, usage_only), prices)
+        if read is not None and "SN012" in config.rules()
+        else [],
     )
     findings: list[Finding] = []
     for rule_id in config.rules():
@@ -203,15 +204,10 @@ def _minimum() -> Any:
     return minimum
 
 
-def _logs(prompts: list[LintPrompt], usage_only: list[Path]) -> list[Path]:
-    """Every log being linted: those with prompts, and those with only usage."""
-    logged = {Path(prompt.file) for prompt in prompts if prompt.logged}
-    return sorted({*usage_only, *(path for path in logged if path.is_file())})
-
-
-def _read_from(read: Dataset, logs: list[Path]) -> list[Request]:
-    """The requests read from `logs` (files, or folders such as exports)."""
-    names = {str(log) for log in logs}
+def _linted(read: Dataset, prompts: list[LintPrompt], usage_only: list[Path]) -> list[Request]:
+    """The requests read from the logs being linted: those with prompts, and those with only
+    usage (files, or folders such as exports)."""
+    names = {p.file for p in prompts if p.logged} | {str(path) for path in usage_only}
     folders = tuple(f"{name}/" for name in names)
     return [r for r in read.requests if r.file in names or r.file.startswith(folders)]
 
