@@ -205,11 +205,10 @@ def _minimum() -> Any:
 
 
 def _linted(read: Dataset, prompts: list[LintPrompt], usage_only: list[Path]) -> list[Request]:
-    """The requests read from the logs being linted: those with prompts, and those with only
-    usage (files, or folders such as exports)."""
-    names = {p.file for p in prompts if p.logged} | {str(path) for path in usage_only}
-    folders = tuple(f"{name}/" for name in names)
-    return [r for r in read.requests if r.file in names or r.file.startswith(folders)]
+    """The requests read from the logs being linted: those of the logs with prompts and, with
+    logs of usage only, all that was read (an export's name the logs they came from)."""
+    logged = {prompt.file for prompt in prompts if prompt.logged}
+    return [r for r in read.requests if usage_only or r.file in logged]
 
 
 def _gap_findings(requests: list[Request], prices: PriceBook) -> list[Finding]:
