@@ -130,8 +130,8 @@ class Block(msgspec.Struct, frozen=True, gc=False):
     cache_control: str | None = None
     """The cache-control mark on the block (`5m`, `1h`), if any."""
     text: str | None = None
-    """What the model reads of it (for tools and structured blocks, their JSON; for a tool as
-    written, its keys in their order), read under `Prompts.TEXT` only."""
+    """What the model reads of it: its text, or for tools and structured blocks their JSON as
+    written (keys in their order, no cache-control mark); read under `Prompts.TEXT` only."""
     path: str | None = None
     """Where it sits in the request: `system[0]`, `tools[2]`, `messages[3].content[0]`, ...
     (under `Prompts.TEXT` only)."""

@@ -1,9 +1,11 @@
 """Provides `read_body`: a request body (Anthropic Messages, OpenAI Chat or Responses) as the
 prompt's blocks in cache order, and what else the body says (`Sent`).
 
-The one walker of a request body, whether a log or a prompt file (lint) holds it. Under
-`Prompts.TEXT` each block also says where it sits in the request (`system[0]`,
-`messages[3].content[0]`) and what the model reads of it (what lint checks).
+The one walker of a decoded request body, whether a request log or a prompt file (lint) holds
+it, and of claude-trace bodies read as text (their sized and counted blocks come from the raw
+bytes, `anthropic_api.blocks_from_raw`: the same blocks, built faster). Under `Prompts.TEXT`
+each block also says where it sits in the request (`system[0]`, `messages[3].content[0]`) and
+what the model reads of it (what lint checks).
 """
 
 from __future__ import annotations
