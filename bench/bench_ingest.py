@@ -39,10 +39,11 @@ def main() -> None:
         f"   runs: {', '.join(f'{t:.2f}' for t in times)}"
     )
 
+    from sniff.ingest.record import Prompts
     from sniff.logs import load
 
     start = time.perf_counter()
-    dataset = load([args.corpus], with_prompts=True)
+    dataset = load([args.corpus], with_prompts=Prompts.COUNTED)
     seconds = time.perf_counter() - start
     blocks = sum(len(request.blocks) for request in dataset.requests)
     print(

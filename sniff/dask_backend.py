@@ -76,7 +76,7 @@ def ingest(
     paths: list[Path] | None,
     *,
     log_format: str | None = None,
-    with_prompts: Prompts = False,
+    with_prompts: Prompts = Prompts.NONE,
 ) -> tuple[Ingested, tuple[str, ...], bool]:
     """Parse the logs under `paths` on the workers; returns the batches, roots and sample flag."""
     roots, sample = roots_for(paths)
@@ -105,7 +105,7 @@ def load(
     pricing: Path | None,
     *,
     log_format: str | None = None,
-    with_prompts: Prompts = False,
+    with_prompts: Prompts = Prompts.NONE,
 ) -> Dataset:
     """The whole dataset on the client, ingested on the cluster (for analyses that need all)."""
     from sniff.ingest.reading import assemble
@@ -135,7 +135,9 @@ def scan(
     from sniff.analyses.scan_parts import join
     from sniff.workspace.scan import ScanNumbers
 
-    ingested, roots, sample = ingest(client, paths, log_format=log_format, with_prompts="sized")
+    ingested, roots, sample = ingest(
+        client, paths, log_format=log_format, with_prompts=Prompts.SIZED
+    )
     analyse = partial(_scan_part, filters=filters, zone=zone)
     parts = _on_units(client, ingested, partial(_per_unit, pricing=pricing, analyse=analyse))
     summary, breaks = join(parts)
@@ -155,7 +157,9 @@ def breaks(
     """`sniff cache --breaks`'s report, analysed unit by unit on the cluster."""
     from sniff.analyses.breaks import break_report
 
-    ingested, roots, sample = ingest(client, paths, log_format=log_format, with_prompts="sized")
+    ingested, roots, sample = ingest(
+        client, paths, log_format=log_format, with_prompts=Prompts.SIZED
+    )
     analyse = partial(_break_part, filters=filters)
     task = partial(_per_unit, pricing=pricing, analyse=analyse, policy_file=policy_file)
     parts = _on_units(client, ingested, task)

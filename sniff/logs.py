@@ -24,7 +24,7 @@ def load(
     prices: PriceBook | None = None,
     *,
     log_format: str | None = None,
-    with_prompts: Prompts = False,
+    with_prompts: Prompts = Prompts.NONE,
     while_waiting: Callable[[], object] | None = None,
     use_index: bool = True,
     window: tuple[float | None, float | None] = (None, None),

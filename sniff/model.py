@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from enum import IntEnum, StrEnum
+from typing import Any
 
 import msgspec
 
@@ -128,6 +129,25 @@ class Block(msgspec.Struct, frozen=True, gc=False):
     """Token count of the block."""
     cache_control: str | None = None
     """The cache-control mark on the block (`5m`, `1h`), if any."""
+    text: str | None = None
+    """What the model reads of it: its text, or for tools and structured blocks their JSON as
+    written (keys in their order, no cache-control mark); read under `Prompts.TEXT` only."""
+    path: str | None = None
+    """Where it sits in the request: `system[0]`, `tools[2]`, `messages[3].content[0]`, ...
+    (under `Prompts.TEXT` only)."""
+
+
+class Sent(msgspec.Struct, frozen=True, gc=False):
+    """What a logged request body says beside its prompt's blocks (under `Prompts.TEXT`)."""
+
+    api: str
+    """The API its body's shape is of: `anthropic-messages`, `openai-chat`, `openai-responses`."""
+    model: str | None
+    """The model the body asked for (the response may name another)."""
+    params: dict[str, Any]
+    """Settings that change the cached prefix: tool_choice, thinking, prompt_cache_key, ..."""
+    label: str | None = None
+    """The id the log gives the HTTP call (logged id, response id, request-id header)."""
 
 
 class Request(msgspec.Struct, frozen=True, gc=False):
@@ -176,6 +196,8 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     """Its response holds thinking blocks, where the log tells."""
     compacted: bool = False
     """It is the first call after the log marks its conversation compacted."""
+    sent: Sent | None = None
+    """What its request body said beside the blocks, where the log holds it (`Prompts.TEXT`)."""
 
     @property
     def when(self) -> datetime:

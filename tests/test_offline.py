@@ -76,7 +76,8 @@ def test_token_counting_is_exact_offline_with_an_empty_cache(offline_env):
     """tiktoken's encoding comes from the installed packages, never from the network."""
     code = (
         "from pathlib import Path; from sniff import tokens; from sniff.logs import load; "
-        "d = load([Path('sample_logs/claude-trace')], with_prompts=True); "
+        "from sniff.ingest.record import Prompts; "
+        "d = load([Path('sample_logs/claude-trace')], with_prompts=Prompts.COUNTED); "
         "blocks = [b for r in d.requests for b in r.blocks]; "
         "assert blocks and all(b.tokens > 0 for b in blocks if b.kind == 'tool'); "
         "assert tokens.exact(); print(tokens.count('Hello world'))"

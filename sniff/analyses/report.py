@@ -172,9 +172,9 @@ def _what_ifs(
 
 
 def linted_logs(dataset: Dataset, keep: Callable[[Request], bool] | None = None) -> list[Path]:
-    """The logs whose prompts a report's lint findings cover: those the requests `keep`
-    selects came from (idle gaps, SN012, are the breaks' part)."""
-    chosen = {request.file for request in dataset.requests if keep is None or keep(request)}
+    """The logs whose prompts a report's lint findings cover: those holding the prompts of the
+    requests `keep` selects (idle gaps, SN012, are the breaks' part)."""
+    chosen = {r.file for r in dataset.requests if r.blocks and (keep is None or keep(r))}
     return [Path(file) for file in dataset.files if file in chosen and file.endswith(".jsonl")]
 
 

@@ -96,7 +96,7 @@ def cache(
             policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens,
             policy_file=policy_file,
         )  # fmt: skip
-    o.report_issues(workspace.dataset(True), verbose)
+    o.report_issues(workspace.dataset("counted"), verbose)
     if json:
         from sniff.present.cache_view import cache_json
         from sniff.present.jsonout import dumps

@@ -46,7 +46,7 @@ def export(
 
     workspace = o.workspace(locals(), tz="UTC")
     with shown(wanted(json=json, no_progress=no_progress)):
-        dataset = workspace.dataset(True)
+        dataset = workspace.dataset("counted")
         result = write(output, workspace.filters.apply(dataset.requests), workspace.prices)
     o.report_issues(dataset, verbose)
     if json:

@@ -117,7 +117,7 @@ def lint(
     if fix:
         from sniff.cli.lint_fix import apply_fixes
 
-        report = apply_fixes(report, load)
+        report = apply_fixes(report)
     _show(report, output)
     if report.failed():
         raise typer.Exit(1)

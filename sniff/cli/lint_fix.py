@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from sniff.lint import LintReport, Loader, check
+from sniff.lint import LintReport, check
 from sniff.lint.fix import fix_files
 from sniff.lint.inputs import load_prompts
 from sniff.numbers import compact, money, plural
@@ -16,9 +16,9 @@ from sniff.pricing import PriceBook
 from sniff.redact_secrets import redact_secrets
 
 
-def apply_fixes(report: LintReport, load: Loader, console: Console | None = None) -> LintReport:
-    """Fix what can be fixed and return the report of the files as they are now (`load` as
-    for `lint`)."""
+def apply_fixes(report: LintReport, console: Console | None = None) -> LintReport:
+    """Fix what can be fixed and return the report of the files as they are now (the logs as
+    they were read: a fix rewrites prompt files only)."""
     console = console or Console(stderr=True)
     flagged = {found.file for found in report.findings}
     fixes = fix_files(report.prompts, flagged)
@@ -44,7 +44,7 @@ def apply_fixes(report: LintReport, load: Loader, console: Console | None = None
     paths = [Path(fix.file) for fix in fixes]
     fixed_prompts, _ = load_prompts(paths)
     rest = [p for p in report.prompts if p.file not in {fix.file for fix in fixes}]
-    again = check(rest + fixed_prompts, [], report.config, PriceBook(), load)
+    again = check(rest + fixed_prompts, [], report.config, PriceBook(), report.read)
     before = sum(1 for f in report.findings if f.file in {fix.file for fix in fixes})
     after = sum(1 for f in again.findings if f.file in {fix.file for fix in fixes})
     console.print(
@@ -56,4 +56,4 @@ def apply_fixes(report: LintReport, load: Loader, console: Console | None = None
             else ""
         )
     )
-    return LintReport(again.findings, again.prompts, report.files, report.config)
+    return LintReport(again.findings, again.prompts, report.files, report.config, report.read)

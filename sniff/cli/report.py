@@ -90,7 +90,7 @@ def report(
     workspace = o.workspace(locals())
     with shown(wanted(json=json, no_progress=no_progress)):
         text = _render(workspace.report(by, redact=redact), output_format)
-    o.report_issues(workspace.dataset(True), verbose)
+    o.report_issues(workspace.dataset("counted"), verbose)
     if target is None:
         typer.echo(text, nl=not text.endswith("\n"))
         return

@@ -1,4 +1,4 @@
-"""Provides the Anthropic Messages API shapes: a request body as blocks, usage as tokens, SSE.
+"""Provides the Anthropic Messages API shapes: a raw request body as blocks, usage, SSE.
 
 Anthropic reports `input_tokens` *excluding* cache reads and writes, so its usage maps onto
 sniff's disjoint classes as is; the 1-hour share of writes comes from `cache_creation`.
@@ -20,28 +20,6 @@ from sniff.model import Block
 from sniff.redact_secrets import redact_secrets
 
 API = "anthropic-messages"
-
-
-def blocks(body: dict[str, Any], count_tokens: bool = True) -> tuple[Block, ...]:
-    """The prompt in cache order: tools, then system blocks, then each message's content."""
-    found: list[Block] = []
-    for tool in _list(body.get("tools")):
-        found.append(make_block("tool", "tools", tool, count_tokens))
-    system = body.get("system")
-    if isinstance(system, str):
-        found.append(make_block("text", "system", {"type": "text", "text": system}, count_tokens))
-    else:
-        for part in _list(system):
-            found.append(make_block(_kind(part), "system", part, count_tokens))
-    for message in _list(body.get("messages")):
-        if not isinstance(message, dict):
-            continue
-        role = str(message.get("role") or "user")
-        content = message.get("content")
-        parts = [{"type": "text", "text": content}] if isinstance(content, str) else _list(content)
-        for part in parts:
-            found.append(make_block(_kind(part), role, part, count_tokens))
-    return tuple(found)
 
 
 class _RawMessage(msgspec.Struct):

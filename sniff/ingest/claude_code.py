@@ -46,7 +46,7 @@ COMPACT_BOUNDARY = "compact_boundary"
 
 
 def parse_data(
-    path: str, data: bytes, project_hint: str, with_prompts: Prompts = False
+    path: str, data: bytes, project_hint: str, with_prompts: Prompts = Prompts.NONE
 ) -> FileResult:
     """Parse a transcript's bytes.
 

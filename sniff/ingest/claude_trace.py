@@ -23,8 +23,9 @@ import msgspec
 from sniff.ingest import anthropic_api
 from sniff.ingest.lines import decode_lines
 from sniff.ingest.plausible import Implausible, check_date, decoded
+from sniff.ingest.prompt_text import PARAMS, read_body
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, epoch
-from sniff.model import UNDATED, Agent, Block, LineIssue
+from sniff.model import UNDATED, Agent, Block, LineIssue, Sent
 
 SOURCE = "claude-trace"
 PROVIDER = "anthropic"
@@ -48,6 +49,14 @@ class TraceBody(msgspec.Struct):
     """Raw JSON, empty when absent (msgspec keeps raw values out of unions)."""
     system: msgspec.Raw = msgspec.Raw()
     messages: msgspec.Raw = msgspec.Raw()
+    # the settings `prompt_text.PARAMS` names, read under Prompts.TEXT; UNSET when absent
+    tool_choice: Any = msgspec.UNSET
+    thinking: Any = msgspec.UNSET
+    reasoning: Any = msgspec.UNSET
+    prompt_cache_key: Any = msgspec.UNSET
+    parallel_tool_calls: Any = msgspec.UNSET
+    service_tier: Any = msgspec.UNSET
+    speed: Any = msgspec.UNSET
 
 
 class TraceRequest(msgspec.Struct):
@@ -86,7 +95,7 @@ class _Call(NamedTuple):
 
 
 def parse_data(
-    path: str, data: bytes, project_hint: str, with_prompts: Prompts = False
+    path: str, data: bytes, project_hint: str, with_prompts: Prompts = Prompts.NONE
 ) -> FileResult:
     """Read one claude-trace log; `with_prompts` also turns request bodies into blocks."""
     issues: list[LineIssue] = []
@@ -153,7 +162,9 @@ def _pair(
     model = message.get("model") if isinstance(message.get("model"), str) else body.model
     first, ended = _times(request, response, pair.logged_at)
     key = message.get("id") or _header(response, "request-id") or f"{path}:{number}"
-    prompt = _prompt(body, with_prompts is True) if with_prompts else ()
+    streamed = response is None or _streamed(response)
+    label = (None if streamed else message.get("id")) or _header(response, "request-id")
+    prompt, sent = _prompt(request.body, str(label) if label else None, with_prompts)
     messages = anthropic_api.conversation(bytes(body.messages), AROUND_BODY)
     agent, agent_id = _agent(body, messages, str(key))
     found = Response(
@@ -178,6 +189,7 @@ def _pair(
         error,
         opens_turn=bool(messages) and _new_user_content(messages[-1]),
         thinks=_thinks(response, message),
+        sent=sent,
     )
     return _Call(found, [each.digest for each in messages])
 
@@ -287,10 +299,21 @@ def _session(body: TraceBody) -> str | None:
     return None
 
 
-def _prompt(body: TraceBody, count_tokens: bool) -> tuple[Block, ...]:
+def _prompt(
+    body: TraceBody | None, label: str | None, with_prompts: Prompts
+) -> tuple[tuple[Block, ...], Sent | None]:
+    """The prompt's blocks as `with_prompts` asks, and what else the body says (text only)."""
+    if body is None or with_prompts == Prompts.NONE:
+        return (), None
+    if with_prompts == Prompts.TEXT:
+        raw = {"tools": body.tools, "system": body.system, "messages": body.messages}
+        sent = {"model": body.model} | {k: decoded(v, AROUND_BODY) for k, v in raw.items() if v}
+        sent |= {k: getattr(body, k) for k in PARAMS if getattr(body, k) is not msgspec.UNSET}
+        return read_body(sent, label=label)
     return anthropic_api.blocks_from_raw(
-        bytes(body.tools), bytes(body.system), bytes(body.messages), count_tokens, AROUND_BODY
-    )
+        bytes(body.tools), bytes(body.system), bytes(body.messages),
+        with_prompts == Prompts.COUNTED, AROUND_BODY,
+    ), None  # fmt: skip
 
 
 def _header(response: TraceResponse | None, name: str) -> str | None:

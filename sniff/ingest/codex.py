@@ -124,7 +124,7 @@ DECODER = msgspec.json.Decoder(RolloutLine)
 
 
 def parse_data(
-    path: str, data: bytes, project_hint: str, with_prompts: Prompts = False
+    path: str, data: bytes, project_hint: str, with_prompts: Prompts = Prompts.NONE
 ) -> FileResult:
     """Read one rollout. (Codex logs no full prompts: `with_prompts` changes nothing.)"""
     reader = Reader(path, project_hint)

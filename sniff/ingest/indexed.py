@@ -57,7 +57,7 @@ def parse_indexed(
     *,
     roots: list[str],
     log_format: str | None = None,
-    with_prompts: Prompts = False,
+    with_prompts: Prompts = Prompts.NONE,
     window: tuple[float | None, float | None] = (None, None),
     while_waiting: Callable[[], object] | None = None,
 ) -> list[FileResult]:
@@ -94,7 +94,7 @@ class IndexedFiles:
         *,
         roots: list[str],
         log_format: str | None = None,
-        with_prompts: Prompts = False,
+        with_prompts: Prompts = Prompts.NONE,
         while_waiting: Callable[[], object] | None = None,
     ) -> None:
         self.files = files
@@ -239,8 +239,7 @@ class IndexedFiles:
 
     def _how(self) -> tuple[str | None, Prompts]:
         log_format, _, prompts = self.mode.partition(":")
-        parsed: Prompts = {"True": True, "False": False}.get(prompts, "sized")
-        return (None if log_format == "detect" else log_format), parsed
+        return (None if log_format == "detect" else log_format), Prompts(prompts)
 
 
 def _grown(entry: Entry, file: SourceFile) -> bool:

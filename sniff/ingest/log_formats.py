@@ -48,7 +48,7 @@ CLAUDE_CODE_TYPES = frozenset(
 
 
 def parse_any(
-    path: str, project_hint: str, forced: str | None = None, with_prompts: Prompts = False
+    path: str, project_hint: str, forced: str | None = None, with_prompts: Prompts = Prompts.NONE
 ) -> FileResult:
     """Read a file with the parser of its format (or of `forced`).
 
@@ -62,7 +62,7 @@ def read_log(
     path: str,
     project_hint: str,
     forced: str | None = None,
-    with_prompts: Prompts = False,
+    with_prompts: Prompts = Prompts.NONE,
     *,
     keep_state: bool = False,
 ) -> Read:
@@ -88,7 +88,7 @@ def read_log(
 
 
 def parse_source(
-    file: SourceFile, forced: str | None = None, with_prompts: Prompts = False
+    file: SourceFile, forced: str | None = None, with_prompts: Prompts = Prompts.NONE
 ) -> FileResult:
     """`parse_any` for a listed file; one its listing found unreadable yields only why."""
     if file.problem:

@@ -89,6 +89,7 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         opens_turn=response.opens_turn,
         thinks=response.thinks,
         compacted=response.compacted,
+        sent=response.sent,
     )
 
 

@@ -1,4 +1,4 @@
-"""Provides the OpenAI Chat Completions and Responses API shapes: blocks, tokens, SSE.
+"""Provides the OpenAI Chat Completions and Responses API shapes: tokens and SSE.
 
 OpenAI reports cached tokens as a *subset* of prompt/input tokens (and, on newer models, cache
 writes too); sniff's classes are disjoint, so the subset is subtracted here, exactly once.
@@ -11,47 +11,11 @@ from typing import Any
 
 from sniff.ingest.anthropic_api import sse_events
 from sniff.ingest.plausible import count, usage_object, usage_part
-from sniff.ingest.prompt_blocks import make_block
 from sniff.ingest.record import NO_TOKENS, Tokens
-from sniff.model import Block
 
 CHAT = "openai-chat"
 RESPONSES = "openai-responses"
 SYSTEM_ROLES = frozenset({"system", "developer"})
-
-
-def chat_blocks(body: dict[str, Any], count_tokens: bool = True) -> tuple[Block, ...]:
-    """A Chat Completions prompt: tool definitions, then each message's content parts."""
-    found = [make_block("tool", "tools", tool, count_tokens) for tool in _list(body.get("tools"))]
-    for message in _list(body.get("messages")):
-        if isinstance(message, dict):
-            found.extend(_message_blocks(message, count_tokens))
-    return tuple(found)
-
-
-def responses_blocks(body: dict[str, Any], count_tokens: bool = True) -> tuple[Block, ...]:
-    """A Responses prompt: instructions, tool definitions, then each input item."""
-    found: list[Block] = []
-    instructions = body.get("instructions")
-    if isinstance(instructions, str) and instructions:
-        text = {"type": "input_text", "text": instructions}
-        found.append(make_block("text", "system", text, count_tokens))
-    found.extend(
-        make_block("tool", "tools", tool, count_tokens) for tool in _list(body.get("tools"))
-    )
-    items = body.get("input")
-    if isinstance(items, str):
-        found.append(
-            make_block("text", "user", {"type": "input_text", "text": items}, count_tokens)
-        )
-    for item in _list(items):
-        if isinstance(item, dict) and "content" in item and "role" in item:
-            found.extend(_message_blocks(item, count_tokens))
-        elif isinstance(item, dict):
-            kind = str(item.get("type") or "item")
-            role = "assistant" if kind in ("function_call", "reasoning") else "user"
-            found.append(make_block(kind, role, item, count_tokens))
-    return tuple(found)
 
 
 def chat_tokens(usage: Any) -> Tokens:
@@ -128,26 +92,3 @@ def responses_from_sse(text: str) -> dict[str, Any]:
         if isinstance(response, dict):
             found = response
     return found
-
-
-def _message_blocks(message: dict[str, Any], count_tokens: bool) -> list[Block]:
-    role = str(message.get("role") or "user")
-    role = "system" if role in SYSTEM_ROLES else role
-    content = message.get("content")
-    parts = [{"type": "text", "text": content}] if isinstance(content, str) else _list(content)
-    blocks = [make_block(_kind(part), role, part, count_tokens) for part in parts]
-    for call in _list(message.get("tool_calls")):
-        blocks.append(make_block("tool_use", role, call, count_tokens))
-    if not blocks:  # a message with no content still costs its framing
-        blocks.append(make_block("message", role, message, count_tokens))
-    return blocks
-
-
-def _kind(part: Any) -> str:
-    if isinstance(part, dict) and isinstance(part.get("type"), str):
-        return str(part["type"])
-    return "text"
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

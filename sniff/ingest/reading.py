@@ -29,7 +29,7 @@ def read(
     roots: tuple[str, ...] = (),
     sample: bool = False,
     log_format: str | None = None,
-    with_prompts: Prompts = False,
+    with_prompts: Prompts = Prompts.NONE,
     while_waiting: Callable[[], object] | None = None,
     use_index: bool = False,
     window: tuple[float | None, float | None] = (None, None),
@@ -145,7 +145,7 @@ def recounted(requests: list[Request]) -> list[Request]:
     for request in requests:
         if request.file not in by_file:
             hint = project_hint(Path(request.file))
-            result = parse_any(request.file, hint, with_prompts=True)
+            result = parse_any(request.file, hint, with_prompts=Prompts.COUNTED)
             by_file[request.file] = {response.key: response for response in result.responses}
         response = by_file[request.file].get(request.key)
         if response is not None and response.blocks:

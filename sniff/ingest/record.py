@@ -6,12 +6,13 @@ copies of each call found across files into exactly one `Request`.
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from enum import StrEnum
+from typing import NamedTuple
 
 import msgspec
 
 from sniff.ingest.plausible import epoch as epoch  # where parsers have always found it
-from sniff.model import Activity, Agent, Block, LineIssue
+from sniff.model import Activity, Agent, Block, LineIssue, Sent
 
 
 class Tokens(NamedTuple):
@@ -29,9 +30,20 @@ class Tokens(NamedTuple):
 
 NO_TOKENS = Tokens(0, 0, 0, 0, 0, 0)
 
-Prompts = bool | Literal["sized"]
-"""How much of logged prompts to read: False nothing, True blocks with tokenizer counts,
-"sized" blocks with sizes estimated from their length (enough to compare and apportion)."""
+
+class Prompts(StrEnum):
+    """How much of logged prompts to read."""
+
+    NONE = "none"
+    """Nothing: usage only."""
+    SIZED = "sized"
+    """Blocks with sizes estimated from their length (enough to compare and apportion)."""
+    COUNTED = "counted"
+    """Blocks with their tokens counted by the tokenizer."""
+    TEXT = "text"
+    """Blocks with their text and place in the request, sized, and what else the request
+    body says (`Sent`): what lint reads."""
+
 
 # How sure a copy of a call is to be the real one, when copies tie on tokens: a record of the
 # call itself beats a copy embedded in another record (a parent's progress line, a replay).
@@ -77,6 +89,8 @@ class Response(NamedTuple):
     """Its response holds thinking blocks."""
     compacted: bool = False
     """It is the first call after a compaction the log marks."""
+    sent: Sent | None = None
+    """What its request body said beside the blocks, read under `Prompts.TEXT`."""
 
     @property
     def total(self) -> int:

@@ -17,8 +17,9 @@ import msgspec
 from sniff.ingest import anthropic_api, openai_api
 from sniff.ingest.lines import decode_lines
 from sniff.ingest.plausible import Implausible, check_date, decoded
+from sniff.ingest.prompt_text import detect_api, read_body
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
-from sniff.model import UNDATED, Agent, Block, LineIssue
+from sniff.model import UNDATED, Agent, LineIssue
 
 SOURCE = "request-log"
 APIS = (anthropic_api.API, openai_api.CHAT, openai_api.RESPONSES)
@@ -51,7 +52,7 @@ DECODER = msgspec.json.Decoder(LoggedCall)
 
 
 def parse_data(
-    path: str, data: bytes, project_hint: str, with_prompts: Prompts = False
+    path: str, data: bytes, project_hint: str, with_prompts: Prompts = Prompts.NONE
 ) -> FileResult:
     """Read one request log; `with_prompts` also turns request bodies into blocks."""
     issues: list[LineIssue] = []
@@ -75,40 +76,25 @@ def _times(call: LoggedCall) -> tuple[str | float | None, ...]:
     return (call.started_at, call.first_token_at, call.ended_at)
 
 
-def detect_api(request: dict[str, Any], response: Any) -> str:
-    """Which API a call was made to, from its bodies."""
-    body = response if isinstance(response, dict) else {}
-    kind = body.get("object") or body.get("type")
-    usage = body.get("usage")
-    usage = usage if isinstance(usage, dict) else {}
-    if kind == "response" or "input" in request or "instructions" in request:
-        return openai_api.RESPONSES
-    if kind in ("chat.completion", "chat.completion.chunk") or "prompt_tokens" in usage:
-        return openai_api.CHAT
-    if kind == "message" or "cache_read_input_tokens" in usage or "system" in request:
-        return anthropic_api.API
-    if isinstance(response, str):
-        if "message_start" in response:
-            return anthropic_api.API
-        if "response.completed" in response or "response.created" in response:
-            return openai_api.RESPONSES
-        return openai_api.CHAT
-    return anthropic_api.API if "anthropic" in str(request.get("model", "")) else openai_api.CHAT
-
-
 def _call(
     path: str, number: int, call: LoggedCall, project_hint: str, with_prompts: Prompts
 ) -> Response:
     for timestamp in _times(call):
         check_date(timestamp)
-    request = decoded(call.request, AROUND_BODY)
-    request = request if isinstance(request, dict) else {}
+    body_sent = decoded(call.request, AROUND_BODY)
+    request = body_sent if isinstance(body_sent, dict) else {}
     logged = decoded(call.response, AROUND_BODY)
     api = call.api if call.api in APIS else detect_api(request, logged)
     body, error = _response_body(api, logged, call.status)
     tokens, assumed = _tokens(api, body) if error is None else (NO_TOKENS, False)
     model = body.get("model") or request.get("model") or "(unknown)"
     key = call.id or body.get("id") or f"{path}:{number}"
+    label = call.id or (logged.get("id") if isinstance(logged, dict) else None)
+    blocks, sent = (
+        read_body(request, with_prompts, api, str(label) if label else None)
+        if with_prompts != Prompts.NONE and isinstance(body_sent, dict)
+        else ((), None)
+    )
     return Response(
         SOURCE,
         str(key),
@@ -127,8 +113,9 @@ def _call(
         None,
         path,
         number,
-        _blocks(api, request, with_prompts is True) if with_prompts else (),
+        blocks,
         error,
+        sent=sent if with_prompts == Prompts.TEXT else None,
     )
 
 
@@ -162,11 +149,3 @@ def _tokens(api: str, body: dict[str, Any]) -> tuple[Tokens, bool]:
     if api == openai_api.RESPONSES:
         return openai_api.responses_tokens(usage), False
     return openai_api.chat_tokens(usage), False
-
-
-def _blocks(api: str, request: dict[str, Any], count_tokens: bool) -> tuple[Block, ...]:
-    if api == anthropic_api.API:
-        return anthropic_api.blocks(request, count_tokens)
-    if api == openai_api.RESPONSES:
-        return openai_api.responses_blocks(request, count_tokens)
-    return openai_api.chat_blocks(request, count_tokens)

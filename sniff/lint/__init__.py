@@ -1,10 +1,10 @@
 """Provides `lint`: prompt files and logged requests in, cache anti-patterns with their price out.
 
 The rules are in `rules` (on one prompt) and `session_rules` (on consecutive requests); this
-module reads the inputs, groups logged requests into sessions, runs the selected rules, and
-prices each problem with the cache engine (`savings`). The logs' priced requests, which SN012
-judges idle gaps by, come from the caller's `Loader`: lint sits below the front ends and their
-way of reading logs.
+module reads the prompt files, groups logged requests into sessions, runs the selected rules,
+and prices each problem with the cache engine (`savings`). Logged requests, their prompts'
+text and the priced requests SN012 judges idle gaps by, come from the caller's `Loader`: lint
+sits below the front ends and their way of reading logs.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from sniff import tokens
 from sniff.errors import UserError
 from sniff.ingest.record import Prompts
 from sniff.lint import rules as _rules  # noqa: F401 - registers the rules on one prompt
-from sniff.lint.inputs import load_prompts
+from sniff.lint.inputs import load_prompts, logged_prompts
 from sniff.lint.prompts import LintPrompt
 from sniff.lint.registry import RULES, LintContext, finding
 from sniff.lint.savings import chain_saving, file_saving
 from sniff.lint.session_rules import opening
-from sniff.model import Dataset, Finding, Saving, Severity
+from sniff.model import Dataset, Finding, Request, Saving, Severity
 from sniff.pricing import PriceBook
 from sniff.redact_secrets import redact_secrets
 
@@ -66,6 +66,8 @@ class LintReport:
     prompts: list[LintPrompt] = field(default_factory=list)
     files: int = 0
     config: LintConfig = LintConfig()
+    read: Dataset | None = None
+    """The logs as `load` read them (to check a fix again without reading them again)."""
 
     def failed(self) -> bool:
         """Whether a finding reaches `fail_on`."""
@@ -76,18 +78,19 @@ def lint(
     paths: Sequence[Path],
     config: LintConfig,
     prices: PriceBook | None = None,
-    load: Loader | None = None,
+    *,
+    load: Loader,
 ) -> LintReport:
-    """Check prompt files and logs under `paths`.
-
-    `load` reads the logs for SN012 (idle gaps): without it, that rule finds nothing.
+    """Check prompt files and logs under `paths`, the logs read by `load`.
 
     Raises:
         UserError: a path does not exist, or a prompt file cannot be read.
     """
     prices = prices or PriceBook()
-    prompts, usage_only = load_prompts(list(paths))
-    return check(prompts, usage_only, config, prices, load)
+    prompts, logs = load_prompts(list(paths))
+    read = load(logs, prices, with_prompts=Prompts.TEXT) if logs else None
+    logged, usage_only = logged_prompts(read, logs) if read is not None else ([], [])
+    return check(prompts + logged, usage_only, config, prices, read)
 
 
 def check(
@@ -95,20 +98,19 @@ def check(
     usage_only: list[Path],
     config: LintConfig,
     prices: PriceBook,
-    load: Loader | None = None,
+    read: Dataset | None = None,
 ) -> LintReport:
-    """Run the rules on prompts already read (also used to re-lint a fix; `load` as for
-    `lint`)."""
+    """Run the rules on prompts already read (also used to check a fix again); `read` holds
+    the logs' requests SN012 judges idle gaps by."""
     chains = _chains(prompts)
-    logs = _logs(prompts, usage_only) if load is not None and "SN012" in config.rules() else []
     context = LintContext(
         prompts=prompts,
         chains=chains,
         minimum=_minimum(),
         count=lambda text: tokens.count(text),
-        # read as `cache --breaks` reads them, so that both judge the same breaks
-        gaps=_gap_findings(load(logs, prices, with_prompts="sized"), prices)
-        if load is not None and logs
+        # their blocks are sized as `cache --breaks` reads them: both judge the same breaks
+        gaps=_gap_findings(_linted(read, prompts, usage_only), prices)
+        if read is not None and "SN012" in config.rules()
         else [],
     )
     findings: list[Finding] = []
@@ -117,7 +119,7 @@ def check(
     findings = [_redacted(found) for found in _priced(findings, prompts, chains, prices, config)]
     findings.sort(key=lambda f: (f.file, -f.severity, f.line, f.column, f.rule))
     files = len({p.file for p in prompts} | {str(path) for path in usage_only})
-    return LintReport(findings, prompts, files, config)
+    return LintReport(findings, prompts, files, config, read)
 
 
 def _redacted(found: Finding) -> Finding:
@@ -202,20 +204,21 @@ def _minimum() -> Any:
     return minimum
 
 
-def _logs(prompts: list[LintPrompt], usage_only: list[Path]) -> list[Path]:
-    """Every log being linted: those with prompts, and those with only usage."""
-    logged = {Path(prompt.file) for prompt in prompts if prompt.logged}
-    return sorted({*usage_only, *(path for path in logged if path.is_file())})
+def _linted(read: Dataset, prompts: list[LintPrompt], usage_only: list[Path]) -> list[Request]:
+    """The requests read from the logs being linted: those of the logs with prompts and, with
+    logs of usage only, all that was read (an export's name the logs they came from)."""
+    logged = {prompt.file for prompt in prompts if prompt.logged}
+    return [r for r in read.requests if usage_only or r.file in logged]
 
 
-def _gap_findings(dataset: Dataset, prices: PriceBook) -> list[Finding]:
+def _gap_findings(requests: list[Request], prices: PriceBook) -> list[Finding]:
     """SN012, one finding a session where the provider's longer TTL would have paid for its
     dearer writes: the verdict and figure `sniff cache --breaks` gives for the session."""
     from sniff.analyses.breaks import find_breaks
     from sniff.numbers import money
 
     findings = []
-    for verdict in find_breaks(dataset.requests, prices).ttl_advice.sessions:
+    for verdict in find_breaks(requests, prices).ttl_advice.sessions:
         if not verdict.pays:
             continue
         first, longer, session = verdict.spared[0].request, verdict.longer, verdict.session or ""

@@ -2,30 +2,53 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from sniff.model import Block
 
 
 @dataclass(frozen=True, slots=True)
 class LintBlock:
-    """One block of a prompt, with where it sits and what it says."""
+    """One block of a prompt as lint reads it: the record's `Block` (read with its text and
+    place, `Prompts.TEXT`), the text compared, and where it sits in its prompt file."""
 
-    path: str
-    """Where it sits in the request: `system[0]`, `tools[2]`, `messages[3].content[0]`, ..."""
-    kind: str
-    """`tool`, `text`, `image`, `tool_use`, `tool_result`, ..."""
-    role: str
-    """`tools`, `system`, `user` or `assistant`."""
+    block: Block
     text: str
-    """What the model reads of it (for tools and structured blocks, their JSON)."""
-    mark: str | None = None
-    """Its cache breakpoint: `5m`, `1h`, or None."""
-    raw: Any = None
-    """The block as the request holds it (for --fix)."""
+    """What the model reads of it (for tools and structured blocks, their JSON; a tool's with
+    sorted keys, so that its key order alone does not make it another tool)."""
     offset: int = -1
     """Where `text` starts in the file it was read from (-1: not known)."""
-    key_order: tuple[str, ...] = ()
-    """For tools: the order of the schema's keys as written (to spot unstable serialization)."""
+
+    @property
+    def path(self) -> str:
+        """Where it sits in the request: `system[0]`, `tools[2]`, `messages[3].content[0]`."""
+        return self.block.path or ""
+
+    @property
+    def kind(self) -> str:
+        """`tool`, `text`, `image`, `tool_use`, `tool_result`, ..."""
+        return self.block.kind
+
+    @property
+    def role(self) -> str:
+        """`tools`, `system`, `user` or `assistant`."""
+        return self.block.role
+
+    @property
+    def mark(self) -> str | None:
+        """Its cache breakpoint: `5m`, `1h`, or None."""
+        return self.block.cache_control
+
+
+def lint_block(block: Block) -> LintBlock:
+    """A block read with its text as lint compares it: a tool definition by its sorted JSON
+    (its text as written, `block.text`, tells its key order)."""
+    text = block.text or ""
+    if (block.path or "").startswith("tools["):
+        text = json.dumps(json.loads(text), sort_keys=True)
+    return LintBlock(block, text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ in the same `RULES` as the rules on one prompt (`rules`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 from sniff.lint.prompts import LintBlock, LintPrompt
@@ -97,7 +98,7 @@ def unstable_tool_schema(context: LintContext) -> Iterator[Finding]:
                 twin = old.get(block.text)
                 if (
                     twin is not None
-                    and twin.key_order != block.key_order
+                    and twin.block.text != block.block.text  # as written: the key order
                     and block.text not in seen
                 ):
                     seen.add(block.text)
@@ -237,7 +238,8 @@ def tool_names(prompt: LintPrompt) -> list[str]:
     names = []
     for block in prompt.blocks:
         if block.kind == "tool":
-            raw = block.raw if isinstance(block.raw, dict) else {}
+            written = json.loads(block.text)  # a tool's text is its JSON
+            raw = written if isinstance(written, dict) else {}
             inner = raw.get("function")
             function = inner if isinstance(inner, dict) else {}
             names.append(str(raw.get("name") or function.get("name") or block.path))

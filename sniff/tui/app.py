@@ -149,17 +149,21 @@ class SniffApp(App[None]):
     @work(thread=True, exclusive=True, group="lint", exit_on_error=False)
     def _lint_files(self, files: tuple[str, ...]) -> None:
         """Check the prompts the logs hold for what breaks caching (sniff lint)."""
+        from functools import partial
+
         from textual.worker import get_current_worker
 
         from sniff.lint import LintConfig, lint
+        from sniff.logs import load
 
         worker = get_current_worker()
         # Only the logs: a prompt file lying beside them is not part of the archive. Idle gaps
         # (SN012) are already shown as ttl_expired breaks, priced from usage.
         logs = [Path(file) for file in files]
         config = LintConfig(ignore=("SN012",))
+        read = partial(load, use_index=self.workspace.use_index if self.workspace else True)
         try:
-            report = lint(logs, config, self.prices)
+            report = lint(logs, config, self.prices, load=read)
         except Exception as error:
             self.call_from_thread(self._failed, "checking prompts", error)
             report = None

@@ -118,22 +118,26 @@ class Workspace:
         self._caches: dict[tuple[object, ...], CacheReport] = {}
 
     def dataset(
-        self, prompts: Prompts = False, *, while_waiting: Callable[[], object] | None = None
+        self, prompts: Prompts | str = "none", *, while_waiting: Callable[[], object] | None = None
     ) -> Dataset:
         """Every request read and priced (the filters not applied), with the activity and an
         account of what could not be read.
 
         Args:
-            prompts: also read prompts into blocks where logs hold them: True counts each
-                block's tokens, "sized" estimates them from its size (what breaks are judged
-                from). A dataset read with prompts serves a later call without.
+            prompts: also read prompts into blocks where logs hold them (a `Prompts`, or its
+                name): "counted" counts each block's tokens, "sized" estimates them from its
+                size (what breaks are judged from), "text" keeps their text too (what lint
+                reads). A dataset read with prompts serves a later call without.
             while_waiting: the caller's own slow set-up, run while files are parsed.
 
         Raises:
             UserError: a path does not exist, or the paths named hold no log.
         """
+        from sniff.ingest.record import Prompts
+
+        prompts = Prompts(prompts)
         held = self._datasets.get(prompts)
-        if held is None and prompts is False and self._datasets:
+        if held is None and prompts is Prompts.NONE and self._datasets:
             held = next(iter(self._datasets.values()))
         if held is None:
             held = self._datasets[prompts] = self._read(prompts, while_waiting)
@@ -183,6 +187,7 @@ class Workspace:
 
     def _batches(self, files: list[SourceFile]) -> Iterator[Progress]:
         from sniff.ingest import progress
+        from sniff.ingest.record import Prompts
         from sniff.logs import load
         from sniff.workspace.batches import Progress, batch_ends
 
@@ -193,7 +198,7 @@ class Workspace:
             chosen = {file.path for file in newest[:end]}
             with progress.watched() as reading:
                 dataset = load(
-                    self.paths, self.prices, log_format=self.log_format, with_prompts="sized",
+                    self.paths, self.prices, log_format=self.log_format, with_prompts=Prompts.SIZED,
                     use_index=self.use_index, listed=files,
                     only=None if end == len(files) else chosen,
                 )  # fmt: skip
@@ -243,7 +248,7 @@ class Workspace:
             try:
                 numbers = scan_units(
                     self.paths, store, self.prices, filters, zone, log_format=self.log_format,
-                    files=files, with_prompts="sized",
+                    files=files,
                     scope=scan_scope(
                         filters=filters, zone=zone, log_format=self.log_format,
                         pricing=file_identity(self.pricing) if self.pricing else None,
@@ -280,6 +285,7 @@ class Workspace:
         if policy_file not in self._breaks and self.dask:
             from sniff import dask_backend
             from sniff.dask_cluster import cluster
+            from sniff.ingest.record import Prompts
             from sniff.logs import require_logs
 
             with cluster(self.dask) as client:
@@ -288,7 +294,7 @@ class Workspace:
                     log_format=self.log_format, policy_file=policy_file,
                 )  # fmt: skip
             require_logs(dataset, self.paths)
-            self._breaks[policy_file], self._datasets["sized"] = report, dataset
+            self._breaks[policy_file], self._datasets[Prompts.SIZED] = report, dataset
         if policy_file not in self._breaks:
             from sniff.analyses.breaks import CacheRules, find_breaks
 
@@ -324,7 +330,8 @@ class Workspace:
                 policy_file, policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens
             )
             self._caches[key] = analyze_cache(
-                self.dataset(True).requests, self.prices, chosen.policies, chosen=chosen.chosen,
+                self.dataset("counted").requests, self.prices, chosen.policies,
+                chosen=chosen.chosen,
                 what_ifs=chosen.what_ifs, keep=self.filters.keep,
             )  # fmt: skip
         return self._caches[key]
@@ -354,13 +361,17 @@ class Workspace:
 
         if by not in GROUPINGS:
             raise UserError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
-        dataset = self.dataset(True)
+        dataset = self.dataset("counted")
         logs = linted_logs(dataset, self.filters.keep)
         findings = []
         if logs:
-            from sniff.lint import LintConfig, lint
+            from functools import partial
 
-            findings = lint(logs, LintConfig(ignore=("SN012",)), self.prices).findings
+            from sniff.lint import LintConfig, lint
+            from sniff.logs import load
+
+            read = partial(load, use_index=self.use_index)
+            findings = lint(logs, LintConfig(ignore=("SN012",)), self.prices, load=read).findings
         built = build_report(
             dataset, self.prices, self.zone, by=by, keep=self.filters.keep, lint=findings,
             activity=self.activity(),

@@ -56,7 +56,7 @@ def scan_units(
     zone: tzinfo,
     *,
     log_format: str | None = None,
-    with_prompts: Prompts = "sized",
+    with_prompts: Prompts = Prompts.SIZED,
     scope: str,
     files: list[SourceFile] | None = None,
 ) -> ScanNumbers:

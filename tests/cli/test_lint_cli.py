@@ -461,3 +461,12 @@ def test_a_prompts_folder_without_prompts_is_one_line(tmp_path: Path) -> None:
 def test_an_unknown_rule_lists_the_rules_in_order() -> None:
     line = one_line_error(run("--explain", "SN999"))
     assert line.endswith("rules: " + ", ".join(f"SN{n:03d}" for n in range(1, 15)))
+
+
+def test_an_export_is_linted_for_idle_gaps_as_its_logs_are(tmp_path: Path) -> None:
+    """An export's requests name the logs they came from, not the export: still linted."""
+    logs = ROOT / "sample_logs" / "claude-code"
+    exported = CliRunner().invoke(app, ["export", str(logs), "-o", str(tmp_path / "export")])
+    assert exported.exit_code == 0, exported.output
+    gaps = lint_json("--select", "SN012", logs)["findings"]
+    assert gaps and lint_json("--select", "SN012", tmp_path / "export")["findings"] == gaps

@@ -20,6 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
+from sniff.ingest.record import Prompts
 from tests.conftest import SAMPLE_LOGS
 
 MARK = "__poison__"
@@ -390,9 +391,11 @@ def test_the_browser_loads_a_poisoned_session_as_the_clean_one(tmp_path):
     """The TUI reads through `logs.load` with prompts: the poison lines change nothing."""
     from sniff.logs import load
 
-    clean = load([logs(tmp_path / "clean" / "logs", CLAUDE_TRACE)], with_prompts=True)
+    clean = load([logs(tmp_path / "clean" / "logs", CLAUDE_TRACE)], with_prompts=Prompts.COUNTED)
     lines = [poison(CLAUDE_TRACE, *make(CLAUDE_TRACE)) for make, _ in POISONS.values()]
-    poisoned = load([logs(tmp_path / "poisoned" / "logs", CLAUDE_TRACE, *lines)], with_prompts=True)
+    poisoned = load(
+        [logs(tmp_path / "poisoned" / "logs", CLAUDE_TRACE, *lines)], with_prompts=Prompts.COUNTED
+    )
 
     def calls(dataset: Any) -> list[tuple[str, Any, Any]]:
         return [(r.key.replace("poisoned", "clean"), r.usage, r.blocks) for r in dataset.requests]

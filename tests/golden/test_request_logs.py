@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
+from sniff.ingest.record import Prompts
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
@@ -79,7 +80,7 @@ def test_the_tool_list_change_rebuilds_the_whole_cache():
     from sniff.logs import load
 
     [log] = (SAMPLES / "claude-trace").rglob("*.jsonl")
-    requests = [r for r in load([log], with_prompts=True).requests if r.error is None]
+    requests = [r for r in load([log], with_prompts=Prompts.COUNTED).requests if r.error is None]
     main = [r for r in requests if r.agent.value == "main"]
     changed = [
         later

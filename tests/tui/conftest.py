@@ -15,6 +15,7 @@ import msgspec
 import pytest
 from textual.pilot import Pilot
 
+from sniff.ingest.record import Prompts
 from sniff.lint import LintConfig, lint
 from sniff.logs import load
 from sniff.model import Dataset, Finding
@@ -32,7 +33,7 @@ def archive_dataset() -> Dataset:
     Paths are made relative to the repository (claude-trace names its project by the absolute
     folder it traced), so screenshots do not depend on where the repository is checked out.
     """
-    dataset = load(list(ARCHIVE), with_prompts=True)
+    dataset = load(list(ARCHIVE), with_prompts=Prompts.COUNTED)
     return msgspec.structs.replace(
         dataset,
         requests=tuple(
@@ -54,7 +55,7 @@ def _relative(path: str) -> str:
 def lint_findings() -> list[Finding]:
     """What `sniff lint` finds in the sample logs' logged prompts (gaps left to breaks)."""
     files = sorted(path for root in ARCHIVE for path in root.rglob("*.jsonl"))
-    findings = lint(files, LintConfig(ignore=("SN012",))).findings
+    findings = lint(files, LintConfig(ignore=("SN012",)), load=load).findings
     return [dataclasses.replace(found, file=_relative(found.file)) for found in findings]
 
 

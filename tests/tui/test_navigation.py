@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.widgets import DataTable, Markdown, Static
 
 from sniff.analyses.browse import build_archive
+from sniff.ingest.record import Prompts
 from sniff.model import Dataset
 from sniff.numbers import money, percent
 from sniff.pricing import PriceBook
@@ -392,7 +393,7 @@ async def test_a_request_that_read_nothing_is_never_said_to_have_read_its_prefix
     from tests.conftest import REPO
 
     trace = REPO.parent / "shared" / "samples" / "claude-trace-dev"
-    dataset = load([trace], with_prompts="sized")
+    dataset = load([trace], with_prompts=Prompts.SIZED)
     archive = build_archive(dataset, PriceBook(), UTC)
     [summariser] = [r for r in dataset.requests if r.line == 35]
     app = make_app(dataset, zone=UTC)

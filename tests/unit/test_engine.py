@@ -37,6 +37,7 @@ from sniff.engine import (
     simulation,
     with_overrides,
 )
+from sniff.ingest.record import Prompts
 from sniff.logs import load
 from sniff.model import Agent, Block, Request, Usage
 from sniff.pricing import PriceBook
@@ -776,7 +777,7 @@ def sample_requests(name: str) -> tuple[Request, ...]:
     path = SCRAMBLED_SAMPLES[name]
     if not path.exists():
         pytest.skip(f"{path} is not here")
-    return load([path], with_prompts=True).requests
+    return load([path], with_prompts=Prompts.COUNTED).requests
 
 
 @pytest.mark.parametrize("keep_1h", [True, False], ids=["1h-as-logged", "1h-zero"])

@@ -66,7 +66,7 @@ def totals(
     use_index: bool,
     *,
     window: tuple[float | None, float | None] = (None, None),
-    with_prompts: Prompts = False,
+    with_prompts: Prompts = Prompts.NONE,
 ) -> dict[str, Any]:
     """Everything a run yields, in the order it yields it, as plain data (readable diffs)."""
     dataset = load(paths, use_index=use_index, window=window, with_prompts=with_prompts)
@@ -211,7 +211,7 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> Spy:
     return seen
 
 
-def index_entry(path: Path, with_prompts: Prompts = False) -> Entry | None:
+def index_entry(path: Path, with_prompts: Prompts = Prompts.NONE) -> Entry | None:
     """The index row of `path` (read by `logs.load` with default options)."""
     store = indexed.open_index()
     assert store is not None
@@ -747,10 +747,14 @@ def test_no_place_for_an_index_still_gives_the_numbers(
 def test_prompt_reading_modes_are_kept_apart(tmp_path: Path, spy: Spy) -> None:
     corpus(tmp_path)
     plain = same_as_without_index([tmp_path])
-    sized = same_as_without_index([tmp_path], with_prompts="sized")
+    sized = same_as_without_index([tmp_path], with_prompts=Prompts.SIZED)
     assert sized != plain  # the request log's prompts are read into blocks
     spy.clear()
-    assert same_as_without_index([tmp_path], with_prompts="sized") == sized
+    text = same_as_without_index([tmp_path], with_prompts=Prompts.TEXT)
+    assert text != sized  # the blocks keep their text, the requests what their bodies said
+    spy.clear()
+    assert same_as_without_index([tmp_path], with_prompts=Prompts.SIZED) == sized
+    assert same_as_without_index([tmp_path], with_prompts=Prompts.TEXT) == text
     assert same_as_without_index([tmp_path]) == plain
     assert spy.tasks == []
 
@@ -762,7 +766,7 @@ def test_sniff_index_counts_each_file_once_however_often_it_was_read(tmp_path: P
 
     files = corpus(tmp_path)
     same_as_without_index([tmp_path])
-    same_as_without_index([tmp_path], with_prompts="sized")  # a second row for every file
+    same_as_without_index([tmp_path], with_prompts=Prompts.SIZED)  # a second row for every file
     store = indexed.open_index()
     assert store is not None
     try:

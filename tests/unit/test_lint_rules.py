@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from sniff.ingest.record import Prompts
 from sniff.lint import LintConfig, check, lint
 from sniff.lint.fix import fixed_body, fixed_text, is_fixable
 from sniff.lint.inputs import body_prompt, load_prompts, prompt_files, text_prompt
@@ -21,7 +22,7 @@ from sniff.lint.prompts import LintPrompt
 from sniff.lint.rules import RULES
 from sniff.lint.volatile import find_placeholders, find_volatile, line_and_column
 from sniff.logs import load
-from sniff.model import Finding, Severity
+from sniff.model import Dataset, Finding, Severity
 from sniff.pricing import PriceBook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -492,7 +493,7 @@ def test_sn012_quotes_the_net_saving_cache_breaks_gives_for_the_session(tmp_path
 
     path = kiosk_log(tmp_path, 15)
     [found] = [f for f in findings(path) if f.rule == "SN012"]
-    requests = load([path], PriceBook(), with_prompts="sized").requests
+    requests = load([path], PriceBook(), with_prompts=Prompts.SIZED).requests
     [verdict] = find_breaks(requests, PriceBook()).ttl_advice.sessions
     assert found.saving is not None and found.saving.usd is not None
     assert found.saving.usd == verdict.net_saving_usd > 0
@@ -503,9 +504,25 @@ def test_sn012_quotes_the_net_saving_cache_breaks_gives_for_the_session(tmp_path
 # --- --fix: what each fix writes ----------------------------------------------------------------
 
 
+def test_logged_prompts_are_the_records_the_caller_loads(tmp_path: Path) -> None:
+    """lint reads no log itself: its logged prompts are what its caller's loader hands it."""
+    log = tmp_path / "calls.jsonl"
+    log.write_text(json.dumps({"id": "c1", "request": conversation("Hi")}) + "\n")
+    asked: list[Prompts] = []
+
+    def loading(paths: list[Path] | None, prices: Any, *, with_prompts: Prompts) -> Dataset:
+        asked.append(with_prompts)
+        return load(paths, prices, with_prompts=with_prompts)
+
+    read = lint([log], EVERYTHING, load=loading)
+    assert asked[0] == Prompts.TEXT
+    assert [(p.request, p.line, p.api) for p in read.prompts] == [("c1", 1, "openai-chat")]
+    unread = lint([log], EVERYTHING, load=lambda paths, prices, *, with_prompts: Dataset(()))
+    assert (unread.prompts, unread.files) == ([], 1)
+
+
 def sample_prompts(name: str) -> list[LintPrompt]:
-    prompts, _ = load_prompts([BAD / name])
-    return prompts
+    return lint([BAD / name], EVERYTHING, load=load).prompts
 
 
 @pytest.mark.parametrize("name", ["SN001-volatile-system.md", "SN014-dynamic-before-static.md"])
@@ -631,7 +648,7 @@ def test_a_volatile_cache_key_is_located_on_its_volatile_part(tmp_path: Path) ->
         "prompt_cache_key": "tern-6f1c2a9e-4b7d-4e2a-9c3f-1d2e3f4a5b6c",
     }
     path = write_json(tmp_path / "key.json", body)
-    [found] = lint([path], EVERYTHING).findings
+    [found] = lint([path], EVERYTHING, load=load).findings
     assert (found.rule, found.block_path) == ("SN011", None)
     assert (found.line, found.column) == place(path, "6f1c2a9e")
 
@@ -672,7 +689,7 @@ def test_findings_in_a_list_of_bodies_are_located_in_their_body(tmp_path: Path) 
         conversation("Hi", "Hello!", "More", system=dated + "\nBe brief."),
     ]
     path = write_json(tmp_path / "bodies.json", bodies)
-    found = {item.rule: item for item in lint([path], EVERYTHING).findings}
+    found = {item.rule: item for item in lint([path], EVERYTHING, load=load).findings}
     assert (found["SN001"].line, found["SN001"].column) == place(path, "2026-03-05")
     second = path.read_text().index('"model"', 10)  # where the second body starts
     assert (found["SN002"].request, found["SN002"].block_path) == ("#2", "messages[0]")

@@ -6,11 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from sniff.ingest.log_formats import detect
+from sniff.ingest.record import Prompts
 from sniff.logs import load
-from sniff.model import Request
+from sniff.model import Request, Sent
 
 T0 = 1_772_610_000.0  # 2026-03-04
 
@@ -128,14 +130,19 @@ BODY = {
 USAGE = {"input_tokens": 4, "cache_creation_input_tokens": 300, "cache_read_input_tokens": 15032}
 
 
-def test_claude_trace_usage_from_sse_and_json(tmp_path):
-    streamed = {
+def streamed_response(output: int, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    """A response as claude-trace logs a stream: no JSON body, the SSE text."""
+    return {
         "timestamp": T0 + 1,
         "status_code": 200,
-        "headers": {"request-id": "req_1"},
+        "headers": headers or {},
         "body": None,
-        "body_raw": sse("claude-sonnet-4-5-20250929", USAGE, 211),
+        "body_raw": sse("claude-sonnet-4-5-20250929", USAGE, output),
     }
+
+
+def test_claude_trace_usage_from_sse_and_json(tmp_path):
+    streamed = streamed_response(211, {"request-id": "req_1"})
     quota = {
         "model": "claude-haiku-4-5-20251001",
         "max_tokens": 1,
@@ -194,15 +201,9 @@ def test_claude_trace_failed_calls_are_kept_at_no_cost_and_other_paths_ignored(t
 
 
 def test_claude_trace_prompt_blocks_in_cache_order_with_marks(tmp_path):
-    streamed = {
-        "timestamp": T0 + 1,
-        "status_code": 200,
-        "headers": {},
-        "body": None,
-        "body_raw": sse("claude-sonnet-4-5-20250929", USAGE, 20),
-    }
+    streamed = streamed_response(20)
     log = write(tmp_path / "log.jsonl", [pair(BODY, streamed)])
-    [request] = requests(log, with_prompts=True)
+    [request] = requests(log, with_prompts=Prompts.COUNTED)
     layout = [(b.kind, b.role, b.cache_control) for b in request.blocks]
     assert layout == [
         ("tool", "tools", None),
@@ -214,6 +215,28 @@ def test_claude_trace_prompt_blocks_in_cache_order_with_marks(tmp_path):
     assert all(b.tokens > 0 for b in request.blocks)
     [without_prompt] = requests(log)
     assert without_prompt.blocks == ()
+
+
+def test_prompts_read_as_text_keep_each_blocks_place_and_the_bodys_settings(tmp_path):
+    """What lint reads of a logged request comes from the parser: text, place, settings."""
+    streamed = streamed_response(20, {"request-id": "req_01X"})
+    trace = write(tmp_path / "trace" / "log.jsonl", [pair({**BODY, "thinking": None}, streamed)])
+    [request] = requests(trace, with_prompts=Prompts.TEXT)
+    assert [(b.path, b.text) for b in request.blocks[:2]] == [
+        ("tools[0]", json.dumps(BODY["tools"][0])),
+        ("system[0]", "You are a coding agent."),
+    ]
+    assert request.blocks[-1].path == "messages[2].content[0]"
+    assert request.sent == Sent("anthropic-messages", BODY["model"], {"thinking": None}, "req_01X")
+    [sized] = requests(trace, with_prompts=Prompts.SIZED)  # the blocks breaks are judged by
+    assert [msgspec.structs.replace(b, text=None, path=None) for b in request.blocks] == list(
+        sized.blocks
+    )
+    call = {"id": "c1", "request": {"model": "gpt-5", "input": "Hi", "prompt_cache_key": "k"}}
+    [logged] = requests(write(tmp_path / "calls.jsonl", [call]), with_prompts=Prompts.TEXT)
+    assert [(b.path, b.text) for b in logged.blocks] == [("input", "Hi")]
+    assert logged.sent == Sent("openai-responses", "gpt-5", {"prompt_cache_key": "k"}, "c1")
+    assert requests(trace, with_prompts=Prompts.SIZED)[0].sent is None
 
 
 def test_a_breakpoint_does_not_change_a_blocks_identity():
