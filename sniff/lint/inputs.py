@@ -68,7 +68,9 @@ def logged_prompts(dataset: Dataset, logs: list[Path]) -> tuple[list[LintPrompt]
                 line=request.line,
                 session=request.session_id,
                 started=request.started_at.timestamp() if request.started_at else None,
-                cache_usage=None if request.error else usage.prompt_tokens - usage.input_tokens,
+                cache_usage=None
+                if request.error or not usage.total_tokens  # none logged
+                else usage.prompt_tokens - usage.input_tokens,
             )
         )
     prompts.sort(key=lambda prompt: (order[prompt.file], prompt.line))

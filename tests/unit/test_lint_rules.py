@@ -810,15 +810,17 @@ def test_a_sliding_window_that_drops_the_oldest_turns_is_sn005() -> None:
 # --- SN008 on logged requests: the usage decides --------------------------------------------------
 
 
-def request_log(path: Path, usages: list[dict[str, int] | None]) -> Path:
-    """A request log of one short marked prompt sent once per usage (None: the call failed)."""
+def request_log(path: Path, usages: list[dict[str, int] | None | str]) -> Path:
+    """A request log of one short marked prompt sent once per usage (None: the call failed;
+    "absent": it succeeded, and the log kept no usage)."""
     lines = []
     for number, usage in enumerate(usages, start=1):
         body = marked_body("5m")
         body["messages"] = [{"role": "user", "content": "Hi"}] * (2 * number - 1)
         response: dict[str, Any] = {"type": "error", "error": {"type": "overloaded_error"}}
         if usage is not None:
-            response = {"id": f"msg_{number:024d}", "type": "message", "usage": usage}
+            response = {"id": f"msg_{number:024d}", "type": "message"}
+            response |= {} if usage == "absent" else {"usage": usage}
         status = 200 if usage is not None else 529
         record = {"request": body, "response": response, "status": status, "session": "s-1"}
         lines.append(json.dumps(record | {"started_at": 1772701200.0 + 30 * number}))
@@ -833,11 +835,12 @@ def request_log(path: Path, usages: list[dict[str, int] | None]) -> Path:
         ([{"input_tokens": 12, "cache_read_input_tokens": 4800}], False),  # read
         ([None, {"input_tokens": 12, "cache_read_input_tokens": 4800}], False),  # failed, then read
         ([{"input_tokens": 52, "cache_read_input_tokens": 0}], True),  # nothing cached
+        (["absent"], False),  # no usage logged: no evidence either way
     ],
-    ids=["written", "read", "failed-then-read", "not-cached"],
+    ids=["written", "read", "failed-then-read", "not-cached", "no-usage-logged"],
 )
 def test_sn008_on_a_logged_request_follows_its_usage(
-    tmp_path: Path, usages: list[dict[str, int] | None], reported: bool
+    tmp_path: Path, usages: list[dict[str, int] | None | str], reported: bool
 ) -> None:
     """The log's text is shortened (40 tokens); the usage says what the API cached."""
     log = request_log(tmp_path / "calls.jsonl", usages)
