@@ -44,15 +44,16 @@ def sessions(
     verbose: o.Verbose = False,
 ) -> None:
     """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
-    from sniff.analyses.summary import SESSION_SORTS, summarize
+    from sniff.analyses.summary import SESSION_SORTS
     from sniff.errors import UserError
 
     if sort not in SORTS:
         raise UserError(f"--sort must be one of {', '.join(SORTS)}, not {sort!r}")
     workspace = o.workspace(locals())
     with shown(wanted(json=json, no_progress=no_progress)):
-        dataset = workspace.dataset()
-        summary = summarize(workspace.filters.apply(dataset.requests), workspace.zone)
+        # the rows are scan's: summed unit by unit, so only units whose files changed are again
+        numbers = workspace.scan()
+    dataset, summary = numbers.dataset, numbers.summary
     rows = sorted(summary.sessions, key=SESSION_SORTS[sort], reverse=sort not in ASCENDING)
     rows = rows[:limit] if limit else rows
     o.report_issues(dataset, verbose)
