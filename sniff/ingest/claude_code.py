@@ -6,12 +6,20 @@ twofold), early lines carry placeholder output counts, the lines of one response
 adjacent, subagents live in three layouts depending on the version, and a parent file repeats
 its subagents' responses inside `progress` lines. This module turns one file into one
 `Response` per API response it holds; `ingest.merge` then keeps one per response across files.
+
+A reader kept between runs (`Reader.__reduce__`) holds only what lines appended later can
+need: the records of its last lines and responses, and the names of every older one
+(`closed`). Resumed, it yields only the responses the appended lines add or change; if those
+touch an older record (repeat its uuid or response id, or continue a chain further back), it
+raises `Unresumable`, and the file is read whole: either way the file's responses are those
+one whole reading gives.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from itertools import islice
 from pathlib import PurePath
 from typing import TypedDict
 
@@ -43,6 +51,13 @@ PROVIDER = "anthropic"
 SYNTHETIC_MODEL = "<synthetic>"
 THINKING = frozenset({"thinking", "redacted_thinking"})
 COMPACT_BOUNDARY = "compact_boundary"
+WINDOW_RECORDS = 4096
+WINDOW_GROUPS = 1024
+"""Records and responses a kept reader holds whole: lines appended later continue the last."""
+
+
+class Unresumable(Exception):
+    """The appended lines need records a kept reader no longer holds: read the file whole."""
 
 
 def parse_data(
@@ -86,11 +101,37 @@ class Reader:
         self.last_time = ""
         self.activity = ActivityLog()
         self.stem = stem
+        self.closed: set[str] = set()
+        """Uuids, response ids and tool ids of the lines before a kept reader's window."""
+        self.kept: _Kept | None = None
+        """What a resumed reader was kept with, to tell what the appended lines changed."""
+
+    APPENDS = True
+    """Resumed, `result` holds what the lines fed since yield (see the module docstring)."""
 
     def __reduce__(self) -> tuple[Callable[[bytes], Reader], tuple[bytes]]:
-        """Pickled as msgpack of its attributes (`_Kept`): pickle took a big transcript's
-        reader a second to keep, and memory as large as the reader to track its objects."""
-        return _restore, (_KEPT_ENCODER.encode(vars(self)),)
+        """Pickled as msgpack of its window (`_Kept`): a big transcript's whole reader took a
+        second to keep, and reading it back dwarfed reading the lines appended since."""
+        uuids = (self.times, self.parents, self.owners)
+        recent = {uuid for records in uuids for uuid in islice(reversed(records), WINDOW_RECORDS)}
+        roots = {uuid: self.sidechain_root(uuid) for uuid in recent & self.sidechains}
+        groups = {key: self.groups[key] for key in islice(reversed(self.groups), WINDOW_GROUPS)}
+        named = set().union(*uuids, self.parents.values(), self.sidechains, self.turns)
+        named |= {group.parent for group in self.groups.values() if group.parent}
+        named |= self.boundaries | self.groups.keys() | self.activity.calls.keys()
+        kept = _Kept(
+            path=self.path, file_agent=self.file_agent, project=self.project,
+            project_from_cwd=self.project_from_cwd, issues=[], synthetic=0,
+            times={u: self.times[u] for u in recent if u in self.times},
+            parents={u: self.parents[u] for u in recent if u in self.parents},
+            owners={u: self.owners[u] for u in recent if u in self.owners},
+            sidechains=recent & self.sidechains, sidechain_roots=roots,
+            turns=recent & self.turns, boundaries=recent & self.boundaries,
+            groups=dict(reversed(groups.items())),
+            last_time=self.last_time, activity=ActivityLog(), stem=self.stem,
+            closed=(named | self.activity.results.keys() | self.closed) - recent - groups.keys(),
+        )  # fmt: skip
+        return _restore, (_KEPT_ENCODER.encode(kept),)
 
     def read(self, data: bytes) -> FileResult:
         self.feed(data)
@@ -163,10 +204,49 @@ class Reader:
 
         A response whose time cannot be read is dated by its file's time (`merge`): said.
         """
+        groups = self.groups.values() if self.kept is None else self._changed(self.kept)
         issues = list(self.issues)
-        responses = [group.response(self, issues) for group in self.groups.values()]
+        responses = [group.response(self, issues) for group in groups]
+        issues.sort(key=lambda issue: issue.line)  # as the records of lines appended later join
         activity = self.activity.freeze(self.project)
         return FileResult(responses, issues, self.synthetic, SOURCE, activity)
+
+    def _changed(self, kept: _Kept) -> list[_Group]:
+        """The responses the lines fed since `kept` add or change.
+
+        Raises:
+            Unresumable: they touch a record before them, or a response whose time the lines
+                before could not read: what was yielded already would change.
+        """
+        pairs = [
+            (kept["times"].keys(), self.times.keys()),
+            (kept["parents"].keys(), self.parents.keys()),
+            (kept["owners"].keys(), self.owners.keys()),
+            (kept["sidechains"], self.sidechains),
+            (kept["turns"], self.turns),
+            (kept["boundaries"], self.boundaries),
+        ]
+        window = set().union(*(before for before, _ in pairs))
+        for before, now in pairs:
+            added = now - before
+            if not (added.isdisjoint(window) and added.isdisjoint(self.closed)):
+                raise Unresumable
+        if (
+            any(self.parents[uuid] != parent for uuid, parent in kept["parents"].items())
+            or any(self.owners[uuid] != key for uuid, key in kept["owners"].items())
+            or self.project_from_cwd != kept["project_from_cwd"]
+            or not self.closed.isdisjoint(self.groups.keys())
+            or not self.closed.isdisjoint(self.activity.calls.keys())
+            or not self.closed.isdisjoint(self.activity.results.keys())
+        ):
+            raise Unresumable
+        held = kept["groups"]
+        changed = [g for key, g in self.groups.items() if held.get(key) != g]
+        for group in changed:
+            old = held.get(group.key)
+            if old and not all(epoch(at) or not at for at in (old.first_at, old.last_at)):
+                raise Unresumable  # its undated line, said before, would be said twice
+        return changed
 
     def _progress(self, number: int, entry: WireLine, data: ProgressData) -> None:
         """A parent's progress line that embeds a subagent's response (2.1.x)."""
@@ -274,6 +354,8 @@ class Reader:
         steps = 0
         turn = compacted = False
         while uuid is not None and steps < 100_000:
+            if uuid in self.closed:
+                raise Unresumable
             owner = self.owners.get(uuid)
             if owner is not None and owner != key:
                 return owner, turn, compacted
@@ -292,6 +374,8 @@ class Reader:
         root = self.sidechain_roots.get(current)
         while root is None:
             parent = self.parents.get(current) if current in self.sidechains else None
+            if current in self.closed or parent in self.closed:
+                raise Unresumable
             path.append(current)
             if parent is None or parent not in self.sidechains or len(path) > 100_000:
                 root = current
@@ -399,6 +483,7 @@ class _Kept(TypedDict):
     last_time: str
     activity: ActivityLog
     stem: str
+    closed: set[str]
 
 
 _KEPT_ENCODER = msgspec.msgpack.Encoder()
@@ -408,7 +493,13 @@ _KEPT_DECODER = msgspec.msgpack.Decoder(_Kept)
 def _restore(kept: bytes) -> Reader:
     """The `Reader` whose attributes `kept` holds (see `Reader.__reduce__`)."""
     reader = Reader.__new__(Reader)
-    vars(reader).update(_KEPT_DECODER.decode(kept))
+    state = _KEPT_DECODER.decode(kept)
+    vars(reader).update(state)
+    reader.kept = before = state.copy()  # the window as kept: the reader's own grow
+    before["times"], before["parents"] = dict(state["times"]), dict(state["parents"])
+    before["owners"], before["sidechains"] = dict(state["owners"]), set(state["sidechains"])
+    before["turns"], before["boundaries"] = set(state["turns"]), set(state["boundaries"])
+    before["groups"] = {key: msgspec.structs.replace(g) for key, g in state["groups"].items()}
     return reader
 
 
