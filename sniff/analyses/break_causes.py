@@ -11,15 +11,13 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from sniff.analyses.break_rules import CacheRules
-from sniff.analyses.chains import Chains, cached_after
+from sniff.analyses.chains import TURN_STEPS, Chains, cached_after
 from sniff.model import Request
 from sniff.numbers import duration
 
 SHRINK_SHARE = 0.5
 """A chain whose prompt falls below half its previous size was compacted (or cleared)."""
 THINKING = frozenset({"thinking", "redacted_thinking"})
-TURN_STEPS = 10_000
-"""How far back a request's turn is looked for: a tool loop longer than this is not judged."""
 
 
 class Prefix(NamedTuple):

@@ -7,14 +7,34 @@ TTL in force after a request, whether a compaction ran in between, what a reques
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sniff.analyses.break_report import start_of
 from sniff.model import Agent, Request
 
 TTL_5M, TTL_1H = 300.0, 3600.0
+TURN_STEPS = 10_000
+"""How far back a request's turn is looked for: a tool loop longer than this is not judged."""
 IDLE_TTL = 600.0
 """OpenAI's automatic cache lives 5 to 10 minutes idle (the bundled `openai` policy)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Frontier:
+    """What requests logged after a set of them need of its chains to be judged as among them
+    all: each chain's last request and those its turn reaches back to (`TURN_STEPS`), who
+    continues whom among them, the chains that wrote 1-hour entries, and when each session's
+    compactions ran."""
+
+    requests: list[Request]
+    previous: dict[str, str]
+    """Key → its predecessor's, for those of `requests` that have one."""
+    one_hour: list[tuple[str, str]]
+    compactions: dict[str, list[float]]
+    started: float
+    """The latest start of the set's requests."""
 
 
 class Chains:
@@ -53,6 +73,38 @@ class Chains:
                 self.one_hour.add(chain)
             if request.agent is Agent.COMPACTION:
                 self.compactions.setdefault(request.session_id, []).append(starts[request.key])
+
+    @classmethod
+    def resumed(cls, frontier: Frontier, requests: Sequence[Request]) -> Chains:
+        """The chains of `frontier`'s set and of `requests` (logged after it), as far as
+        `frontier` tells of the set: `requests` are linked and judged as among all of it."""
+        chains = cls.of([*frontier.requests, *requests])
+        chains.before.update(
+            (key, chains.by_key[before]) for key, before in frontier.previous.items()
+        )
+        chains.one_hour.update(frontier.one_hour)
+        for session, starts in frontier.compactions.items():
+            chains.compactions[session] = sorted({*starts, *chains.compactions.get(session, [])})
+        return chains
+
+    def frontier(self) -> Frontier:
+        """What requests logged after these need of their chains (see `Frontier`)."""
+        nodes: dict[str, Request] = {}
+        previous: dict[str, str] = {}
+        for last in self.last.values():
+            request: Request | None = last
+            for _ in range(TURN_STEPS):
+                if request is None or request.key in nodes:
+                    break  # the rest of the way is walked already
+                nodes[request.key] = request
+                before = None if request.opens_turn else self.previous(request)
+                if before is not None:
+                    previous[request.key] = before.key
+                request = before
+        started = max(self.starts.values(), default=-math.inf)
+        return Frontier(
+            list(nodes.values()), previous, sorted(self.one_hour), self.compactions, started
+        )
 
     def previous(self, request: Request) -> Request | None:
         linked = self.by_key.get(request.previous or "")

@@ -5,7 +5,9 @@ another's) can be analysed apart and the answers joined, exactly. A run that fin
 unchanged since the last one reuses their parts and analyses only the rest; a cluster could
 analyse units where they are stored and send back only parts.
 
-Parts are kept as msgpack (`encode_part`), as the index keeps what files yield.
+Parts are kept as msgpack (`encode_part`), as the index keeps what files yield. A part keeps
+what requests logged later need of it (`chains.Frontier`): after lines are appended to its
+files, the requests they add are analysed alone and joined to it (`extend_part`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from datetime import tzinfo
 import msgspec
 
 from sniff.analyses.breaks import Break, CacheRules, break_part, dearest_first
+from sniff.analyses.chains import Chains, Frontier
 from sniff.analyses.summary import Cell, Summary, Totals, summary_cells, summary_of_cells
 from sniff.model import Request
 from sniff.pricing import PriceBook
@@ -78,6 +81,11 @@ class ScanPart:
 
     cells: dict[Cell, Totals]
     breaks: BreakDigest
+    frontier: Frontier | None = None
+    last: tuple[float, str, int] = (-math.inf, "", 0)  # (none)
+    """The last request in the merge's order (end, file, line): cells were summed in it."""
+    undated: bool = False
+    """Whether a request is dated by its file's modification time (then another time)."""
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -103,10 +111,55 @@ def scan_part(
     zone: tzinfo,
     keep: Callable[[Request], bool],
     rules: CacheRules,
+    undated: bool = False,
 ) -> ScanPart:
-    """The part of one unit's requests (all of them: chains are followed through every one)."""
+    """The part of one unit's requests (all of them: chains are followed through every one,
+    in the merge's order), `undated` if one is dated by its file."""
     cells = summary_cells((request for request in requests if keep(request)), zone)
-    return ScanPart(cells, digest(break_part(requests, prices, rules, keep).breaks))
+    chains = Chains.of(requests)
+    found = break_part(requests, prices, rules, keep, chains).breaks
+    last = _order(requests[-1]) if requests else (-math.inf, "", 0)
+    return ScanPart(cells, digest(found), chains.frontier(), last, undated)
+
+
+def extend_part(
+    part: ScanPart,
+    requests: Sequence[Request],
+    linked: set[str],
+    prices: PriceBook,
+    zone: tzinfo,
+    keep: Callable[[Request], bool],
+    rules: CacheRules,
+) -> ScanPart | None:
+    """`part` with `requests` (logged after its own, dated) added: the part of all of them;
+    None when that needs more of its requests than it keeps.
+
+    Args:
+        linked: what tied the part's requests together (`ingest.index_rows.links_of`).
+    """
+    frontier, own = part.frontier, {request.key for request in requests}
+    if frontier is None or part.undated or not requests or _order(requests[0]) <= part.last:
+        return None
+    kept = {request.key for request in frontier.requests}
+    chains = Chains.resumed(frontier, requests)
+    unsure = {(r.session_id, r.agent_id) for r in frontier.requests} - set(frontier.one_hour)
+    for request in requests:
+        chain, previous = (request.session_id, request.agent_id), request.previous
+        if (
+            "k:" + request.key in linked  # a response counted already, or continued
+            or (previous and previous not in own | kept and "k:" + previous in linked)
+            or (request.key in chains.starts and chains.starts[request.key] <= frontier.started)
+            or (request.usage.cache_write_1h_tokens and chain in unsure)  # TTLs judged
+        ):
+            return None
+    cells = summary_cells((request for request in requests if keep(request)), zone, part.cells)
+    found = break_part(chains.ordered, prices, rules, lambda r: r.key in own and keep(r), chains)
+    breaks = join_digests([part.breaks, digest(found.breaks)])
+    return ScanPart(cells, breaks, chains.frontier(), _order(requests[-1]), False)
+
+
+def _order(request: Request) -> tuple[float, str, int]:
+    return (request.ended_at.timestamp(), request.file, request.line)
 
 
 def join(parts: Iterable[ScanPart]) -> tuple[Summary, BreakDigest]:

@@ -158,13 +158,15 @@ def summarize(requests: Iterable[Request], zone: tzinfo) -> Summary:
     return summary_of_cells(summary_cells(requests, zone))
 
 
-def summary_cells(requests: Iterable[Request], zone: tzinfo) -> dict[Cell, Totals]:
-    """The requests summed per cell: one lookup per request.
+def summary_cells(
+    requests: Iterable[Request], zone: tzinfo, cells: dict[Cell, Totals] | None = None
+) -> dict[Cell, Totals]:
+    """The requests summed per cell (added to `cells`, if given): one lookup per request.
 
     Every breakdown, sessions included, then rolls up the far fewer cells. Cells of disjoint
     sets of sessions can be computed apart and joined (a dict union) before the roll-up.
     """
-    cells: dict[Cell, Totals] = {}
+    cells = {} if cells is None else cells
     local_day = LocalDays(zone)
     for request in requests:
         key = (
