@@ -140,14 +140,14 @@ def extend_part(
     frontier, own = part.frontier, {request.key for request in requests}
     if frontier is None or part.undated or not requests or _order(requests[0]) <= part.last:
         return None
-    kept = {request.key for request in frontier.requests}
+    known = own | {request.key for request in frontier.requests}
     chains = Chains.resumed(frontier, requests)
     unsure = {(r.session_id, r.agent_id) for r in frontier.requests} - set(frontier.one_hour)
     for request in requests:
         chain, previous = (request.session_id, request.agent_id), request.previous
         if (
             "k:" + request.key in linked  # a response counted already, or continued
-            or (previous and previous not in own | kept and "k:" + previous in linked)
+            or (previous and previous not in known and "k:" + previous in linked)
             or (request.key in chains.starts and chains.starts[request.key] <= frontier.started)
             or (request.usage.cache_write_1h_tokens and chain in unsure)  # TTLs judged
         ):
