@@ -23,7 +23,7 @@ import msgspec
 from sniff.analyses.breaks import Break, CacheRules, break_part, dearest_first
 from sniff.analyses.chains import Chains, Frontier
 from sniff.analyses.summary import Cell, Summary, Totals, summary_cells, summary_of_cells
-from sniff.model import Request
+from sniff.model import Agent, Request
 from sniff.pricing import PriceBook
 
 TOP_BREAKS = 5
@@ -82,8 +82,6 @@ class ScanPart:
     cells: dict[Cell, Totals]
     breaks: BreakDigest
     frontier: Frontier | None = None
-    last: tuple[float, str, int] = (-math.inf, "", 0)  # (none)
-    """The last request in the merge's order (end, file, line): cells were summed in it."""
     undated: bool = False
     """Whether a request is dated by its file's modification time (then another time)."""
 
@@ -118,8 +116,7 @@ def scan_part(
     cells = summary_cells((request for request in requests if keep(request)), zone)
     chains = Chains.of(requests)
     found = break_part(requests, prices, rules, keep, chains).breaks
-    last = _order(requests[-1]) if requests else (-math.inf, "", 0)
-    return ScanPart(cells, digest(found), chains.frontier(), last, undated)
+    return ScanPart(cells, digest(found), chains.frontier(), undated)
 
 
 def extend_part(
@@ -138,28 +135,33 @@ def extend_part(
         linked: what tied the part's requests together (`ingest.index_rows.links_of`).
     """
     frontier, own = part.frontier, {request.key for request in requests}
-    if frontier is None or part.undated or not requests or _order(requests[0]) <= part.last:
+    if frontier is None or part.undated:
         return None
     known = own | {request.key for request in frontier.requests}
     chains = Chains.resumed(frontier, requests)
-    unsure = {(r.session_id, r.agent_id) for r in frontier.requests} - set(frontier.one_hour)
+    ends: dict[tuple[str, str], float] = {}  # each chain's latest start before `requests`
+    for request in frontier.requests:
+        chain = (request.session_id, request.agent_id)
+        ends[chain] = max(ends.get(chain, -math.inf), chains.starts.get(request.key, -math.inf))
+    unsure = ends.keys() - set(frontier.one_hour)
     for request in requests:
         chain, previous = (request.session_id, request.agent_id), request.previous
+        start = chains.starts.get(request.key, math.inf)  # (failed calls are in no chain)
         if (
             "k:" + request.key in linked  # a response counted already, or continued
             or (previous and previous not in known and "k:" + previous in linked)
-            or (request.key in chains.starts and chains.starts[request.key] <= frontier.started)
+            or start <= ends.get(chain, -math.inf)
+            or (request.agent is Agent.COMPACTION and start <= frontier.started)
             or (request.usage.cache_write_1h_tokens and chain in unsure)  # TTLs judged
         ):
             return None
-    cells = summary_cells((request for request in requests if keep(request)), zone, part.cells)
+    try:
+        cells = summary_cells((r for r in requests if keep(r)), zone, part.cells)
+    except ValueError:  # ends before a request summed already
+        return None
     found = break_part(chains.ordered, prices, rules, lambda r: r.key in own and keep(r), chains)
     breaks = join_digests([part.breaks, digest(found.breaks)])
-    return ScanPart(cells, breaks, chains.frontier(), _order(requests[-1]), False)
-
-
-def _order(request: Request) -> tuple[float, str, int]:
-    return (request.ended_at.timestamp(), request.file, request.line)
+    return ScanPart(cells, breaks, chains.frontier(), False)
 
 
 def join(parts: Iterable[ScanPart]) -> tuple[Summary, BreakDigest]:

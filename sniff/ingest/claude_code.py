@@ -102,7 +102,8 @@ class Reader:
         self.activity = ActivityLog()
         self.stem = stem
         self.closed: set[str] = set()
-        """Uuids, response ids and tool ids of the lines before a kept reader's window."""
+        """Uuids, response ids, tool ids and `result:` tool ids of the lines before a kept
+        reader's window."""
         self.kept: _Kept | None = None
         """What a resumed reader was kept with, to tell what the appended lines changed."""
 
@@ -119,6 +120,7 @@ class Reader:
         named = set().union(*uuids, self.parents.values(), self.sidechains, self.turns)
         named |= {group.parent for group in self.groups.values() if group.parent}
         named |= self.boundaries | self.groups.keys() | self.activity.calls.keys()
+        named.update("result:" + tool_use_id for tool_use_id in self.activity.results)
         kept = _Kept(
             path=self.path, file_agent=self.file_agent, project=self.project,
             project_from_cwd=self.project_from_cwd, issues=[], synthetic=0,
@@ -129,7 +131,7 @@ class Reader:
             turns=recent & self.turns, boundaries=recent & self.boundaries,
             groups=dict(reversed(groups.items())),
             last_time=self.last_time, activity=ActivityLog(), stem=self.stem,
-            closed=(named | self.activity.results.keys() | self.closed) - recent - groups.keys(),
+            closed=(named | self.closed) - recent - groups.keys(),
         )  # fmt: skip
         return _restore, (_KEPT_ENCODER.encode(kept),)
 
@@ -237,7 +239,7 @@ class Reader:
             or self.project_from_cwd != kept["project_from_cwd"]
             or not self.closed.isdisjoint(self.groups.keys())
             or not self.closed.isdisjoint(self.activity.calls.keys())
-            or not self.closed.isdisjoint(self.activity.results.keys())
+            or not self.closed.isdisjoint("result:" + i for i in self.activity.results)
         ):
             raise Unresumable
         held = kept["groups"]
