@@ -110,7 +110,7 @@ class Reader:
     APPENDS = True
     """Resumed, `result` holds what the lines fed since yield (see the module docstring)."""
 
-    def __reduce__(self) -> tuple[Callable[[bytes], Reader], tuple[bytes]]:
+    def __reduce__(self) -> tuple[Callable[[bytes, bytes], Reader], tuple[bytes, bytes]]:
         """Pickled as msgpack of its window (`_Kept`): a big transcript's whole reader took a
         second to keep, and reading it back dwarfed reading the lines appended since."""
         uuids = (self.times, self.parents, self.owners)
@@ -131,9 +131,9 @@ class Reader:
             turns=recent & self.turns, boundaries=recent & self.boundaries,
             groups=dict(reversed(groups.items())),
             last_time=self.last_time, activity=ActivityLog(), stem=self.stem,
-            closed=(named | self.closed) - recent - groups.keys(),
         )  # fmt: skip
-        return _restore, (_KEPT_ENCODER.encode(kept),)
+        closed = (named | self.closed) - recent - groups.keys()
+        return _restore, (_KEPT_ENCODER.encode(kept), _KEPT_ENCODER.encode(closed))
 
     def read(self, data: bytes) -> FileResult:
         self.feed(data)
@@ -485,23 +485,18 @@ class _Kept(TypedDict):
     last_time: str
     activity: ActivityLog
     stem: str
-    closed: set[str]
 
 
 _KEPT_ENCODER = msgspec.msgpack.Encoder()
 _KEPT_DECODER = msgspec.msgpack.Decoder(_Kept)
+_CLOSED_DECODER = msgspec.msgpack.Decoder(set[str])
 
 
-def _restore(kept: bytes) -> Reader:
-    """The `Reader` whose attributes `kept` holds (see `Reader.__reduce__`)."""
+def _restore(kept: bytes, closed: bytes) -> Reader:
+    """The `Reader` whose window `kept` and older names `closed` hold (see `__reduce__`)."""
     reader = Reader.__new__(Reader)
-    state = _KEPT_DECODER.decode(kept)
-    vars(reader).update(state)
-    reader.kept = before = state.copy()  # the window as kept: the reader's own grow
-    before["times"], before["parents"] = dict(state["times"]), dict(state["parents"])
-    before["owners"], before["sidechains"] = dict(state["owners"]), set(state["sidechains"])
-    before["turns"], before["boundaries"] = set(state["turns"]), set(state["boundaries"])
-    before["groups"] = {key: msgspec.structs.replace(g) for key, g in state["groups"].items()}
+    vars(reader).update(_KEPT_DECODER.decode(kept), closed=_CLOSED_DECODER.decode(closed))
+    reader.kept = _KEPT_DECODER.decode(kept)  # as kept: the reader's own grow as it reads
     return reader
 
 

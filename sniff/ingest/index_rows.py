@@ -168,11 +168,7 @@ def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
 def _after(old: Entry, new: Entry) -> Entry:
     """The row of `old`'s file grown, from `new`, the row of what the appended lines yield."""
     links = sorted(set(LINKS.decode(old.links)).union(LINKS.decode(new.links)))
-    times = [
-        moment
-        for moment in (old.first_at, old.last_at, new.first_at, new.last_at)
-        if moment is not None
-    ]
+    times = [t for t in (old.first_at, old.last_at, new.first_at, new.last_at) if t is not None]
     return dataclasses.replace(
         new,
         first_at=min(times, default=None),

@@ -20,6 +20,7 @@ import json
 import os
 from collections.abc import Callable
 from functools import partial
+from itertools import chain
 
 import msgspec
 
@@ -28,7 +29,7 @@ from sniff.ingest.discover import SourceFile
 from sniff.ingest.index_rows import ISSUES, LINKS, Task, counted_task, keep_rows, links_of, to_read
 from sniff.ingest.index_store import Entry, Holdings, IndexStore
 from sniff.ingest.parallel import map_balanced
-from sniff.ingest.record import FileResult, Prompts, Response, decode_result
+from sniff.ingest.record import FileResult, Prompts, decode_result
 from sniff.model import Activity, LineIssue
 from sniff.paths import cache_folder, code_identity
 from sniff.version import __version__
@@ -263,23 +264,15 @@ def _joined(stored: list[tuple[int, FileResult]]) -> FileResult:
         return stored[0][1]
     parts = [part for _, part in stored]
     issues = [i for lines, part in stored[:-1] for i in part.issues if i.line <= lines]
-    activities = [part.activity for part in parts if part.activity is not None]
-    activity = Activity(
-        tuple(call for each in activities for call in each.calls),
-        tuple(result for each in activities for result in each.results),
-        tuple(event for each in activities for event in each.events),
-    )
-    responses: dict[
-        str, Response
-    ] = {}  # a later part's copy of a response replaces the earlier one in place
-    for part in parts:
-        responses.update((response.key, response) for response in part.responses)
+    done = [part.activity for part in parts if part.activity is not None]
+    kinds = ("calls", "results", "events")
+    activity = Activity(*(tuple(chain.from_iterable(getattr(a, k) for a in done)) for k in kinds))
     return FileResult(
-        list(responses.values()),
+        list({r.key: r for part in parts for r in part.responses}.values()),  # later copies win
         issues + parts[-1].issues,
         sum(part.synthetic for part in parts),
         parts[0].log_format,
-        activity if activities else None,
+        activity if done else None,
     )
 
 
