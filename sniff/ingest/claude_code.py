@@ -102,8 +102,7 @@ class Reader:
         self.activity = ActivityLog()
         self.stem = stem
         self.closed: set[str] = set()
-        """Uuids, response ids, tool ids and `result:` tool ids of the lines before a kept
-        reader's window."""
+        """Uuids and response ids of the lines before a kept reader's window."""
         self.kept: _Kept | None = None
         """What a resumed reader was kept with, to tell what the appended lines changed."""
 
@@ -119,8 +118,7 @@ class Reader:
         groups = {key: self.groups[key] for key in islice(reversed(self.groups), WINDOW_GROUPS)}
         named = set().union(*uuids, self.parents.values(), self.sidechains, self.turns)
         named |= {group.parent for group in self.groups.values() if group.parent}
-        named |= self.boundaries | self.groups.keys() | self.activity.calls.keys()
-        named.update("result:" + tool_use_id for tool_use_id in self.activity.results)
+        named |= self.boundaries | self.groups.keys()
         kept = _Kept(
             path=self.path, file_agent=self.file_agent, project=self.project,
             project_from_cwd=self.project_from_cwd, issues=[], synthetic=0,
@@ -238,8 +236,6 @@ class Reader:
             or any(self.owners[uuid] != key for uuid, key in kept["owners"].items())
             or self.project_from_cwd != kept["project_from_cwd"]
             or not self.closed.isdisjoint(self.groups.keys())
-            or not self.closed.isdisjoint(self.activity.calls.keys())
-            or not self.closed.isdisjoint("result:" + i for i in self.activity.results)
         ):
             raise Unresumable
         held = kept["groups"]

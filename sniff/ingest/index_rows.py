@@ -167,7 +167,8 @@ def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
 
 def _after(old: Entry, new: Entry) -> Entry:
     """The row of `old`'s file grown, from `new`, the row of what the appended lines yield."""
-    links = sorted(set(LINKS.decode(old.links)).union(LINKS.decode(new.links)))
+    links = LINKS.decode(old.links)
+    links += sorted(set(LINKS.decode(new.links)).difference(links))
     times = [t for t in (old.first_at, old.last_at, new.first_at, new.last_at) if t is not None]
     return dataclasses.replace(
         new,

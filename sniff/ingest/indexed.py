@@ -30,7 +30,7 @@ from sniff.ingest.index_rows import ISSUES, LINKS, Task, counted_task, keep_rows
 from sniff.ingest.index_store import Entry, Holdings, IndexStore
 from sniff.ingest.parallel import map_balanced
 from sniff.ingest.record import FileResult, Prompts, decode_result
-from sniff.model import Activity, LineIssue
+from sniff.model import Activity, LineIssue, ToolCall, ToolResult
 from sniff.paths import cache_folder, code_identity
 from sniff.version import __version__
 
@@ -259,14 +259,22 @@ class IndexedFiles:
 def _joined(stored: list[tuple[int, FileResult]]) -> FileResult:
     """A file's records stored in parts (its first reading, then each reading on) as one:
     a later part holds the responses its lines added to or changed (`claude_code.Reader`),
-    and reads again the cut last line an earlier one reported."""
+    and reads again the cut last line an earlier one reported. A tool call or result is the
+    first one seen of its id, as a reader of the whole file keeps it."""
     if len(stored) == 1:
         return stored[0][1]
     parts = [part for _, part in stored]
     issues = [i for lines, part in stored[:-1] for i in part.issues if i.line <= lines]
     done = [part.activity for part in parts if part.activity is not None]
-    kinds = ("calls", "results", "events")
-    activity = Activity(*(tuple(chain.from_iterable(getattr(a, k) for a in done)) for k in kinds))
+    calls: dict[str, ToolCall] = {}
+    results: dict[str, ToolResult] = {}
+    for each in done:  # the first seen of an id is kept, as a reader of the whole file keeps it
+        for call in each.calls:
+            calls.setdefault(call.id, call)
+        for result in each.results:
+            results.setdefault(result.tool_use_id, result)
+    events = tuple(chain.from_iterable(each.events for each in done))
+    activity = Activity(tuple(calls.values()), tuple(results.values()), events)
     return FileResult(
         list({r.key: r for part in parts for r in part.responses}.values()),  # later copies win
         issues + parts[-1].issues,

@@ -194,3 +194,29 @@ def test_a_real_transcript_grown_at_any_line_scans_as_without_the_index(
         assert scan_in_process(folder) == scan_in_process(folder, "--no-index")
     print("ANALYSED", window, analysed)
     assert analysed[0::2] == [1, 1, 1, 1]
+
+
+def test_tool_calls_and_results_appended_again_are_kept_once_as_first_seen(
+    tmp_path: Path,
+) -> None:
+    from sniff.logs import load
+
+    path = transcript(tmp_path, "s", 2)  # calls toolu_s0 and toolu_s1
+    append(path, [Lines.tool_result("r1", "s1-a2", at(70), "toolu_s1")])
+    settle(path)
+    load([tmp_path])
+    tool = {"type": "tool_use", "id": "toolu_s0", "name": "Read", "input": {}}
+    usage = Lines.usage(4, read=2_300, write=10, output=3)
+    # seen already, in a session that ended first: across files, its copies would be kept
+    append(
+        path,
+        [
+            Lines.tool_result("r2", "r1", at(28), "toolu_s1", sessionId="other"),
+            reply("again", "r2", 30, usage, block=tool, session="other"),
+        ],
+    )
+    settle(path)
+    indexed, whole = load([tmp_path]), load([tmp_path], use_index=False)
+    assert indexed.activity == whole.activity
+    assert [call.name for call in whole.activity.calls] == ["Bash", "Bash"]
+    assert len(whole.activity.results) == 1
