@@ -26,6 +26,8 @@ from typing import TypedDict
 import msgspec
 
 from sniff.ingest.claude_code_activity import ActivityLog
+from sniff.ingest.claude_code_group import SOURCE as SOURCE
+from sniff.ingest.claude_code_group import Group
 from sniff.ingest.claude_code_wire import (
     DECODER,
     EmbeddedLine,
@@ -40,14 +42,10 @@ from sniff.ingest.record import (
     TOP_LEVEL,
     FileResult,
     Prompts,
-    Response,
-    Tokens,
     epoch,
 )
-from sniff.model import UNDATED, Agent, LineIssue
+from sniff.model import Agent, LineIssue
 
-SOURCE = "claude-code"
-PROVIDER = "anthropic"
 SYNTHETIC_MODEL = "<synthetic>"
 THINKING = frozenset({"thinking", "redacted_thinking"})
 COMPACT_BOUNDARY = "compact_boundary"
@@ -97,7 +95,7 @@ class Reader:
         """uuids of user records with new user content (not only tool results)."""
         self.boundaries: set[str] = set()
         """uuids of compaction records: `compact_boundary` lines and compaction summaries."""
-        self.groups: dict[str, _Group] = {}
+        self.groups: dict[str, Group] = {}
         self.last_time = ""
         self.activity = ActivityLog()
         self.stem = stem
@@ -211,7 +209,7 @@ class Reader:
         activity = self.activity.freeze(self.project)
         return FileResult(responses, issues, self.synthetic, SOURCE, activity)
 
-    def _changed(self, kept: _Kept) -> list[_Group]:
+    def _changed(self, kept: _Kept) -> list[Group]:
         """The responses the lines fed since `kept` add or change.
 
         Raises:
@@ -306,12 +304,12 @@ class Reader:
         timestamp: str,
         copy_rank: int,
         embedded_agent: str | None,
-    ) -> _Group:
+    ) -> Group:
         agent, agent_id = self._agent(line, copy_rank, embedded_agent)
         session_id = line.sessionId or envelope.sessionId
         version = line.version or envelope.version
         tokens, ttl_assumed = usage.tokens()
-        return _Group(
+        return Group(
             key,
             copy_rank,
             number,
@@ -385,82 +383,6 @@ class Reader:
         return root
 
 
-class _Group(msgspec.Struct, array_like=True, gc=False):
-    """The lines of one response within one file."""
-
-    key: str
-    copy_rank: int
-    number: int
-    tokens: Tokens
-    ttl_assumed: bool
-    model: str
-    session_id: str
-    agent: Agent
-    agent_id: str
-    first_at: str
-    last_at: str
-    parent: str | None
-    version: str | None
-    thinks: bool = False
-
-    def widen(self, timestamp: str) -> None:
-        """Stretch the response's time span to cover another of its lines."""
-        if timestamp:
-            if not self.first_at or timestamp < self.first_at:
-                self.first_at = timestamp
-            if timestamp > self.last_at:
-                self.last_at = timestamp
-
-    def offer(self, number: int, usage: WireUsage, model: str | None, copy_rank: int) -> None:
-        """Keep another line of the response instead, if it holds more tokens.
-
-        One whole line is kept, never a maximum per field: a mid-stream model fallback can
-        change the model and cache counts between lines of one response.
-        """
-        tokens, ttl_assumed = usage.tokens()
-        if (sum(tokens[:5]), -copy_rank) > (sum(self.tokens[:5]), -self.copy_rank):
-            self.number, self.tokens = number, tokens
-            self.ttl_assumed, self.copy_rank = ttl_assumed, copy_rank
-            if model:
-                self.model = sys.intern(model)
-
-    def response(self, reader: Reader, issues: list[LineIssue]) -> Response:
-        """The response, as the lines read so far hold it; a time it cannot read is added to
-        `issues` (and left to the merge, which dates the response by its file)."""
-        agent_id = self.agent_id
-        if not agent_id:
-            agent_id = "sidechain-" + reader.sidechain_root(self.parent)[:8]
-        started = epoch(reader.times.get(self.parent)) if self.parent else None
-        previous, opens_turn, compacted = reader.previous_call(self.key, self.parent)
-        first = epoch(self.first_at)
-        last = first if self.last_at == self.first_at else epoch(self.last_at)
-        if (first is None and self.first_at) or (last is None and self.last_at):
-            issues.append(LineIssue(reader.path, self.number, UNDATED, True))
-        return Response(
-            SOURCE,
-            self.key,
-            self.copy_rank,
-            self.tokens,
-            self.ttl_assumed,
-            self.model,
-            PROVIDER,
-            self.session_id or PurePath(reader.path).stem,
-            self.agent,
-            agent_id,
-            reader.project,
-            first,
-            last,
-            started,
-            self.version,
-            reader.path,
-            self.number,
-            previous=previous,
-            opens_turn=opens_turn,
-            thinks=self.thinks,
-            compacted=compacted,
-        )
-
-
 class _Kept(TypedDict):
     """A `Reader`'s attributes, as kept between runs."""
 
@@ -477,7 +399,7 @@ class _Kept(TypedDict):
     sidechain_roots: dict[str, str]
     turns: set[str]
     boundaries: set[str]
-    groups: dict[str, _Group]
+    groups: dict[str, Group]
     last_time: str
     activity: ActivityLog
     stem: str
