@@ -82,8 +82,7 @@ class ScanPart:
     cells: dict[Cell, Totals]
     breaks: BreakDigest
     frontier: Frontier | None = None
-    undated: bool = False
-    """Whether a request is dated by its file's modification time (then another time)."""
+    """What later requests need of its chains, where its files may grow (`extend_part`)."""
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -109,14 +108,14 @@ def scan_part(
     zone: tzinfo,
     keep: Callable[[Request], bool],
     rules: CacheRules,
-    undated: bool = False,
+    extendable: bool = False,
 ) -> ScanPart:
     """The part of one unit's requests (all of them: chains are followed through every one,
-    in the merge's order), `undated` if one is dated by its file."""
+    in the merge's order); with its frontier if `extendable`."""
     cells = summary_cells((request for request in requests if keep(request)), zone)
     chains = Chains.of(requests)
     found = break_part(requests, prices, rules, keep, chains).breaks
-    return ScanPart(cells, digest(found), chains.frontier(), undated)
+    return ScanPart(cells, digest(found), chains.frontier() if extendable else None)
 
 
 def extend_part(
@@ -135,7 +134,7 @@ def extend_part(
         linked: what tied the part's requests together (`ingest.index_rows.links_of`).
     """
     frontier, own = part.frontier, {request.key for request in requests}
-    if frontier is None or part.undated:
+    if frontier is None:
         return None
     known = own | {request.key for request in frontier.requests}
     chains = Chains.resumed(frontier, requests)
@@ -161,7 +160,7 @@ def extend_part(
         return None
     found = break_part(chains.ordered, prices, rules, lambda r: r.key in own and keep(r), chains)
     breaks = join_digests([part.breaks, digest(found.breaks)])
-    return ScanPart(cells, breaks, chains.frontier(), False)
+    return ScanPart(cells, breaks, chains.frontier())
 
 
 def join(parts: Iterable[ScanPart]) -> tuple[Summary, BreakDigest]:

@@ -30,8 +30,8 @@ from sniff.analyses.scan_parts import (
     scan_part,
 )
 from sniff.analyses.summary import Summary
+from sniff.ingest import index_rows
 from sniff.ingest.discover import SourceFile, expand, roots_for
-from sniff.ingest.index_rows import LINKS
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import IndexedFiles
 from sniff.ingest.merge import merge
@@ -111,9 +111,12 @@ def scan_units(
         """A unit's part, encoded where it is made: as it is kept, and as it travels."""
         group = groups[todo[position]]
         responses = [r for index in group for r in indexed.result(index).responses]
-        undated = any(response.last_at is None for response in responses)
+        # a part that a grown file's appended requests may join keeps its chains' ends; not
+        # one dated by a file's time, which its growth changes
+        grows = any(indexed.entry(i).size >= index_rows.STATE_MIN_BYTES for i in group)
+        grows = grows and all(response.last_at is not None for response in responses)
         requests = merge(responses, prices.cost)
-        return encode_part(scan_part(requests, prices, zone, filters.keep, rules, undated))
+        return encode_part(scan_part(requests, prices, zone, filters.keep, rules, grows))
 
     sizes = [sum(indexed.entry(index).size for index in groups[unit]) for unit in todo]
     analysed = map_balanced(
@@ -168,7 +171,7 @@ def _extended(
         if grown is None:
             linked.update(indexed.links(index))
         else:
-            linked.update(LINKS.decode(grown[0].links))
+            linked.update(index_rows.LINKS.decode(grown[0].links))
             responses += grown[1].responses
     if any(response.last_at is None for response in responses):
         return None  # dated by its file's time, which later lines change
