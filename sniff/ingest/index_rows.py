@@ -101,7 +101,7 @@ def keep_rows(parsed: list[Parsed], keep_in: tuple[Path, str, str]) -> list[Pars
         return parsed
     return [
         Parsed(
-            answer.result if answer.entry.appended else None,  # small: what the lines added
+            None if answer.entry.after is None else answer.result,  # small: what lines added
             dataclasses.replace(answer.entry, result=b"", state=None),
             stored=True,
         )
@@ -180,7 +180,7 @@ def _after(old: Entry, new: Entry) -> Entry:
             + ISSUES.decode(new.issues)
         ),
         synthetic=old.synthetic + new.synthetic,
-        appended=True,
+        after=old.lines,
     )
 
 

@@ -99,9 +99,10 @@ class Entry:
     issues: bytes = b""
     """The file's skipped and repaired lines (msgpack)."""
     synthetic: int = 0
-    appended: bool = False
-    """`result` holds only what the lines after the row's last reading yielded: it is stored
-    after the records kept already instead of replacing them."""
+    after: int | None = None
+    """The lines read before this reading resumed: `result` holds only what those after them
+    yielded, stored after the records kept already instead of replacing them (and not at all
+    if the stored records no longer end there: another run stored this reading, or a later)."""
 
     @property
     def identity(self) -> tuple[int, int, int, int, int]:
@@ -221,6 +222,19 @@ class IndexStore:
             return None
         return [(lines, data) for lines, data in rows] or None
 
+    def join_records(self, path: str, mode: str, lines: int, data: bytes) -> None:
+        """Store `data` as `path`'s records up to `lines` instead of the rows that hold them
+        (what readings on after them store stays after it)."""
+        try:
+            with self._db:
+                self._db.execute(
+                    "DELETE FROM records WHERE path = ? AND mode = ? AND lines <= ?",
+                    (path, mode, lines),
+                )
+                self._insert("records", (path, mode, -1, lines), "data", data)
+        except sqlite3.Error:
+            self.broken = True
+
     def parts(self, scope: str, units: list[str]) -> dict[str, bytes]:
         """The analysis parts kept for `units` in `scope` (see `sniff.workspace.scan`)."""
         wanted = set(units)
@@ -276,7 +290,7 @@ class IndexStore:
             return
         if self.broken:  # reads failed (a damaged page): this run's rows go into a new index
             self._rebuild()
-        replaced = [(e.path, mode) for e in entries if not e.appended]
+        replaced = [(e.path, mode) for e in entries if e.after is None]
         try:
             with self._db:
                 for table in ("files", "records"):
@@ -284,18 +298,21 @@ class IndexStore:
                         f"DELETE FROM {table} WHERE path = ? AND mode = ?", removed + replaced
                     )
                 for e in entries:
+                    seq = 0
+                    if e.after is not None:
+                        seq, lines = self._db.execute(
+                            "SELECT MAX(seq) + 1, MAX(lines) FROM records"
+                            " WHERE path = ? AND mode = ?",
+                            (e.path, mode),
+                        ).fetchone()
+                        if lines != e.after:
+                            continue
                     fields = (
                         e.path, mode, e.size, e.mtime_ns, e.inode, e.ctime_ns, e.offset, e.lines,
                         e.tail_crc, e.first_at, e.last_at, e.log_format, e.links, e.issues,
                         e.synthetic,
                     )  # fmt: skip
                     self._insert("files", fields, "state", e.state)
-                    seq = 0
-                    if e.appended:
-                        seq = self._db.execute(
-                            "SELECT MAX(seq) + 1 FROM records WHERE path = ? AND mode = ?",
-                            (e.path, mode),
-                        ).fetchone()[0]
                     self._insert("records", (e.path, mode, seq, e.lines), "data", e.result)
         except sqlite3.Error:
             self.broken = True

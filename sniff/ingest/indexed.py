@@ -29,13 +29,16 @@ from sniff.ingest.discover import SourceFile
 from sniff.ingest.index_rows import ISSUES, LINKS, Task, counted_task, keep_rows, links_of, to_read
 from sniff.ingest.index_store import Entry, Holdings, IndexStore
 from sniff.ingest.parallel import map_balanced
-from sniff.ingest.record import FileResult, Prompts, decode_result
+from sniff.ingest.record import FileResult, Prompts, decode_result, encode_result
 from sniff.model import Activity, LineIssue, ToolCall, ToolResult
 from sniff.paths import cache_folder, code_identity
 from sniff.version import __version__
 
 INDEX_FORMAT = 5
 """Bump when what the index stores changes meaning."""
+JOINED_PARTS = 16
+"""A file whose records are stored in more parts (one per reading on) is stored in one again
+when they are next read."""
 WINDOW_MARGIN_SECONDS = 86_400.0
 """A file is skipped for --since/--until only when all its requests lie this far outside: the
 requests just outside still give those inside their cache context (a break's previous call)."""
@@ -139,7 +142,7 @@ class IndexedFiles:
         )
         for (index, _), answer in zip(tasks, parsed, strict=True):
             self.parsed_now.add(index)
-            if answer.entry.appended and answer.result is not None:
+            if answer.entry.after is not None and answer.result is not None:
                 known_entry = known[files[index].path]
                 self.appended[index] = (known_entry, answer.result)
             elif answer.result is not None:
@@ -181,9 +184,12 @@ class IndexedFiles:
         stored = store.result(entry.path, self.mode) if store is not None else None
         if stored is not None:
             try:
-                return _joined([(lines, decode_result(part)) for lines, part in stored])
+                joined = _joined([(lines, decode_result(part)) for lines, part in stored])
             except (msgspec.DecodeError, msgspec.ValidationError):
-                pass
+                return self._reparsed(index)
+            if len(stored) > JOINED_PARTS and store is self.store:  # one part to decode next time
+                store.join_records(entry.path, self.mode, stored[-1][0], encode_result(joined))
+            return joined
         return self._reparsed(index)  # the row vanished or rotted
 
     def _reparsed(self, index: int) -> FileResult:
