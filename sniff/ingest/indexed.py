@@ -140,11 +140,11 @@ class IndexedFiles:
             while_waiting=while_waiting,
             finish=partial(keep_rows, keep_in=(store.path, store.fingerprint, self.mode)),
         )
-        for (index, _), answer in zip(tasks, parsed, strict=True):
+        for (index, task), answer in zip(tasks, parsed, strict=True):
             self.parsed_now.add(index)
-            if answer.entry.after is not None and answer.result is not None:
-                known_entry = known[files[index].path]
-                self.appended[index] = (known_entry, answer.result)
+            if answer.entry.after is not None and answer.result is not None and task.entry:
+                before = dataclasses.replace(task.entry, state=None)  # the row it read on from
+                self.appended[index] = (before, answer.result)
             elif answer.result is not None:
                 self.fresh[index] = answer.result
             # what the row stores is in the index or in `fresh`: held twice, a big file's
