@@ -102,6 +102,7 @@ class Chains:
                     previous[request.key] = before.key
                 request = before
         started = max(self.starts.values(), default=-math.inf)
+        previous = {key: before for key, before in previous.items() if before in nodes}
         return Frontier(
             list(nodes.values()), previous, sorted(self.one_hour), self.compactions, started
         )

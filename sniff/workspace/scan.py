@@ -175,6 +175,8 @@ def _extended(
             responses += grown[1].responses
     if any(response.last_at is None for response in responses):
         return None  # dated by its file's time, which later lines change
+    if len({response.key for response in responses}) < len(responses):
+        return None  # copies in two files: which is kept depends on the sessions' ends
     requests = merge(responses, prices.cost)
     return extend_part(part, requests, linked, prices, zone, filters.keep, rules)
 

@@ -219,3 +219,25 @@ def test_tool_calls_and_results_appended_again_are_kept_once_as_first_seen(
     assert indexed.activity == whole.activity
     assert [call.name for call in whole.activity.calls] == ["Bash", "Bash"]
     assert len(whole.activity.results) == 1
+
+
+def test_a_tool_loop_longer_than_the_turn_looked_back_on_still_extends(
+    tmp_path: Path, analysed: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sniff.analyses import chains
+
+    monkeypatch.setattr(chains, "TURN_STEPS", 1)  # the part keeps one request of the loop
+    usage = Lines.usage(4, read=2_000, write=100, output=5)
+    lines: list[dict[str, Any]] = [Lines.user("l-u", None, at(0), "Loop.")]
+    parent = "l-u"
+    for step in range(3):
+        tool = {"type": "tool_use", "id": f"toolu_l{step}", "name": "Bash", "input": {}}
+        lines.append(reply(f"l{step}", parent, 10 * step + 2, usage, block=tool))
+        lines.append(
+            Lines.tool_result(f"l{step}-r", f"l{step}-a", at(10 * step + 5), f"toolu_l{step}")
+        )
+        parent = f"l{step}-r"
+    path = Lines.write(tmp_path / "projects" / HINT / "loop.jsonl", lines)
+    settle(path)
+    grown_scan(tmp_path, path, [reply("l3", parent, 40, usage)], analysed)
+    assert analysed == [1, 0]
