@@ -426,7 +426,6 @@ def _fitting(*row: Any) -> Entry | None:
         or not isinstance(entry.log_format, str | None)
         or type(entry.links) is not bytes
         or type(entry.issues) is not bytes
-        or type(entry.result) is not bytes
     ):
         return None
     return entry
