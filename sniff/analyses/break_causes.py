@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from sniff.analyses.break_rules import CacheRules
-from sniff.analyses.chains import TURN_STEPS, Chains, cached_after
+from sniff.analyses.chains import Chains, cached_after
 from sniff.model import Request
 from sniff.numbers import duration
 
@@ -140,26 +140,10 @@ def _thinking_dropped(
     dropped = f"a new user turn: {request.model} drops earlier thinking blocks"
     if request.blocks and previous.blocks:
         return f"{dropped} ({prefix.detail})" if prefix.dropped in THINKING else ""
-    first = _first_thought(previous, chains)
+    first = chains.first_thought(previous)
     if first is None or request.usage.cache_read_tokens + tolerance < cached_after(first):
         return ""
     return f"{dropped}, rewritten from token {cached_after(first):,} on"
-
-
-def _first_thought(previous: Request, chains: Chains) -> Request | None:
-    """The earliest request whose response (thinking included) the predecessor's prompt sent
-    back since its last user turn; None when none thought or the turn's start is not known."""
-    first: Request | None = None
-    request: Request | None = previous
-    for _ in range(TURN_STEPS):
-        if request is None:
-            return None
-        if request.opens_turn:
-            return first
-        request = chains.previous(request)
-        if request is not None and request.thinks:
-            first = request
-    return None
 
 
 def _idle(gap: float, ttl: float) -> str:

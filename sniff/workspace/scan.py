@@ -127,7 +127,7 @@ def scan_units(
         key = keys[unit]
         if key is not None:
             new[key] = encoded
-    parts = [part for part in found if part is not None]
+    parts = [part.whole(zone, filters.keep) for part in found if part is not None]
     store.keep_parts(scope, new, {key for key in keys if key is not None})
     prices.save()  # the price tables resolved for this run, for the next one
     summary, breaks = join(parts)
@@ -164,14 +164,14 @@ def _extended(
 ) -> ScanPart | None:
     """The part of a unit whose files only grew, from its `part` before they did and what
     their appended lines yield; None when it must be analysed again."""
-    linked: set[str] = set()
+    linked: dict[str, set[str]] = {}
     responses = []
     for index in group:
-        grown = indexed.grown(index)
+        grown, path = indexed.grown(index), indexed.entry(index).path
         if grown is None:
-            linked.update(indexed.links(index))
+            linked[path] = set(indexed.links(index))
         else:
-            linked.update(index_rows.LINKS.decode(grown[0].links))
+            linked[path] = set(index_rows.LINKS.decode(grown[0].links))
             responses += grown[1].responses
     if any(response.last_at is None for response in responses):
         return None  # dated by its file's time, which later lines change

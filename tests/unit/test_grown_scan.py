@@ -78,7 +78,7 @@ def test_an_appended_line_repeating_an_old_response_counts_it_once(
     path = transcript(tmp_path, "s", 2)
     final = Lines.usage(4, read=2_000, write=300, output=900)  # its final usage, written late
     grown = grown_scan(tmp_path, path, [reply("s1", "s1-a2", 64, final)], analysed)
-    assert analysed == [1, 1]  # the old response changed: the unit is analysed again
+    assert analysed == [1, 0]  # the chain's last response stays open to its later lines
     assert grown["totals"]["requests"] == 2
     assert grown["totals"]["output_tokens"] == 100 + 900
 
@@ -171,10 +171,12 @@ def test_lines_continuing_a_record_before_the_kept_window_read_the_file_whole(
 
 
 @pytest.mark.skipif(not SAMPLE.is_file(), reason=f"shared sample not found at {SAMPLE}")
-@pytest.mark.parametrize("window", [4096, 8])
+@pytest.mark.parametrize(("window", "again"), [(4096, 0), (8, 1)])
 def test_a_real_transcript_grown_at_any_line_scans_as_without_the_index(
-    tmp_path: Path, analysed: list[int], monkeypatch: pytest.MonkeyPatch, window: int
+    tmp_path: Path, analysed: list[int], monkeypatch: pytest.MonkeyPatch, window: int, again: int
 ) -> None:
+    """Cut anywhere, a response may be split across the old end: it stays open to the new
+    lines; with a window of a few records the new lines reach further back: read whole."""
     monkeypatch.setattr(claude_code, "WINDOW_RECORDS", window)
     monkeypatch.setattr(claude_code, "WINDOW_GROUPS", window)
     lines = SAMPLE.read_bytes().splitlines(keepends=True)
@@ -192,7 +194,28 @@ def test_a_real_transcript_grown_at_any_line_scans_as_without_the_index(
         settle(path)
         analysed.append(0)
         assert scan_in_process(folder) == scan_in_process(folder, "--no-index")
-    assert analysed[0::2] == [1, 1, 1, 1]
+    assert analysed == [1, again] * 4
+
+
+@pytest.mark.skipif(not SAMPLE.is_file(), reason=f"shared sample not found at {SAMPLE}")
+def test_a_real_transcript_grown_step_by_step_scans_as_without_the_index(
+    tmp_path: Path, analysed: list[int]
+) -> None:
+    """Each scan's part, extended, is the one the next extends."""
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "projects" / "sample-project" / SAMPLE.name
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"")
+    done = 0
+    for step in range(1, 9):
+        cut = round(step / 8 * len(lines))
+        with path.open("ab") as handle:
+            handle.write(b"".join(lines[done:cut]))
+        done = cut
+        settle(path)
+        analysed.append(0)
+        assert scan_in_process(tmp_path) == scan_in_process(tmp_path, "--no-index")
+    assert analysed == [1] + [0] * 7
 
 
 def test_tool_calls_and_results_appended_again_are_kept_once_as_first_seen(
@@ -241,3 +264,31 @@ def test_a_tool_loop_longer_than_the_turn_looked_back_on_still_extends(
     settle(path)
     grown_scan(tmp_path, path, [reply("l3", parent, 40, usage)], analysed)
     assert analysed == [1, 0]
+
+
+def test_a_new_turn_streamed_across_the_old_end_is_judged_by_the_turn_before_it(
+    tmp_path: Path, analysed: list[int]
+) -> None:
+    think = {"type": "thinking", "thinking": "Let me see.", "signature": "x"}
+    tool = {"type": "tool_use", "id": "toolu_t2", "name": "Bash", "input": {}}
+    path = Lines.write(
+        tmp_path / "projects" / HINT / "t.jsonl",
+        [
+            Lines.user("t-u1", None, at(0), "Plan it."),
+            reply("t1", "t-u1", 2, Lines.usage(4, read=0, write=3_000, output=50), block=tool),
+            Lines.tool_result("t-r1", "t1-a", at(3), "toolu_t2"),
+            reply("t2", "t-r1", 5, Lines.usage(4, read=3_000, write=500, output=50), block=think),
+            Lines.tool_result("t-r2", "t2-a", at(6), "toolu_t2"),
+            reply("t2b", "t-r2", 8, Lines.usage(4, read=3_500, write=300, output=5)),
+            Lines.user("t-u2", "t2b-a", at(30), "Go on."),
+            reply("t3", "t-u2", 32, Lines.usage(4, read=3_500, write=800, output=1)),
+        ],
+    )
+    settle(path)
+    # the new turn's response goes on after the old end (its final usage, one line later);
+    # it read only up to the turn's first thinking response, two requests back
+    final = Lines.usage(4, read=3_500, write=800, output=10)
+    again = Lines.assistant("msg_t3", "t3-b", "t3-a", at(33), final)
+    grown = grown_scan(tmp_path, path, [again], analysed)
+    assert analysed == [1, 0]
+    assert (grown["breaks"]["expected"], grown["breaks"]["count"]) == (2, 0)  # cold, dropped
