@@ -154,7 +154,8 @@ def extend_part(
     frontier = part.frontier
     if frontier is None or part.open_breaks is None:
         return None
-    opened = {r.key: r for r in frontier.requests if r.key in set(frontier.open)}
+    was_open = set(frontier.open)
+    opened = {r.key: r for r in frontier.requests if r.key in was_open}
     new = {request.key for request in requests}
     # the chains' last requests before, again (or as the new lines change them), then the new
     every = sorted([*(r for k, r in opened.items() if k not in new), *requests], key=_order)
@@ -192,12 +193,12 @@ def extend_part(
         summary_cells((r for r in every if r.key in still and keep(r)), zone, _copied(cells))
     except ValueError:  # ends before a request summed already (or to be: `whole`)
         return None
-    settled = digest([found for found in found.breaks if found.request.key not in still])
+    settled = digest([b for b in found.breaks if b.request.key not in still])
     return ScanPart(
         cells,
         join_digests([part.breaks, settled]),
         chains.frontier(still, frontier.one_hour),
-        digest([found for found in found.breaks if found.request.key in still]),
+        digest([b for b in found.breaks if b.request.key in still]),
     )
 
 
