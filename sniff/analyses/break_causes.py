@@ -18,8 +18,6 @@ from sniff.numbers import duration
 SHRINK_SHARE = 0.5
 """A chain whose prompt falls below half its previous size was compacted (or cleared)."""
 THINKING = frozenset({"thinking", "redacted_thinking"})
-TURN_STEPS = 10_000
-"""How far back a request's turn is looked for: a tool loop longer than this is not judged."""
 
 
 class Prefix(NamedTuple):
@@ -142,26 +140,10 @@ def _thinking_dropped(
     dropped = f"a new user turn: {request.model} drops earlier thinking blocks"
     if request.blocks and previous.blocks:
         return f"{dropped} ({prefix.detail})" if prefix.dropped in THINKING else ""
-    first = _first_thought(previous, chains)
+    first = chains.first_thought(previous)
     if first is None or request.usage.cache_read_tokens + tolerance < cached_after(first):
         return ""
     return f"{dropped}, rewritten from token {cached_after(first):,} on"
-
-
-def _first_thought(previous: Request, chains: Chains) -> Request | None:
-    """The earliest request whose response (thinking included) the predecessor's prompt sent
-    back since its last user turn; None when none thought or the turn's start is not known."""
-    first: Request | None = None
-    request: Request | None = previous
-    for _ in range(TURN_STEPS):
-        if request is None:
-            return None
-        if request.opens_turn:
-            return first
-        request = chains.previous(request)
-        if request is not None and request.thinks:
-            first = request
-    return None
 
 
 def _idle(gap: float, ttl: float) -> str:

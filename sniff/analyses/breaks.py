@@ -84,10 +84,15 @@ def break_part(
     prices: PriceBook,
     rules: CacheRules | None = None,
     keep: Callable[[Request], bool] | None = None,
+    chains: Chains | None = None,
 ) -> BreakPart:
-    """The breaks among `requests` (see `find_breaks`), as a part to join."""
+    """The breaks among `requests` (see `find_breaks`), as a part to join.
+
+    Args:
+        chains: their chains, when the caller has them (`Chains.of(requests)` otherwise).
+    """
     rules = rules or CacheRules()
-    chains = Chains.of(requests)
+    chains = chains or Chains.of(requests)
     starts = chains.starts
     ordered = chains.ordered if keep is None else [r for r in chains.ordered if keep(r)]
     breaks: list[Break] = []

@@ -5,22 +5,27 @@ another's) can be analysed apart and the answers joined, exactly. A run that fin
 unchanged since the last one reuses their parts and analyses only the rest; a cluster could
 analyse units where they are stored and send back only parts.
 
-Parts are kept as msgpack (`encode_part`), as the index keeps what files yield.
+Parts are kept as msgpack (`encode_part`), as the index keeps what files yield. A part keeps
+what requests logged later need of it (`chains.Frontier`): after lines are appended to its
+files, the requests they add are analysed alone and joined to it (`extend_part`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import tzinfo
+from datetime import datetime, tzinfo
 
 import msgspec
 
+from sniff.analyses.break_report import start_of
 from sniff.analyses.breaks import Break, CacheRules, break_part, dearest_first
+from sniff.analyses.chains import Chains, Frontier
 from sniff.analyses.summary import Cell, Summary, Totals, summary_cells, summary_of_cells
-from sniff.model import Request
+from sniff.model import Agent, Request
 from sniff.pricing import PriceBook
 
 TOP_BREAKS = 5
@@ -78,6 +83,20 @@ class ScanPart:
 
     cells: dict[Cell, Totals]
     breaks: BreakDigest
+    frontier: Frontier | None = None
+    """What later requests need of its chains, where its files may grow (`extend_part`): its
+    chains' last requests, which later lines may still change (`Frontier.open`), are then
+    summed and judged apart (`open_breaks`), and join the rest in `whole`."""
+    open_breaks: BreakDigest | None = None
+
+    def whole(self, zone: tzinfo, keep: Callable[[Request], bool]) -> ScanPart:
+        """The part with its open requests in its cells and breaks."""
+        if self.frontier is None or self.open_breaks is None:
+            return self
+        opened = set(self.frontier.open)
+        last = sorted((r for r in self.frontier.requests if r.key in opened), key=_order)
+        cells = summary_cells((r for r in last if keep(r)), zone, _copied(self.cells))
+        return ScanPart(cells, join_digests([self.breaks, self.open_breaks]))
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -103,10 +122,119 @@ def scan_part(
     zone: tzinfo,
     keep: Callable[[Request], bool],
     rules: CacheRules,
+    extendable: bool = False,
 ) -> ScanPart:
-    """The part of one unit's requests (all of them: chains are followed through every one)."""
+    """The part of one unit's requests (all of them: chains are followed through every one,
+    in the merge's order); with its frontier if `extendable` (and its chains allow)."""
+    if extendable:
+        start = Frontier([], [], {}, -math.inf, [], {})
+        nothing = ScanPart({}, digest([]), start, digest([]))
+        part = extend_part(nothing, requests, {}, prices, zone, keep, rules)
+        if part is not None:
+            return part
     cells = summary_cells((request for request in requests if keep(request)), zone)
     return ScanPart(cells, digest(break_part(requests, prices, rules, keep).breaks))
+
+
+def extend_part(
+    part: ScanPart,
+    requests: Sequence[Request],
+    linked: dict[str, set[str]],
+    prices: PriceBook,
+    zone: tzinfo,
+    keep: Callable[[Request], bool],
+    rules: CacheRules,
+) -> ScanPart | None:
+    """`part` with `requests` (what lines appended to its files yield, dated) added: the part
+    of all of them; None when that needs more of its requests than it keeps.
+
+    Args:
+        linked: file → what tied its requests to others (`ingest.index_rows.links_of`).
+    """
+    frontier = part.frontier
+    if frontier is None or part.open_breaks is None:
+        return None
+    was_open = set(frontier.open)
+    opened = {r.key: r for r in frontier.requests if r.key in was_open}
+    new = {request.key for request in requests}
+    # the chains' last requests before, again (or as the new lines change them), then the new
+    every = sorted([*(r for k, r in opened.items() if k not in new), *requests], key=_order)
+    own, tokens = {r.key for r in every}, set().union(*linked.values())
+    known = own | frontier.ways.keys()  # (how far back a request goes is known of these)
+    chains = Chains.resumed(frontier, every)
+    ends: dict[tuple[str, str], float] = {}  # each chain's latest settled start
+    for request in frontier.requests:
+        if request.key not in opened:
+            chain = (request.session_id, request.agent_id)
+            ends[chain] = max(ends.get(chain, -math.inf), chains.starts[request.key])
+    for request in every:
+        if request.key in new and not _fits(request, opened, (linked, tokens), known):
+            return None
+        start = chains.starts.get(request.key, math.inf)
+        if ends and start <= ends.get(_chain(request), -math.inf):
+            return None
+        if request.agent is Agent.COMPACTION and start <= frontier.started:
+            held = opened.get(request.key)  # where the settled breaks' gaps were judged without it
+            if held is None or start_of(held) != start:
+                return None
+    hours = set(frontier.one_hour)
+    judged = hours | {_chain(r) for r in opened.values() if r.usage.cache_write_1h_tokens}
+    hours |= {_chain(r) for r in every if r.usage.cache_write_1h_tokens}
+    if any((chain in judged) != (chain in hours) for chain in ends):
+        return None  # the settled breaks' TTLs would change
+    found = break_part(chains.ordered, prices, rules, lambda r: r.key in own and keep(r), chains)
+    last = {_chain(r): r.key for r in chains.ordered if r.key in own}
+    still = set(last.values())
+    if any(r.previous in still for r in every if r.key not in still):
+        return None  # a settled request continues an open one (the last of another chain)
+    cells = _copied(part.cells)
+    try:
+        summary_cells((r for r in every if r.key not in still and keep(r)), zone, cells)
+        summary_cells((r for r in every if r.key in still and keep(r)), zone, _copied(cells))
+    except ValueError:  # ends before a request summed already (or to be: `whole`)
+        return None
+    settled = digest([b for b in found.breaks if b.request.key not in still])
+    return ScanPart(
+        cells,
+        join_digests([part.breaks, settled]),
+        chains.frontier(still, frontier.one_hour),
+        digest([b for b in found.breaks if b.request.key in still]),
+    )
+
+
+def _fits(
+    request: Request,
+    opened: dict[str, Request],
+    links: tuple[dict[str, set[str]], set[str]],
+    known: set[str],
+) -> bool:
+    """Whether a request of the new lines can be judged with what the part keeps: it is new,
+    or the new copy of an open request of its own file only; and it continues a request the
+    part keeps, or none."""
+    linked, tokens = links
+    if not tokens:  # (the first part of a unit)
+        return True
+    token, held, previous = "k:" + request.key, opened.get(request.key), request.previous
+    if token in tokens and (
+        held is None
+        or held.file != request.file
+        or any(token in theirs for file, theirs in linked.items() if file != request.file)
+    ):
+        return False
+    return not (previous and previous not in known and "k:" + previous in tokens)
+
+
+def _chain(request: Request) -> tuple[str, str]:
+    return (request.session_id, request.agent_id)
+
+
+def _order(request: Request) -> tuple[datetime, str, int]:
+    """The merge's order of requests (`ingest.merge`): cells are summed in it."""
+    return (request.ended_at, request.file, request.line)
+
+
+def _copied(cells: dict[Cell, Totals]) -> dict[Cell, Totals]:
+    return {key: dataclasses.replace(totals) for key, totals in cells.items()}
 
 
 def join(parts: Iterable[ScanPart]) -> tuple[Summary, BreakDigest]:

@@ -158,13 +158,20 @@ def summarize(requests: Iterable[Request], zone: tzinfo) -> Summary:
     return summary_of_cells(summary_cells(requests, zone))
 
 
-def summary_cells(requests: Iterable[Request], zone: tzinfo) -> dict[Cell, Totals]:
-    """The requests summed per cell: one lookup per request.
+def summary_cells(
+    requests: Iterable[Request], zone: tzinfo, cells: dict[Cell, Totals] | None = None
+) -> dict[Cell, Totals]:
+    """The requests summed per cell (added to `cells`, if given): one lookup per request.
 
     Every breakdown, sessions included, then rolls up the far fewer cells. Cells of disjoint
     sets of sessions can be computed apart and joined (a dict union) before the roll-up.
+
+    Raises:
+        ValueError: a request ends no later than the last one summed in its cell already: it
+            would have been summed before it (sums of floats depend on their order).
     """
-    cells: dict[Cell, Totals] = {}
+    cells = {} if cells is None else cells
+    ends = {key: cell.last for key, cell in cells.items()}
     local_day = LocalDays(zone)
     for request in requests:
         key = (
@@ -178,6 +185,8 @@ def summary_cells(requests: Iterable[Request], zone: tzinfo) -> dict[Cell, Total
         cell = cells.get(key)
         if cell is None:
             cell = cells[key] = Totals()
+        elif (end := ends.get(key)) is not None and request.ended_at <= end:
+            raise ValueError(key)
         cell.add(request)
     return cells
 

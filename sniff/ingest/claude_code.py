@@ -6,18 +6,28 @@ twofold), early lines carry placeholder output counts, the lines of one response
 adjacent, subagents live in three layouts depending on the version, and a parent file repeats
 its subagents' responses inside `progress` lines. This module turns one file into one
 `Response` per API response it holds; `ingest.merge` then keeps one per response across files.
+
+A reader kept between runs (`Reader.__reduce__`) holds only what lines appended later can
+need: the records of its last lines and responses, and the names of every older one
+(`closed`). Resumed, it yields only the responses the appended lines add or change; if those
+touch an older record (repeat its uuid or response id, or continue a chain further back), it
+raises `Unresumable`, and the file is read whole: either way the file's responses are those
+one whole reading gives.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from itertools import islice
 from pathlib import PurePath
 from typing import TypedDict
 
 import msgspec
 
 from sniff.ingest.claude_code_activity import ActivityLog
+from sniff.ingest.claude_code_group import SOURCE as SOURCE
+from sniff.ingest.claude_code_group import Group
 from sniff.ingest.claude_code_wire import (
     DECODER,
     EmbeddedLine,
@@ -32,17 +42,20 @@ from sniff.ingest.record import (
     TOP_LEVEL,
     FileResult,
     Prompts,
-    Response,
-    Tokens,
     epoch,
 )
-from sniff.model import UNDATED, Agent, LineIssue
+from sniff.model import Agent, LineIssue
 
-SOURCE = "claude-code"
-PROVIDER = "anthropic"
 SYNTHETIC_MODEL = "<synthetic>"
 THINKING = frozenset({"thinking", "redacted_thinking"})
 COMPACT_BOUNDARY = "compact_boundary"
+WINDOW_RECORDS = 4096
+WINDOW_GROUPS = 1024
+"""Records and responses a kept reader holds whole: lines appended later continue the last."""
+
+
+class Unresumable(Exception):
+    """The appended lines need records a kept reader no longer holds: read the file whole."""
 
 
 def parse_data(
@@ -82,15 +95,41 @@ class Reader:
         """uuids of user records with new user content (not only tool results)."""
         self.boundaries: set[str] = set()
         """uuids of compaction records: `compact_boundary` lines and compaction summaries."""
-        self.groups: dict[str, _Group] = {}
+        self.groups: dict[str, Group] = {}
         self.last_time = ""
         self.activity = ActivityLog()
         self.stem = stem
+        self.closed: set[str] = set()
+        """Uuids and response ids of the lines before a kept reader's window."""
+        self.kept: _Kept | None = None
+        """What a resumed reader was kept with, to tell what the appended lines changed."""
 
-    def __reduce__(self) -> tuple[Callable[[bytes], Reader], tuple[bytes]]:
-        """Pickled as msgpack of its attributes (`_Kept`): pickle took a big transcript's
-        reader a second to keep, and memory as large as the reader to track its objects."""
-        return _restore, (_KEPT_ENCODER.encode(vars(self)),)
+    APPENDS = True
+    """Resumed, `result` holds what the lines fed since yield (see the module docstring)."""
+
+    def __reduce__(self) -> tuple[Callable[[bytes, bytes], Reader], tuple[bytes, bytes]]:
+        """Pickled as msgpack of its window (`_Kept`): a big transcript's whole reader took a
+        second to keep, and reading it back dwarfed reading the lines appended since."""
+        uuids = (self.times, self.parents, self.owners)
+        recent = {uuid for records in uuids for uuid in islice(reversed(records), WINDOW_RECORDS)}
+        roots = {uuid: self.sidechain_root(uuid) for uuid in recent & self.sidechains}
+        groups = {key: self.groups[key] for key in islice(reversed(self.groups), WINDOW_GROUPS)}
+        named = set().union(*uuids, self.parents.values(), self.sidechains, self.turns)
+        named |= {group.parent for group in self.groups.values() if group.parent}
+        named |= self.boundaries | self.groups.keys()
+        kept = _Kept(
+            path=self.path, file_agent=self.file_agent, project=self.project,
+            project_from_cwd=self.project_from_cwd, issues=[], synthetic=0,
+            times={u: self.times[u] for u in recent if u in self.times},
+            parents={u: self.parents[u] for u in recent if u in self.parents},
+            owners={u: self.owners[u] for u in recent if u in self.owners},
+            sidechains=recent & self.sidechains, sidechain_roots=roots,
+            turns=recent & self.turns, boundaries=recent & self.boundaries,
+            groups=dict(reversed(groups.items())),
+            last_time=self.last_time, activity=ActivityLog(), stem=self.stem,
+        )  # fmt: skip
+        closed = (named | self.closed) - recent - groups.keys()
+        return _restore, (_KEPT_ENCODER.encode(kept), _KEPT_ENCODER.encode(closed))
 
     def read(self, data: bytes) -> FileResult:
         self.feed(data)
@@ -163,10 +202,47 @@ class Reader:
 
         A response whose time cannot be read is dated by its file's time (`merge`): said.
         """
+        groups = self.groups.values() if self.kept is None else self._changed(self.kept)
         issues = list(self.issues)
-        responses = [group.response(self, issues) for group in self.groups.values()]
+        responses = [group.response(self, issues) for group in groups]
+        issues.sort(key=lambda issue: issue.line)  # as the records of lines appended later join
         activity = self.activity.freeze(self.project)
         return FileResult(responses, issues, self.synthetic, SOURCE, activity)
+
+    def _changed(self, kept: _Kept) -> list[Group]:
+        """The responses the lines fed since `kept` add or change.
+
+        Raises:
+            Unresumable: they touch a record before them, or a response whose time the lines
+                before could not read: what was yielded already would change.
+        """
+        pairs = [
+            (kept["times"].keys(), self.times.keys()),
+            (kept["parents"].keys(), self.parents.keys()),
+            (kept["owners"].keys(), self.owners.keys()),
+            (kept["sidechains"], self.sidechains),
+            (kept["turns"], self.turns),
+            (kept["boundaries"], self.boundaries),
+        ]
+        window = set().union(*(before for before, _ in pairs))
+        for before, now in pairs:
+            added = now - before
+            if not (added.isdisjoint(window) and added.isdisjoint(self.closed)):
+                raise Unresumable
+        if (
+            any(self.parents[uuid] != parent for uuid, parent in kept["parents"].items())
+            or any(self.owners[uuid] != key for uuid, key in kept["owners"].items())
+            or self.project_from_cwd != kept["project_from_cwd"]
+            or not self.closed.isdisjoint(self.groups.keys())
+        ):
+            raise Unresumable
+        held = kept["groups"]
+        changed = [g for key, g in self.groups.items() if held.get(key) != g]
+        for group in changed:
+            old = held.get(group.key)
+            if old and not all(epoch(at) or not at for at in (old.first_at, old.last_at)):
+                raise Unresumable  # its undated line, said before, would be said twice
+        return changed
 
     def _progress(self, number: int, entry: WireLine, data: ProgressData) -> None:
         """A parent's progress line that embeds a subagent's response (2.1.x)."""
@@ -228,12 +304,12 @@ class Reader:
         timestamp: str,
         copy_rank: int,
         embedded_agent: str | None,
-    ) -> _Group:
+    ) -> Group:
         agent, agent_id = self._agent(line, copy_rank, embedded_agent)
         session_id = line.sessionId or envelope.sessionId
         version = line.version or envelope.version
         tokens, ttl_assumed = usage.tokens()
-        return _Group(
+        return Group(
             key,
             copy_rank,
             number,
@@ -274,6 +350,8 @@ class Reader:
         steps = 0
         turn = compacted = False
         while uuid is not None and steps < 100_000:
+            if uuid in self.closed:
+                raise Unresumable
             owner = self.owners.get(uuid)
             if owner is not None and owner != key:
                 return owner, turn, compacted
@@ -292,6 +370,8 @@ class Reader:
         root = self.sidechain_roots.get(current)
         while root is None:
             parent = self.parents.get(current) if current in self.sidechains else None
+            if current in self.closed or parent in self.closed:
+                raise Unresumable
             path.append(current)
             if parent is None or parent not in self.sidechains or len(path) > 100_000:
                 root = current
@@ -301,82 +381,6 @@ class Reader:
         for member in path:  # remember the root of every record walked
             self.sidechain_roots[member] = root
         return root
-
-
-class _Group(msgspec.Struct, array_like=True, gc=False):
-    """The lines of one response within one file."""
-
-    key: str
-    copy_rank: int
-    number: int
-    tokens: Tokens
-    ttl_assumed: bool
-    model: str
-    session_id: str
-    agent: Agent
-    agent_id: str
-    first_at: str
-    last_at: str
-    parent: str | None
-    version: str | None
-    thinks: bool = False
-
-    def widen(self, timestamp: str) -> None:
-        """Stretch the response's time span to cover another of its lines."""
-        if timestamp:
-            if not self.first_at or timestamp < self.first_at:
-                self.first_at = timestamp
-            if timestamp > self.last_at:
-                self.last_at = timestamp
-
-    def offer(self, number: int, usage: WireUsage, model: str | None, copy_rank: int) -> None:
-        """Keep another line of the response instead, if it holds more tokens.
-
-        One whole line is kept, never a maximum per field: a mid-stream model fallback can
-        change the model and cache counts between lines of one response.
-        """
-        tokens, ttl_assumed = usage.tokens()
-        if (sum(tokens[:5]), -copy_rank) > (sum(self.tokens[:5]), -self.copy_rank):
-            self.number, self.tokens = number, tokens
-            self.ttl_assumed, self.copy_rank = ttl_assumed, copy_rank
-            if model:
-                self.model = sys.intern(model)
-
-    def response(self, reader: Reader, issues: list[LineIssue]) -> Response:
-        """The response, as the lines read so far hold it; a time it cannot read is added to
-        `issues` (and left to the merge, which dates the response by its file)."""
-        agent_id = self.agent_id
-        if not agent_id:
-            agent_id = "sidechain-" + reader.sidechain_root(self.parent)[:8]
-        started = epoch(reader.times.get(self.parent)) if self.parent else None
-        previous, opens_turn, compacted = reader.previous_call(self.key, self.parent)
-        first = epoch(self.first_at)
-        last = first if self.last_at == self.first_at else epoch(self.last_at)
-        if (first is None and self.first_at) or (last is None and self.last_at):
-            issues.append(LineIssue(reader.path, self.number, UNDATED, True))
-        return Response(
-            SOURCE,
-            self.key,
-            self.copy_rank,
-            self.tokens,
-            self.ttl_assumed,
-            self.model,
-            PROVIDER,
-            self.session_id or PurePath(reader.path).stem,
-            self.agent,
-            agent_id,
-            reader.project,
-            first,
-            last,
-            started,
-            self.version,
-            reader.path,
-            self.number,
-            previous=previous,
-            opens_turn=opens_turn,
-            thinks=self.thinks,
-            compacted=compacted,
-        )
 
 
 class _Kept(TypedDict):
@@ -395,7 +399,7 @@ class _Kept(TypedDict):
     sidechain_roots: dict[str, str]
     turns: set[str]
     boundaries: set[str]
-    groups: dict[str, _Group]
+    groups: dict[str, Group]
     last_time: str
     activity: ActivityLog
     stem: str
@@ -403,12 +407,14 @@ class _Kept(TypedDict):
 
 _KEPT_ENCODER = msgspec.msgpack.Encoder()
 _KEPT_DECODER = msgspec.msgpack.Decoder(_Kept)
+_CLOSED_DECODER = msgspec.msgpack.Decoder(set[str])
 
 
-def _restore(kept: bytes) -> Reader:
-    """The `Reader` whose attributes `kept` holds (see `Reader.__reduce__`)."""
+def _restore(kept: bytes, closed: bytes) -> Reader:
+    """The `Reader` whose window `kept` and older names `closed` hold (see `__reduce__`)."""
     reader = Reader.__new__(Reader)
-    vars(reader).update(_KEPT_DECODER.decode(kept))
+    vars(reader).update(_KEPT_DECODER.decode(kept), closed=_CLOSED_DECODER.decode(closed))
+    reader.kept = _KEPT_DECODER.decode(kept)  # as kept: the reader's own grow as it reads
     return reader
 
 

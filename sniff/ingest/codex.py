@@ -135,6 +135,8 @@ def parse_data(
 class Reader:
     """The state of reading one rollout; it can be kept, and fed the lines appended since."""
 
+    APPENDS = False
+
     def __init__(self, path: str, project_hint: str) -> None:
         self.path = path
         self.issues: list[LineIssue] = []

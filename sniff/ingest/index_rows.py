@@ -1,10 +1,11 @@
 """Provides `parse_task`: one file read in a worker, into what it yields and its index row.
 
 A file is read whole, or, when it only grew, from where the last run stopped by the reader's
-kept state (`Resumable`). Its row holds its identity as listed, the records it yielded (msgpack,
-`record.encode_result`), what ties its calls to other files' (`links_of`) and, for a large file
-modified lately, its reader's state. A worker stores the rows of what it parsed itself
-(`keep_rows`): see `indexed` for how a run puts these together.
+kept state (`Resumable`): a reader that `APPENDS` then yields only what the appended lines
+hold, stored after what the file yielded before. Its row holds its identity as listed, the
+records it yielded (msgpack, `record.encode_result`), what ties its calls to other files'
+(`links_of`) and, for a large file modified lately, its reader's state. A worker stores the
+rows of what it parsed itself (`keep_rows`): see `indexed` for how a run puts these together.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from sniff.ingest.log_formats import parse_source, read_log
 from sniff.ingest.record import FileResult, Prompts, encode_result
 from sniff.ingest.regular import open_regular, read_at
 from sniff.ingest.streamed import Resumable, read_lines
+from sniff.model import LineIssue
 
 STATE_RECENT_NS = 86_400 * 10**9
 """A reader's state is kept for files modified this recently (ns), and for files seen to grow:
@@ -36,6 +38,8 @@ STATE_MIN_BYTES = 1 << 20
 of every small file costs a first run about a tenth of its time."""
 
 _ENCODER = msgspec.msgpack.Encoder()
+LINKS = msgspec.msgpack.Decoder(list[str])
+ISSUES = msgspec.msgpack.Decoder(list[LineIssue])
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +100,11 @@ def keep_rows(parsed: list[Parsed], keep_in: tuple[Path, str, str]) -> list[Pars
     if not kept:
         return parsed
     return [
-        Parsed(None, dataclasses.replace(answer.entry, result=b"", state=None), stored=True)
+        Parsed(
+            None if answer.entry.after is None else answer.result,  # small: what lines added
+            dataclasses.replace(answer.entry, result=b"", state=None),
+            stored=True,
+        )
         for answer in parsed
     ]
 
@@ -139,6 +147,10 @@ def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
     """Read on from where the last run stopped; None when the file is not what it was: the
     last `CHECK_BYTES` it had then (up to `entry.size`) must be as they were."""
     checked = max(0, entry.size - CHECK_BYTES)
+    if entry.size > entry.offset and not any(  # a cut last line was read: if it
+        issue.line == entry.lines + 1 and not issue.kept for issue in ISSUES.decode(entry.issues)
+    ):  # yielded anything but its skipping, an appending reader would count it twice
+        return None
     try:
         descriptor, _ = open_regular(file.path)
         with open(descriptor, "rb", buffering=0):  # closes it
@@ -147,9 +159,29 @@ def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
             assert entry.state is not None
             reader: Resumable = pickle.loads(entry.state)
             read = read_lines(descriptor, reader, entry.offset, entry.lines, keep_state=True)
-    except Exception:  # unreadable file or state: read it whole instead
+    except Exception:  # unreadable file or state, or `claude_code.Unresumable`: read it whole
         return None
-    return Parsed(read.result, _entry(file, read.result, read.offset, read.lines, read.state))
+    new = _entry(file, read.result, read.offset, read.lines, read.state)
+    return Parsed(read.result, _after(entry, new) if reader.APPENDS else new)
+
+
+def _after(old: Entry, new: Entry) -> Entry:
+    """The row of `old`'s file grown, from `new`, the row of what the appended lines yield."""
+    links = LINKS.decode(old.links)
+    links += sorted(set(LINKS.decode(new.links)).difference(links))
+    times = [t for t in (old.first_at, old.last_at, new.first_at, new.last_at) if t is not None]
+    return dataclasses.replace(
+        new,
+        first_at=min(times, default=None),
+        last_at=max(times, default=None),
+        links=_ENCODER.encode(links),
+        issues=_ENCODER.encode(
+            [i for i in ISSUES.decode(old.issues) if i.line <= old.lines]
+            + ISSUES.decode(new.issues)
+        ),
+        synthetic=old.synthetic + new.synthetic,
+        after=old.lines,
+    )
 
 
 def _entry(

@@ -10,7 +10,9 @@ One row per (file, mode): the file's identity when it was read (size, modificati
 inode change time, inode, and a checksum of its last 4 KiB, which also tells a file that grew
 from one rewritten in place; logs are appended to, and an edit further back in a file that
 also grew is not seen), how far it was read (byte offset, lines), its time range, what it
-yielded (msgpack) and, for formats that can resume, the parser's state (pickle).
+yielded (msgpack, in the `records` table: one row, then one more per run that read on from
+where the last stopped, so that lines appended to a big file never rewrite its older records)
+and, for formats that can resume, the parser's state (pickle).
 """
 
 from __future__ import annotations
@@ -42,9 +44,16 @@ CREATE TABLE IF NOT EXISTS files (
     links BLOB NOT NULL,
     issues BLOB NOT NULL,
     synthetic INTEGER NOT NULL,
-    result BLOB NOT NULL,
     state BLOB,
     PRIMARY KEY (path, mode)
+);
+CREATE TABLE IF NOT EXISTS records (
+    path TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    lines INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (path, mode, seq)
 );
 CREATE TABLE IF NOT EXISTS parts (
     scope TEXT NOT NULL,
@@ -90,6 +99,10 @@ class Entry:
     issues: bytes = b""
     """The file's skipped and repaired lines (msgpack)."""
     synthetic: int = 0
+    after: int | None = None
+    """The lines read before this reading resumed: `result` holds only what those after them
+    yielded, stored after the records kept already instead of replacing them (and not at all
+    if the stored records no longer end there: another run stored this reading, or a later)."""
 
     @property
     def identity(self) -> tuple[int, int, int, int, int]:
@@ -146,16 +159,13 @@ class IndexStore:
         if self.broken:
             _remove(self.path)
 
-    def entry(
-        self, path: str, mode: str, *, with_result: bool = True, with_state: bool = False
-    ) -> Entry | None:
-        """The row of `path` in `mode`, or None."""
-        result = "result" if with_result else "x''"
+    def entry(self, path: str, mode: str, *, with_state: bool = False) -> Entry | None:
+        """The row of `path` in `mode` (without its records), or None."""
         state = "state" if with_state else "NULL"
         try:
             row = self._db.execute(
                 "SELECT size, mtime_ns, inode, ctime_ns, offset, lines, tail_crc, first_at,"
-                f" last_at, log_format, links, issues, synthetic, {result}, {state}"
+                f" last_at, log_format, links, issues, synthetic, x'', {state}"
                 " FROM files WHERE path = ? AND mode = ?",
                 (path, mode),
             ).fetchone()
@@ -198,19 +208,32 @@ class IndexStore:
             self.broken = True
         return found
 
-    def result(self, path: str, mode: str) -> bytes | None:
-        """What `path` yielded, as stored."""
-        return self._column("result", path, mode)
-
-    def _column(self, column: str, path: str, mode: str) -> bytes | None:
+    def result(self, path: str, mode: str) -> list[tuple[int, bytes]] | None:
+        """What `path` yielded, as stored: its first reading's records, then those of each
+        reading on from where the one before stopped, each with the whole lines read by then
+        (what a reading said of a cut last line, the next reads again)."""
         try:
-            row = self._db.execute(
-                f"SELECT {column} FROM files WHERE path = ? AND mode = ?", (path, mode)
-            ).fetchone()
+            rows = self._db.execute(
+                "SELECT lines, data FROM records WHERE path = ? AND mode = ? ORDER BY seq",
+                (path, mode),
+            ).fetchall()
         except sqlite3.Error:
             self.broken = True
             return None
-        return None if row is None else row[0]
+        return [(lines, data) for lines, data in rows] or None
+
+    def join_records(self, path: str, mode: str, lines: int, data: bytes) -> None:
+        """Store `data` as `path`'s records up to `lines` instead of the rows that hold them
+        (what readings on after them store stays after it)."""
+        try:
+            with self._db:
+                self._db.execute(
+                    "DELETE FROM records WHERE path = ? AND mode = ? AND lines <= ?",
+                    (path, mode, lines),
+                )
+                self._insert("records", (path, mode, -1, lines), "data", data)
+        except sqlite3.Error:
+            self.broken = True
 
     def parts(self, scope: str, units: list[str]) -> dict[str, bytes]:
         """The analysis parts kept for `units` in `scope` (see `sniff.workspace.scan`)."""
@@ -261,50 +284,53 @@ class IndexStore:
         row it builds), which for a session file of hundreds of megabytes doubled a scan's peak
         memory.
         """
-        rows = [
-            (
-                e.path, mode, e.size, e.mtime_ns, e.inode, e.ctime_ns, e.offset, e.lines,
-                e.tail_crc, e.first_at, e.last_at, e.log_format, e.links, e.issues, e.synthetic,
-                e.result, e.state,
-            )
-            for e in entries
-        ]  # fmt: skip
-        big = [row for row in rows if len(row[-2]) + len(row[-1] or b"") > BLOB_ROW_BYTES]
-        rows = [row for row in rows if len(row[-2]) + len(row[-1] or b"") <= BLOB_ROW_BYTES]
+        entries = list(entries)
         removed = [(path, mode) for path in gone]
-        if not rows and not big and not removed:
+        if not entries and not removed:
             return
         if self.broken:  # reads failed (a damaged page): this run's rows go into a new index
             self._rebuild()
+        replaced = [(e.path, mode) for e in entries if e.after is None]
         try:
             with self._db:
-                self._db.executemany(
-                    "INSERT OR REPLACE INTO files VALUES"
-                    " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    rows,
-                )
-                for row in big:
-                    self._write_blobs(row)
-                self._db.executemany("DELETE FROM files WHERE path = ? AND mode = ?", removed)
+                for table in ("files", "records"):
+                    self._db.executemany(
+                        f"DELETE FROM {table} WHERE path = ? AND mode = ?", removed + replaced
+                    )
+                for e in entries:
+                    seq = 0
+                    if e.after is not None:
+                        seq, lines = self._db.execute(
+                            "SELECT MAX(seq) + 1, MAX(lines) FROM records"
+                            " WHERE path = ? AND mode = ?",
+                            (e.path, mode),
+                        ).fetchone()
+                        if lines != e.after:
+                            continue
+                    fields = (
+                        e.path, mode, e.size, e.mtime_ns, e.inode, e.ctime_ns, e.offset, e.lines,
+                        e.tail_crc, e.first_at, e.last_at, e.log_format, e.links, e.issues,
+                        e.synthetic,
+                    )  # fmt: skip
+                    self._insert("files", fields, "state", e.state)
+                    self._insert("records", (e.path, mode, seq, e.lines), "data", e.result)
         except sqlite3.Error:
             self.broken = True
 
-    def _write_blobs(self, row: tuple[Any, ...]) -> None:
-        """Insert one row whose last two values (records, state) are big (see `write`)."""
-        *fields, result, state = row
-        room = "NULL" if state is None else "zeroblob(?)"
+    def _insert(self, table: str, fields: tuple[Any, ...], column: str, data: bytes | None) -> None:
+        """Insert a row of `fields` then `data`, its last column (see `write`)."""
+        marks = ", ".join("?" * len(fields))
+        if data is None or len(data) <= BLOB_ROW_BYTES:
+            self._db.execute(f"INSERT OR REPLACE INTO {table} VALUES ({marks}, ?)", (*fields, data))
+            return
         inserted = self._db.execute(
-            "INSERT OR REPLACE INTO files VALUES"
-            f" (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, zeroblob(?), {room})",
-            (*fields, len(result), *([] if state is None else [len(state)])),
+            f"INSERT OR REPLACE INTO {table} VALUES ({marks}, zeroblob(?))", (*fields, len(data))
         ).lastrowid
         inserted = inserted or 0  # never 0 after an insert; no row has it: `blobopen` fails
-        for column, data in (("result", result), ("state", state)):
-            if data:
-                with self._db.blobopen("files", column, inserted) as blob:
-                    whole = memoryview(data)
-                    for start in range(0, len(data), BLOB_ROW_BYTES):
-                        blob.write(whole[start : start + BLOB_ROW_BYTES])
+        with self._db.blobopen(table, column, inserted) as blob:
+            whole = memoryview(data)
+            for start in range(0, len(data), BLOB_ROW_BYTES):
+                blob.write(whole[start : start + BLOB_ROW_BYTES])
 
     def _rebuild(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -335,6 +361,7 @@ class IndexStore:
             return
         with self._db:  # another version's rows may mean something else: start afresh
             self._db.execute("DROP TABLE IF EXISTS files")
+            self._db.execute("DROP TABLE IF EXISTS records")
             self._db.execute("DROP TABLE IF EXISTS parts")
             self._db.execute("DROP TABLE IF EXISTS scopes")
         self._db.executescript(SCHEMA)
@@ -399,7 +426,6 @@ def _fitting(*row: Any) -> Entry | None:
         or not isinstance(entry.log_format, str | None)
         or type(entry.links) is not bytes
         or type(entry.issues) is not bytes
-        or type(entry.result) is not bytes
     ):
         return None
     return entry

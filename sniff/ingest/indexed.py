@@ -18,26 +18,27 @@ import dataclasses
 import os
 from collections.abc import Callable
 from functools import partial
+from itertools import chain
 
 import msgspec
 
 from sniff.ingest import index_rows, progress
 from sniff.ingest.discover import SourceFile
-from sniff.ingest.index_rows import Task, counted_task, keep_rows, links_of, to_read
+from sniff.ingest.index_rows import ISSUES, LINKS, Task, counted_task, keep_rows, links_of, to_read
 from sniff.ingest.index_store import Entry, Holdings, IndexStore
 from sniff.ingest.parallel import map_balanced
-from sniff.ingest.record import FileResult, Prompts, decode_result
-from sniff.model import LineIssue
+from sniff.ingest.record import FileResult, Prompts, decode_result, encode_result
+from sniff.model import Activity, LineIssue, ToolCall, ToolResult
 from sniff.paths import cache_folder, identity
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 """Bump when what the index stores changes meaning."""
+JOINED_PARTS = 16
+"""A file whose records are stored in more parts (one per reading on) is stored in one again
+when they are next read."""
 WINDOW_MARGIN_SECONDS = 86_400.0
 """A file is skipped for --since/--until only when all its requests lie this far outside: the
 requests just outside still give those inside their cache context (a break's previous call)."""
-
-_LINKS = msgspec.msgpack.Decoder(list[str])
-_ISSUES = msgspec.msgpack.Decoder(list[LineIssue])
 
 
 def fingerprint() -> str:
@@ -103,6 +104,7 @@ class IndexedFiles:
         self.entries: list[Entry | None] = []
         self.fresh: dict[int, FileResult] = {}
         self.parsed_now: set[int] = set()
+        self.appended: dict[int, tuple[Entry, FileResult]] = {}
         self._pid = os.getpid()
         self._forked_store: IndexStore | None = None
         self._skippable: dict[tuple[float | None, float | None], frozenset[int]] = {}
@@ -117,7 +119,7 @@ class IndexedFiles:
                 continue
             elif _grown(entry, file):
                 # offset and state from one read of the row: another run may rewrite it
-                grown = store.entry(file.path, self.mode, with_result=False, with_state=True)
+                grown = store.entry(file.path, self.mode, with_state=True)
                 usable = grown is not None and grown.state is not None and _grown(grown, file)
                 tasks.append((index, Task(file, grown if usable else None, grows=True)))
             else:
@@ -132,9 +134,12 @@ class IndexedFiles:
             while_waiting=while_waiting,
             finish=partial(keep_rows, keep_in=(store.path, store.fingerprint, self.mode)),
         )
-        for (index, _), answer in zip(tasks, parsed, strict=True):
+        for (index, task), answer in zip(tasks, parsed, strict=True):
             self.parsed_now.add(index)
-            if answer.result is not None:
+            if answer.entry.after is not None and answer.result is not None and task.entry:
+                before = dataclasses.replace(task.entry, state=None)  # the row it read on from
+                self.appended[index] = (before, answer.result)
+            elif answer.result is not None:
                 self.fresh[index] = answer.result
             # what the row stores is in the index or in `fresh`: held twice, a big file's
             # records and reader state would double what its analysis needs
@@ -146,6 +151,11 @@ class IndexedFiles:
     def unchanged(self, index: int) -> bool:
         """Whether file `index` was known to the index as it is (not parsed in this run)."""
         return index not in self.parsed_now
+
+    def grown(self, index: int) -> tuple[Entry, FileResult] | None:
+        """File `index`'s row before it grew and what the lines appended since yield, when
+        it was read on from where the last run stopped (None otherwise)."""
+        return self.appended.get(index)
 
     def entry(self, index: int) -> Entry:
         """File `index`'s index row (without what it yielded)."""
@@ -168,9 +178,12 @@ class IndexedFiles:
         stored = store.result(entry.path, self.mode) if store is not None else None
         if stored is not None:
             try:
-                return decode_result(stored)
+                joined = _joined([(lines, decode_result(part)) for lines, part in stored])
             except (msgspec.DecodeError, msgspec.ValidationError):
-                pass
+                return self._reparsed(index)
+            if len(stored) > JOINED_PARTS and store is self.store:  # one part to decode next time
+                store.join_records(entry.path, self.mode, stored[-1][0], encode_result(joined))
+            return joined
         return self._reparsed(index)  # the row vanished or rotted
 
     def _reparsed(self, index: int) -> FileResult:
@@ -220,7 +233,7 @@ class IndexedFiles:
         """What ties file `index`'s calls to other files' (see `links_of`), as its row keeps it."""
         links = self.entry(index).links
         try:
-            return list(_LINKS.decode(links)) if links else []
+            return list(LINKS.decode(links)) if links else []
         except (msgspec.DecodeError, msgspec.ValidationError):
             return links_of(self._reparsed(index))
 
@@ -231,7 +244,7 @@ class IndexedFiles:
             return fresh.log_format, fresh.synthetic, fresh.issues
         entry = self.entry(index)
         try:
-            issues = list(_ISSUES.decode(entry.issues)) if entry.issues else []
+            issues = list(ISSUES.decode(entry.issues)) if entry.issues else []
         except (msgspec.DecodeError, msgspec.ValidationError):
             fresh = self._reparsed(index)
             return fresh.log_format, fresh.synthetic, fresh.issues
@@ -240,6 +253,34 @@ class IndexedFiles:
     def _how(self) -> tuple[str | None, Prompts]:
         log_format, _, prompts = self.mode.partition(":")
         return (None if log_format == "detect" else log_format), Prompts(prompts)
+
+
+def _joined(stored: list[tuple[int, FileResult]]) -> FileResult:
+    """A file's records stored in parts (its first reading, then each reading on) as one:
+    a later part holds the responses its lines added to or changed (`claude_code.Reader`),
+    and reads again the cut last line an earlier one reported. A tool call or result is the
+    first one seen of its id, as a reader of the whole file keeps it."""
+    if len(stored) == 1:
+        return stored[0][1]
+    parts = [part for _, part in stored]
+    issues = [i for lines, part in stored[:-1] for i in part.issues if i.line <= lines]
+    done = [part.activity for part in parts if part.activity is not None]
+    calls: dict[str, ToolCall] = {}
+    results: dict[str, ToolResult] = {}
+    for each in done:  # the first seen of an id is kept, as a reader of the whole file keeps it
+        for call in each.calls:
+            calls.setdefault(call.id, call)
+        for result in each.results:
+            results.setdefault(result.tool_use_id, result)
+    events = tuple(chain.from_iterable(each.events for each in done))
+    activity = Activity(tuple(calls.values()), tuple(results.values()), events)
+    return FileResult(
+        list({r.key: r for part in parts for r in part.responses}.values()),  # later copies win
+        issues + parts[-1].issues,
+        sum(part.synthetic for part in parts),
+        parts[0].log_format,
+        activity if done else None,
+    )
 
 
 def _grown(entry: Entry, file: SourceFile) -> bool:

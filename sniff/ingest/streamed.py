@@ -26,6 +26,9 @@ BLOCK_BYTES = 2 << 20
 class Resumable(Protocol):
     """A parser's reading state that can be kept and fed the lines appended since."""
 
+    APPENDS: bool
+    """Whether, resumed, `result` holds only what the lines fed since yield."""
+
     def feed(self, data: bytes, first_line: int = 1, newlines: int | None = None) -> None: ...
 
     def result(self) -> FileResult: ...

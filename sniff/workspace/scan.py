@@ -5,7 +5,8 @@ scan (`analyses.scan_parts`) is kept in the index under the identity of its file
 option and piece of data the part depends on. A run after a few files grew re-parses those
 files from where they ended, re-analyses their units, and joins every other unit's kept part:
 the result is exactly that of analysing everything, because no call, session or chain crosses
-a unit.
+a unit. A unit whose files only grew is not analysed again: the requests of the appended
+lines are added to its part as it was (`scan_parts.extend_part`), where that is exact.
 """
 
 from __future__ import annotations
@@ -19,8 +20,17 @@ from pathlib import Path
 
 from sniff.analyses.breaks import CacheRules
 from sniff.analyses.filters import Filters
-from sniff.analyses.scan_parts import BreakDigest, decode_part, encode_part, join, scan_part
+from sniff.analyses.scan_parts import (
+    BreakDigest,
+    ScanPart,
+    decode_part,
+    encode_part,
+    extend_part,
+    join,
+    scan_part,
+)
 from sniff.analyses.summary import Summary
+from sniff.ingest import index_rows
 from sniff.ingest.discover import SourceFile, expand, roots_for
 from sniff.ingest.index_store import IndexStore
 from sniff.ingest.indexed import IndexedFiles
@@ -82,20 +92,33 @@ def scan_units(
     )
     groups = units([indexed.links(index) for index in range(len(files))])
     keys = [_unit_key(indexed, group) for group in groups]
-    kept = store.parts(scope, [key for key in keys if key is not None])
+    grown = [_unit_key(indexed, group, before=True) for group in groups]
+    kept = store.parts(scope, [key for key in keys + grown if key is not None])
     rules = CacheRules()
     found = [decode_part(kept[key]) if key in kept else None for key in keys]
+    new: dict[str, bytes] = {}
+    for unit, key in enumerate(keys):
+        old = grown[unit]
+        if found[unit] is None and old in kept and (part := decode_part(kept[old])) is not None:
+            found[unit] = extended = _extended(
+                indexed, groups[unit], part, prices, zone, filters, rules
+            )
+            if extended is not None and key is not None:
+                new[key] = encode_part(extended)
     todo = [index for index, part in enumerate(found) if part is None]
 
     def analyse(position: int) -> bytes:
         """A unit's part, encoded where it is made: as it is kept, and as it travels."""
         group = groups[todo[position]]
         responses = [r for index in group for r in indexed.result(index).responses]
-        part = scan_part(merge(responses, prices.cost), prices, zone, filters.keep, rules)
-        return encode_part(part)
+        # a part that a grown file's appended requests may join keeps its chains' ends; not
+        # one dated by a file's time, which its growth changes
+        grows = any(indexed.entry(i).size >= index_rows.STATE_MIN_BYTES for i in group)
+        grows = grows and all(response.last_at is not None for response in responses)
+        requests = merge(responses, prices.cost)
+        return encode_part(scan_part(requests, prices, zone, filters.keep, rules, grows))
 
     sizes = [sum(indexed.entry(index).size for index in groups[unit]) for unit in todo]
-    new: dict[str, bytes] = {}
     analysed = map_balanced(
         analyse, list(range(len(todo))), sizes, minimum=PARALLEL_ANALYSIS_BYTES, inherit=True
     )
@@ -104,7 +127,7 @@ def scan_units(
         key = keys[unit]
         if key is not None:
             new[key] = encoded
-    parts = [part for part in found if part is not None]
+    parts = [part.whole(zone, filters.keep) for part in found if part is not None]
     store.keep_parts(scope, new, {key for key in keys if key is not None})
     prices.save()  # the price tables resolved for this run, for the next one
     summary, breaks = join(parts)
@@ -126,11 +149,43 @@ def _within(scope: str, roots: list[Path]) -> str:
     return digest.hexdigest()[:32]
 
 
-def _unit_key(indexed: IndexedFiles, group: list[int]) -> str | None:
-    """The identity of a unit's files; None when one changed too recently to be trusted."""
+def _extended(
+    indexed: IndexedFiles,
+    group: list[int],
+    part: ScanPart,
+    prices: PriceBook,
+    zone: tzinfo,
+    filters: Filters,
+    rules: CacheRules,
+) -> ScanPart | None:
+    """The part of a unit whose files only grew, from its `part` before they did and what
+    their appended lines yield; None when it must be analysed again."""
+    linked: dict[str, set[str]] = {}
+    responses = []
+    for index in group:
+        grown, path = indexed.grown(index), indexed.entry(index).path
+        if grown is None:
+            linked[path] = set(indexed.links(index))
+        else:
+            linked[path] = set(index_rows.LINKS.decode(grown[0].links))
+            responses += grown[1].responses
+    if any(response.last_at is None for response in responses):
+        return None  # dated by its file's time, which later lines change
+    if len({response.key for response in responses}) < len(responses):
+        return None  # copies in two files: which is kept depends on the sessions' ends
+    requests = merge(responses, prices.cost)
+    return extend_part(part, requests, linked, prices, zone, filters.keep, rules)
+
+
+def _unit_key(indexed: IndexedFiles, group: list[int], *, before: bool = False) -> str | None:
+    """The identity of a unit's files (`before` they grew, if one did not, None); None when
+    one changed too recently to be trusted."""
+    if before and all(indexed.grown(index) is None for index in group):
+        return None
     digest = hashlib.sha256()
     for index in group:
-        entry = indexed.entry(index)
+        grown = indexed.grown(index) if before else None
+        entry = indexed.entry(index) if grown is None else grown[0]
         if entry.mtime_ns < 0:  # stored as never matching: see `discover.RACY_NS`
             return None
         digest.update(f"{entry.path}\0{entry.identity}\0".encode())

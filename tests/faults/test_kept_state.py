@@ -47,7 +47,7 @@ def test_a_kept_answer_that_does_not_decode_is_ignored_and_rebuilt(tmp_path, kep
         ("UPDATE files SET issues = x'93a1'", "scan"),
         ("UPDATE files SET size = 'abc'", "scan"),
         ("UPDATE files SET first_at = 'x'", "scan"),
-        ("UPDATE files SET result = x'c1'", "sessions"),  # a scan reads its kept parts instead
+        ("UPDATE records SET data = x'c1'", "sessions"),  # a scan reads its kept parts instead
     ],
     ids=["links", "issues", "size", "first_at", "result"],
 )
@@ -65,7 +65,9 @@ def test_an_index_row_that_does_not_decode_is_ignored_and_rebuilt(tmp_path, dama
     assert again.exit_code == 0, again.output
     assert again.stdout == first.stdout
     with sqlite3.connect(cache / "index.sqlite3") as db:
-        rows = db.execute("SELECT size, first_at, links, issues, result FROM files").fetchall()
+        rows = db.execute(
+            "SELECT size, first_at, links, issues, data FROM files JOIN records USING (path, mode)"
+        ).fetchall()
     assert len(rows) == 2
     for size, first_at, links, issues, result in rows:  # each row rebuilt: all of it decodes
         assert isinstance(size, int) and isinstance(first_at, float)

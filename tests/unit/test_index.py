@@ -1012,5 +1012,43 @@ def test_a_big_row_is_stored_a_block_at_a_time_and_read_back_whole(
     store.write("m", [*rows, rows[0]])  # the same big row twice: the second replaces it
     for row in rows:
         found = store.entry(row.path, "m", with_state=True)
-        assert found is not None and (found.result, found.state) == (row.result, row.state)
+        assert found is not None and found.state == row.state
+        assert store.result(row.path, "m") == [(row.lines, row.result)]
     assert len(store.entries([row.path for row in rows], "m")) == 2
+
+
+def test_a_reading_on_is_stored_after_the_records_it_follows_and_once(tmp_path: Path) -> None:
+    store = IndexStore.open(tmp_path, "test")
+    assert store is not None
+    first = Entry("/logs/a.jsonl", 10, 1, 2, 3, 10, 2, 7, None, None, b"first", b"state")
+    on = Entry("/logs/a.jsonl", 20, 1, 2, 3, 20, 4, 8, None, None, b"more", b"state", after=2)
+    store.write("m", [first])
+    store.write("m", [on])
+    store.write("m", [on])  # two runs read the same lines on: the second finds them stored
+    assert store.result(first.path, "m") == [(2, b"first"), (4, b"more")]
+    store.join_records(first.path, "m", 2, b"joined")
+    assert store.result(first.path, "m") == [(2, b"joined"), (4, b"more")]
+    store.write("m", [first])  # read whole again: its records replace every part
+    assert store.result(first.path, "m") == [(2, b"first")]
+
+
+def test_a_transcript_read_on_many_times_is_stored_in_one_part_again(
+    tmp_path: Path, spy: Spy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(indexed, "JOINED_PARTS", 1)
+    path = transcript(tmp_path, "long", 1)
+    same_as_without_index([tmp_path])
+    for number in (1, 2):
+        append(
+            path, turn(f"more{number}", 60.0 * number, "long0-a2" if number == 1 else "more1-a2")
+        )
+        settle(path)
+        same_as_without_index([tmp_path])
+    assert spy.resumed == [str(path), str(path)]
+    with sqlite3.connect(index_path()) as db:
+        assert db.execute("SELECT COUNT(*) FROM records").fetchone() == (1,)
+    assert requests_of(same_as_without_index([tmp_path])).keys() == {
+        "msg_long0",
+        "msg_more1",
+        "msg_more2",
+    }
