@@ -47,7 +47,7 @@ def test_a_kept_answer_that_does_not_decode_is_ignored_and_rebuilt(tmp_path, kep
         ("UPDATE files SET issues = x'93a1'", "scan"),
         ("UPDATE files SET size = 'abc'", "scan"),
         ("UPDATE files SET first_at = 'x'", "scan"),
-        ("UPDATE records SET data = x'c1'", "sessions"),  # a scan reads its kept parts instead
+        ("UPDATE records SET data = x'c1'", "agents"),  # scan and sessions read kept parts
     ],
     ids=["links", "issues", "size", "first_at", "result"],
 )
