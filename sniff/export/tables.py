@@ -23,6 +23,11 @@ from sniff.analyses.summary import SessionRow
 from sniff.model import Agent, Block, Cost, Request, Usage
 
 TIME = pa.timestamp("us", tz="UTC")
+TOKENS = [
+    (f"{kind}_tokens", pa.int64())
+    for kind in ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
+]
+"""The token columns of requests and sessions, in `Usage`'s classes."""
 
 REQUESTS = pa.schema(
     [
@@ -38,11 +43,7 @@ REQUESTS = pa.schema(
         ("started_at", TIME),
         ("first_token_at", TIME),
         ("ended_at", TIME),
-        ("input_tokens", pa.int64()),
-        ("cache_read_tokens", pa.int64()),
-        ("cache_write_5m_tokens", pa.int64()),
-        ("cache_write_1h_tokens", pa.int64()),
-        ("output_tokens", pa.int64()),
+        *TOKENS,
         ("reasoning_tokens", pa.int64()),
         ("cost_usd", pa.float64()),
         ("input_usd", pa.float64()),
@@ -74,11 +75,7 @@ SESSIONS = pa.schema(
         ("requests", pa.int64()),
         ("agents", pa.string()),
         ("models", pa.string()),
-        ("input_tokens", pa.int64()),
-        ("cache_read_tokens", pa.int64()),
-        ("cache_write_5m_tokens", pa.int64()),
-        ("cache_write_1h_tokens", pa.int64()),
-        ("output_tokens", pa.int64()),
+        *TOKENS,
         ("cost_usd", pa.float64()),
         ("uncached_usd", pa.float64()),
         ("unpriced_requests", pa.int64()),
@@ -204,16 +201,7 @@ def breaks_table(breaks: Iterable[Break]) -> pa.Table:
 def blocks_table(requests: Sequence[Request]) -> pa.Table:
     """The prompt blocks of the requests that have them, in prompt order."""
     rows = [
-        {
-            "request_key": r.key,
-            "day": utc_day(r.ended_at),
-            "position": position,
-            "kind": block.kind,
-            "role": block.role,
-            "content_hash": block.content_hash,
-            "tokens": block.tokens,
-            "cache_control": block.cache_control,
-        }
+        {**asdict(block), "request_key": r.key, "day": utc_day(r.ended_at), "position": position}
         for r in requests
         for position, block in enumerate(r.blocks)
     ]
