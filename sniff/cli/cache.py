@@ -16,11 +16,6 @@ if TYPE_CHECKING:
     from sniff.workspace import Workspace
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("cache")(cache)
-
-
 @one_line_errors
 @replayed("cache")
 @o.shared()

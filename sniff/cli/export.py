@@ -12,11 +12,6 @@ from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("export")(export)
-
-
 @one_line_errors
 @o.shared(omit=("tz",))
 def export(

@@ -13,11 +13,6 @@ from sniff.cli.progress import shown, wanted
 from sniff.workspace.answers import replayed
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("latency")(latency)
-
-
 @one_line_errors
 @replayed("latency")
 @o.shared(omit=("dask",))

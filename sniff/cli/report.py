@@ -18,11 +18,6 @@ DEFAULT_NAME = "sniff-report"
 """The file a report goes to when it would otherwise fill a terminal."""
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("report")(report)
-
-
 @one_line_errors
 @replayed("report", writes="output")
 @o.shared()

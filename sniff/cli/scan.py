@@ -12,11 +12,6 @@ from sniff.cli.progress import shown, wanted
 from sniff.workspace.answers import replayed
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("scan")(scan)
-
-
 @one_line_errors
 @replayed("scan")
 @o.shared()

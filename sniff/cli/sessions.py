@@ -15,11 +15,6 @@ SORTS = ("cost", "start", "duration", "requests", "tokens", "hit-rate", "project
 ASCENDING = frozenset({"start", "project"})
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("sessions")(sessions)
-
-
 @one_line_errors
 @replayed("sessions")
 @o.shared(omit=("dask",))
