@@ -85,11 +85,15 @@ def break_part(
     rules: CacheRules | None = None,
     keep: Callable[[Request], bool] | None = None,
     chains: Chains | None = None,
+    *,
+    advise_ttl: bool = True,
 ) -> BreakPart:
     """The breaks among `requests` (see `find_breaks`), as a part to join.
 
     Args:
         chains: their chains, when the caller has them (`Chains.of(requests)` otherwise).
+        advise_ttl: weigh what a longer TTL would change (False: the part's `ttl` is empty;
+            scan's parts keep only the breaks, and the weighing costs a pass over prices).
     """
     rules = rules or CacheRules()
     chains = chains or Chains.of(requests)
@@ -116,7 +120,12 @@ def break_part(
         elif isinstance(verdict, Tolerated):
             tolerated.append(verdict)
     breaks.sort(key=dearest_first)
-    ttl = ttl_part(ordered, breaks, lambda found: chains.ttl(found.request, found.previous), prices)
+    ttl = ttl_part(
+        ordered if advise_ttl else (),
+        breaks if advise_ttl else (),
+        lambda found: chains.ttl(found.request, found.previous),
+        prices,
+    )
     return BreakPart(breaks, tolerated, gap_requests, ttl, first_requests)
 
 

@@ -133,7 +133,8 @@ def scan_part(
         if part is not None:
             return part
     cells = summary_cells((request for request in requests if keep(request)), zone)
-    return ScanPart(cells, digest(break_part(requests, prices, rules, keep).breaks))
+    found = break_part(requests, prices, rules, keep, advise_ttl=False)
+    return ScanPart(cells, digest(found.breaks))
 
 
 def extend_part(
@@ -182,7 +183,9 @@ def extend_part(
     hours |= {_chain(r) for r in every if r.usage.cache_write_1h_tokens}
     if any((chain in judged) != (chain in hours) for chain in ends):
         return None  # the settled breaks' TTLs would change
-    found = break_part(chains.ordered, prices, rules, lambda r: r.key in own and keep(r), chains)
+    found = break_part(
+        chains.ordered, prices, rules, lambda r: r.key in own and keep(r), chains, advise_ttl=False
+    )
     last = {_chain(r): r.key for r in chains.ordered if r.key in own}
     still = set(last.values())
     if any(r.previous in still for r in every if r.key not in still):

@@ -20,7 +20,8 @@ from sniff.version import __version__
 COMMANDS = (
     "scan", "sessions", "cache", "agents", "lint", "latency", "export", "report", "index", "tui",
 )  # fmt: skip
-"""Every command, in the order `--help` lists them; each is the module of its name."""
+"""Every command, in the order `--help` lists them; each is the function of its name in the
+module of its name."""
 
 
 def build_app(commands: tuple[str, ...] = COMMANDS) -> typer.Typer:
@@ -42,7 +43,7 @@ def build_app(commands: tuple[str, ...] = COMMANDS) -> typer.Typer:
     from importlib import import_module
 
     for name in commands:
-        import_module(f"sniff.cli.{name}").register(built)
+        built.command(name)(getattr(import_module(f"sniff.cli.{name}"), name))
     return built
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -12,36 +12,22 @@ from sniff.cli.progress import shown, wanted
 from sniff.workspace.answers import replayed
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("agents")(agents)
-
-
 @one_line_errors
 @replayed("agents")
+@o.shared(omit=("model", "agent", "dask"), after="json")
 def agents(
-    paths: o.Paths = None,
-    since: o.Since = None,
-    until: o.Until = None,
-    project: o.ProjectFilter = None,
-    tz: o.Zone = None,
-    json: o.Json = False,
     limit: Annotated[
         int | None,
         typer.Option("--limit", "-n", help="List only the first N user requests.", min=1),
     ] = None,
-    pricing: o.Pricing = None,
-    log_format: o.LogFormat = None,
-    no_index: o.NoIndex = False,
-    no_progress: o.NoProgress = False,
-    verbose: o.Verbose = False,
+    **options: Any,
 ) -> None:
     """Tools used and failed (by class); each user request's model calls, tool calls and cost."""
-    workspace = o.workspace(locals())
-    with shown(wanted(json=json, no_progress=no_progress)):
+    workspace = o.workspace(options)
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         report = workspace.agents_report()
-    o.report_issues(workspace.dataset(), verbose)
-    if json:
+    o.report_issues(workspace.dataset(), options["verbose"])
+    if options["json"]:
         from sniff.present.agents_view import agents_json
         from sniff.present.jsonout import dumps
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -16,15 +16,10 @@ if TYPE_CHECKING:
     from sniff.workspace import Workspace
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("cache")(cache)
-
-
 @one_line_errors
 @replayed("cache")
+@o.shared()
 def cache(
-    paths: o.Paths = None,
     policy: Annotated[
         str | None,
         typer.Option(
@@ -65,19 +60,7 @@ def cache(
             metavar="FILE",
         ),
     ] = None,
-    since: o.Since = None,
-    until: o.Until = None,
-    project: o.ProjectFilter = None,
-    model: o.ModelFilter = None,
-    agent: o.AgentFilter = None,
-    tz: o.Zone = None,
-    json: o.Json = False,
-    pricing: o.Pricing = None,
-    log_format: o.LogFormat = None,
-    no_index: o.NoIndex = False,
-    no_progress: o.NoProgress = False,
-    dask: o.Dask = None,
-    verbose: o.Verbose = False,
+    **options: Any,
 ) -> None:
     """Observed vs simulated caching, the simulation's error, what-ifs, shared prefixes.
 
@@ -86,8 +69,9 @@ def cache(
     if breaks:
         # --policy-file stays: its thinking rules decide which breaks are expected
         _simulation_only(policy=policy, ttl=ttl, min_tokens=min_tokens, kv_tokens=kv_tokens)
-    workspace = o.workspace(locals())
-    show = wanted(json=json, no_progress=no_progress)
+    workspace = o.workspace(options)
+    json, verbose = options["json"], options["verbose"]
+    show = wanted(json=json, no_progress=options["no_progress"])
     if breaks:
         _breaks(workspace, json=json, verbose=verbose, policy_file=policy_file, show=show)
         return

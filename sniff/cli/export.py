@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -12,30 +12,14 @@ from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("export")(export)
-
-
 @one_line_errors
+@o.shared(omit=("tz",))
 def export(
-    paths: o.Paths = None,
     output: Annotated[
         Path,
         typer.Option("--output", "-o", help="Directory to write (or merge into).", metavar="DIR"),
     ] = Path("sniff-export"),
-    since: o.Since = None,
-    until: o.Until = None,
-    project: o.ProjectFilter = None,
-    model: o.ModelFilter = None,
-    agent: o.AgentFilter = None,
-    json: o.Json = False,
-    pricing: o.Pricing = None,
-    log_format: o.LogFormat = None,
-    no_index: o.NoIndex = False,
-    no_progress: o.NoProgress = False,
-    dask: o.Dask = None,
-    verbose: o.Verbose = False,
+    **options: Any,
 ) -> None:
     """Parquet tables requests, sessions, breaks and blocks, by day; merges into an export.
 
@@ -44,12 +28,12 @@ def export(
     """
     from sniff.export import export as write
 
-    workspace = o.workspace(locals(), tz="UTC")
-    with shown(wanted(json=json, no_progress=no_progress)):
+    workspace = o.workspace(options, tz="UTC")
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         dataset = workspace.dataset("counted")
         result = write(output, workspace.filters.apply(dataset.requests), workspace.prices)
-    o.report_issues(dataset, verbose)
-    if json:
+    o.report_issues(dataset, options["verbose"])
+    if options["json"]:
         from sniff.present.jsonout import dumps
 
         written = {"output": str(output), "rows": result.rows}

@@ -10,11 +10,6 @@ from sniff.cli.errors import one_line_errors
 from sniff.errors import UserError
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("index")(index)
-
-
 @one_line_errors
 def index(
     clear: Annotated[

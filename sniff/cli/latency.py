@@ -3,7 +3,7 @@ what explains each, peaks over time, and goodput under latency targets."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -13,15 +13,10 @@ from sniff.cli.progress import shown, wanted
 from sniff.workspace.answers import replayed
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("latency")(latency)
-
-
 @one_line_errors
 @replayed("latency")
+@o.shared(omit=("dask",))
 def latency(
-    paths: o.Paths = None,
     metric: Annotated[
         str,
         typer.Option(
@@ -42,18 +37,7 @@ def latency(
         float | None,
         typer.Option("--slo-e2e", help="Goodput target: end-to-end time, in seconds.", min=0),
     ] = None,
-    since: o.Since = None,
-    until: o.Until = None,
-    project: o.ProjectFilter = None,
-    model: o.ModelFilter = None,
-    agent: o.AgentFilter = None,
-    tz: o.Zone = None,
-    json: o.Json = False,
-    pricing: o.Pricing = None,
-    log_format: o.LogFormat = None,
-    no_index: o.NoIndex = False,
-    no_progress: o.NoProgress = False,
-    verbose: o.Verbose = False,
+    **options: Any,
 ) -> None:
     """Latency percentiles, the peaks of the distribution (cache hits vs misses), goodput.
 
@@ -64,16 +48,16 @@ def latency(
 
     if metric not in METRICS:
         raise UserError(f"--metric must be one of {', '.join(METRICS)}, not {metric!r}")
-    workspace = o.workspace(locals())
-    with shown(wanted(json=json, no_progress=no_progress)):
+    workspace = o.workspace(options)
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         # scipy takes a second to import: let it load while worker processes parse the logs
         dataset = workspace.dataset(while_waiting=_import_peaks)
         slo = Slo(ttft=slo_ttft, tpot=slo_tpot, e2e=slo_e2e)
         report = analyze_latency(
             dataset.requests, metric, workspace.zone, slo, keep=workspace.filters.keep
         )
-    o.report_issues(dataset, verbose)
-    if json:
+    o.report_issues(dataset, options["verbose"])
+    if options["json"]:
         from sniff.present.jsonout import dumps
         from sniff.present.latency_view import latency_json
 

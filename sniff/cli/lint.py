@@ -14,11 +14,6 @@ from sniff.cli.progress import shown, wanted
 FORMATS = ("text", "json", "sarif")
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("lint")(lint)
-
-
 @one_line_errors
 def lint(
     paths: Annotated[

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -105,9 +107,60 @@ Verbose = Annotated[
 ]
 
 
+SHARED: dict[str, tuple[object, object]] = {
+    "paths": (Paths, None),
+    "since": (Since, None),
+    "until": (Until, None),
+    "project": (ProjectFilter, None),
+    "model": (ModelFilter, None),
+    "agent": (AgentFilter, None),
+    "tz": (Zone, None),
+    "json": (Json, False),
+    "pricing": (Pricing, None),
+    "log_format": (LogFormat, None),
+    "no_index": (NoIndex, False),
+    "no_progress": (NoProgress, False),
+    "dask": (Dask, None),
+    "verbose": (Verbose, False),
+}
+"""The options commands share, each with its default, in the order --help lists them."""
+
+C = TypeVar("C", bound=Callable[..., None])
+
+
+def shared(*, omit: tuple[str, ...] = (), after: str = "paths") -> Callable[[C], C]:
+    """Give a command the options of `SHARED` that it neither omits nor declares itself, its
+    own coming after the option `after`; the body takes the shared ones as `**options`.
+
+    Typer reads a command's options from `inspect.signature`, which honours `__signature__`.
+    """
+
+    def decorate(command: C) -> C:
+        own = [
+            parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+            for parameter in inspect.signature(command, eval_str=True).parameters.values()
+            if parameter.kind is not inspect.Parameter.VAR_KEYWORD
+        ]
+        taken = set(omit) | {parameter.name for parameter in own}
+        common = [
+            inspect.Parameter(
+                name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=kind
+            )
+            for name, (kind, default) in SHARED.items()
+            if name not in taken
+        ]
+        at = [parameter.name for parameter in common].index(after) + 1
+        signature = inspect.Signature([*common[:at], *own, *common[at:]])
+        command.__signature__ = signature  # type: ignore[attr-defined]
+        return command
+
+    return decorate
+
+
 def workspace(options: dict[str, Any], **fixed: Any) -> Workspace:
-    """The Workspace of a command's options (its `locals()`): those of `WORKSPACE_OPTIONS` it
-    has, `--no-index` as reading without the index, and `fixed` values in place of options."""
+    """The Workspace of a command's options (its `**options` or `locals()`): those of
+    `WORKSPACE_OPTIONS` it has, `--no-index` as reading without the index, and `fixed` values
+    in place of options."""
     from sniff.workspace import Workspace
 
     chosen = {name: options[name] for name in WORKSPACE_OPTIONS if name in options} | fixed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -13,23 +13,15 @@ from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
 from sniff.workspace.answers import replayed
 
-if TYPE_CHECKING:
-    pass
-
 FORMATS = ("html", "md", "csv", "json")
 DEFAULT_NAME = "sniff-report"
 """The file a report goes to when it would otherwise fill a terminal."""
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("report")(report)
-
-
 @one_line_errors
 @replayed("report", writes="output")
+@o.shared()
 def report(
-    paths: o.Paths = None,
     output_format: Annotated[
         str | None,
         typer.Option(
@@ -64,18 +56,7 @@ def report(
             "replace project names and paths with stable pseudonyms.",
         ),
     ] = False,
-    since: o.Since = None,
-    until: o.Until = None,
-    project: o.ProjectFilter = None,
-    model: o.ModelFilter = None,
-    agent: o.AgentFilter = None,
-    tz: o.Zone = None,
-    pricing: o.Pricing = None,
-    log_format: o.LogFormat = None,
-    no_index: o.NoIndex = False,
-    no_progress: o.NoProgress = False,
-    dask: o.Dask = None,
-    verbose: o.Verbose = False,
+    **options: Any,
 ) -> None:
     """A document of what it cost: totals, cost by group, breaks, what-ifs, findings, latency.
 
@@ -87,10 +68,10 @@ def report(
     target = _destination(output, output_format, to_stdout=json)
     if target is not None and target.is_dir():
         raise UserError(f"--output is a directory: {target} (give a file name)")
-    workspace = o.workspace(locals())
-    with shown(wanted(json=json, no_progress=no_progress)):
+    workspace = o.workspace(options)
+    with shown(wanted(json=json, no_progress=options["no_progress"])):
         text = _render(workspace.report(by, redact=redact), output_format)
-    o.report_issues(workspace.dataset("counted"), verbose)
+    o.report_issues(workspace.dataset("counted"), options["verbose"])
     if target is None:
         typer.echo(text, nl=not text.endswith("\n"))
         return

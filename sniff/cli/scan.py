@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from sniff.cli import options as o
@@ -10,35 +12,16 @@ from sniff.cli.progress import shown, wanted
 from sniff.workspace.answers import replayed
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("scan")(scan)
-
-
 @one_line_errors
 @replayed("scan")
-def scan(
-    paths: o.Paths = None,
-    since: o.Since = None,
-    until: o.Until = None,
-    project: o.ProjectFilter = None,
-    model: o.ModelFilter = None,
-    agent: o.AgentFilter = None,
-    tz: o.Zone = None,
-    json: o.Json = False,
-    pricing: o.Pricing = None,
-    log_format: o.LogFormat = None,
-    no_index: o.NoIndex = False,
-    no_progress: o.NoProgress = False,
-    dask: o.Dask = None,
-    verbose: o.Verbose = False,
-) -> None:
+@o.shared()
+def scan(**options: Any) -> None:
     """Tokens, cost, cache hit rate and savings, in total and by project, model, day, session."""
-    workspace = o.workspace(locals())
-    with shown(wanted(json=json, no_progress=no_progress)):
+    workspace = o.workspace(options)
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         numbers = workspace.scan()
-    o.report_issues(numbers.dataset, verbose)
-    if json:
+    o.report_issues(numbers.dataset, options["verbose"])
+    if options["json"]:
         from sniff.present.jsonout import dumps
 
         typer.echo(dumps(workspace.summary()))

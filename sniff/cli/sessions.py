@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -15,33 +15,17 @@ SORTS = ("cost", "start", "duration", "requests", "tokens", "hit-rate", "project
 ASCENDING = frozenset({"start", "project"})
 
 
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("sessions")(sessions)
-
-
 @one_line_errors
 @replayed("sessions")
+@o.shared(omit=("dask",))
 def sessions(
-    paths: o.Paths = None,
     sort: Annotated[
         str, typer.Option("--sort", help=f"Order by: {', '.join(SORTS)}.", metavar="KEY")
     ] = "cost",
     limit: Annotated[
         int | None, typer.Option("--limit", "-n", help="Show only the first N sessions.", min=1)
     ] = None,
-    since: o.Since = None,
-    until: o.Until = None,
-    project: o.ProjectFilter = None,
-    model: o.ModelFilter = None,
-    agent: o.AgentFilter = None,
-    tz: o.Zone = None,
-    json: o.Json = False,
-    pricing: o.Pricing = None,
-    log_format: o.LogFormat = None,
-    no_index: o.NoIndex = False,
-    no_progress: o.NoProgress = False,
-    verbose: o.Verbose = False,
+    **options: Any,
 ) -> None:
     """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
     from sniff.analyses.summary import SESSION_SORTS
@@ -49,15 +33,15 @@ def sessions(
 
     if sort not in SORTS:
         raise UserError(f"--sort must be one of {', '.join(SORTS)}, not {sort!r}")
-    workspace = o.workspace(locals())
-    with shown(wanted(json=json, no_progress=no_progress)):
+    workspace = o.workspace(options)
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         # the rows are scan's: summed unit by unit, so only units whose files changed are again
         numbers = workspace.scan()
     dataset, summary = numbers.dataset, numbers.summary
     rows = sorted(summary.sessions, key=SESSION_SORTS[sort], reverse=sort not in ASCENDING)
     rows = rows[:limit] if limit else rows
-    o.report_issues(dataset, verbose)
-    if json:
+    o.report_issues(dataset, options["verbose"])
+    if options["json"]:
         from sniff.present.jsonout import dumps, session_json, warnings_json
 
         typer.echo(

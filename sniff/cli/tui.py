@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-import typer
-
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
-
-
-def register(app: typer.Typer) -> None:
-    """Add the command to the app."""
-    app.command("tui")(tui)
 
 
 @one_line_errors

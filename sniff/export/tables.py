@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pyarrow as pa
+from msgspec.structs import asdict
 
 from sniff.analyses.agents import ToolUse
 from sniff.analyses.breaks import Break
@@ -22,6 +23,11 @@ from sniff.analyses.summary import SessionRow
 from sniff.model import Agent, Block, Cost, Request, Usage
 
 TIME = pa.timestamp("us", tz="UTC")
+TOKENS = [
+    (f"{kind}_tokens", pa.int64())
+    for kind in ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
+]
+"""The token columns of requests and sessions, in `Usage`'s classes."""
 
 REQUESTS = pa.schema(
     [
@@ -37,11 +43,7 @@ REQUESTS = pa.schema(
         ("started_at", TIME),
         ("first_token_at", TIME),
         ("ended_at", TIME),
-        ("input_tokens", pa.int64()),
-        ("cache_read_tokens", pa.int64()),
-        ("cache_write_5m_tokens", pa.int64()),
-        ("cache_write_1h_tokens", pa.int64()),
-        ("output_tokens", pa.int64()),
+        *TOKENS,
         ("reasoning_tokens", pa.int64()),
         ("cost_usd", pa.float64()),
         ("input_usd", pa.float64()),
@@ -73,11 +75,7 @@ SESSIONS = pa.schema(
         ("requests", pa.int64()),
         ("agents", pa.string()),
         ("models", pa.string()),
-        ("input_tokens", pa.int64()),
-        ("cache_read_tokens", pa.int64()),
-        ("cache_write_5m_tokens", pa.int64()),
-        ("cache_write_1h_tokens", pa.int64()),
-        ("output_tokens", pa.int64()),
+        *TOKENS,
         ("cost_usd", pa.float64()),
         ("uncached_usd", pa.float64()),
         ("unpriced_requests", pa.int64()),
@@ -142,48 +140,11 @@ def utc_day(moment: datetime) -> str:
 
 
 def requests_table(requests: Sequence[Request]) -> pa.Table:
-    """The requests, one row each."""
+    """The requests, one row each: their fields, usage and cost under the columns' names."""
     rows = []
     for r in requests:
-        u, c = r.usage, r.cost
-        rows.append(
-            {
-                "key": r.key,
-                "day": utc_day(r.ended_at),
-                "source": r.source,
-                "provider": r.provider,
-                "model": r.model,
-                "project": r.project,
-                "session_id": r.session_id,
-                "agent": r.agent.value,
-                "agent_id": r.agent_id,
-                "started_at": r.started_at,
-                "first_token_at": r.first_token_at,
-                "ended_at": r.ended_at,
-                "input_tokens": u.input_tokens,
-                "cache_read_tokens": u.cache_read_tokens,
-                "cache_write_5m_tokens": u.cache_write_5m_tokens,
-                "cache_write_1h_tokens": u.cache_write_1h_tokens,
-                "output_tokens": u.output_tokens,
-                "reasoning_tokens": u.reasoning_tokens,
-                "cost_usd": None if c is None else c.total_usd,
-                "input_usd": None if c is None else c.input_usd,
-                "cache_read_usd": None if c is None else c.cache_read_usd,
-                "cache_write_5m_usd": None if c is None else c.cache_write_5m_usd,
-                "cache_write_1h_usd": None if c is None else c.cache_write_1h_usd,
-                "output_usd": None if c is None else c.output_usd,
-                "uncached_usd": None if c is None else c.uncached_usd,
-                "ttl_assumed": r.ttl_assumed,
-                "error": r.error,
-                "version": r.version,
-                "previous": r.previous,
-                "opens_turn": r.opens_turn,
-                "thinks": r.thinks,
-                "compacted": r.compacted,
-                "file": r.file,
-                "line": r.line,
-            }
-        )
+        cost = {} if r.cost is None else {"cost_usd": r.cost.total_usd, **asdict(r.cost)}
+        rows.append({**asdict(r), **asdict(r.usage), **cost, "day": utc_day(r.ended_at)})
     return pa.Table.from_pylist(rows, schema=REQUESTS)
 
 
@@ -240,16 +201,7 @@ def breaks_table(breaks: Iterable[Break]) -> pa.Table:
 def blocks_table(requests: Sequence[Request]) -> pa.Table:
     """The prompt blocks of the requests that have them, in prompt order."""
     rows = [
-        {
-            "request_key": r.key,
-            "day": utc_day(r.ended_at),
-            "position": position,
-            "kind": block.kind,
-            "role": block.role,
-            "content_hash": block.content_hash,
-            "tokens": block.tokens,
-            "cache_control": block.cache_control,
-        }
+        {**asdict(block), "request_key": r.key, "day": utc_day(r.ended_at), "position": position}
         for r in requests
         for position, block in enumerate(r.blocks)
     ]
@@ -297,52 +249,26 @@ def read_requests(requests: pa.Table, blocks: pa.Table | None) -> list[Request]:
 def _request(row: dict[str, Any], blocks: tuple[Block, ...]) -> Request:
     cost = None
     if row["cost_usd"] is not None:
-        cost = Cost(
-            row["input_usd"],
-            row["cache_read_usd"],
-            row["cache_write_5m_usd"],
-            row["cache_write_1h_usd"],
-            row["output_usd"],
-            row["uncached_usd"],
-        )
-    usage = Usage(
-        row["input_tokens"],
-        row["cache_read_tokens"],
-        row["cache_write_5m_tokens"],
-        row["cache_write_1h_tokens"],
-        row["output_tokens"],
-        row["reasoning_tokens"],
-    )
+        cost = Cost(**{name: row[name] for name in Cost.__struct_fields__})
+    usage = Usage(**{name: row[name] for name in Usage.__struct_fields__})
+    columns = {name: _aware(row[name]) for name in Request.__struct_fields__ if name in row}
     return Request(
-        source=row["source"],
-        key=row["key"],
-        project=row["project"],
-        session_id=row["session_id"],
-        agent=Agent(row["agent"]),
-        agent_id=row["agent_id"],
-        model=row["model"],
-        provider=row["provider"],
-        ended_at=_aware(row["ended_at"]),
-        usage=usage,
-        file=row["file"],
-        line=row["line"],
-        started_at=_aware(row["started_at"]),
-        first_token_at=_aware(row["first_token_at"]),
-        ttl_assumed=row["ttl_assumed"],
-        version=row["version"],
-        cost=cost,
-        blocks=blocks,
-        error=row["error"],
-        previous=row["previous"],
-        # exports written before these columns existed read as False
-        opens_turn=bool(row.get("opens_turn")),
-        thinks=bool(row.get("thinks")),
-        compacted=bool(row.get("compacted")),
+        **columns
+        | {
+            "agent": Agent(row["agent"]),
+            "usage": usage,
+            "cost": cost,
+            "blocks": blocks,
+            # exports written before these columns existed read as False
+            "opens_turn": bool(row.get("opens_turn")),
+            "thinks": bool(row.get("thinks")),
+            "compacted": bool(row.get("compacted")),
+        }
     )
 
 
 def _aware(moment: Any) -> Any:
-    """Arrow gives back UTC times; make sure they say so."""
+    """Arrow gives back UTC times; make sure they say so (other values pass as they are)."""
     if isinstance(moment, datetime) and moment.tzinfo is None:
         return moment.replace(tzinfo=UTC)
     return moment

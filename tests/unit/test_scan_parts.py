@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 from datetime import UTC
 
+import pytest
+
 from sniff.analyses.breaks import CacheRules, find_breaks
 from sniff.analyses.scan_parts import (
     TOP_BREAKS,
@@ -58,6 +60,25 @@ def test_parts_joined_equal_the_scan_of_everything_even_after_being_kept() -> No
     assert breaks == whole
     assert breaks.faults >= TOP_BREAKS  # the planted project has one break of each cause
     assert len(breaks.top) == TOP_BREAKS
+
+
+@pytest.mark.parametrize("extendable", [False, True])
+def test_a_part_weighs_no_ttl_advice_scan_never_shows(
+    monkeypatch: pytest.MonkeyPatch, extendable: bool
+) -> None:
+    import sniff.analyses.breaks as breaks_module
+    import sniff.analyses.ttl_advice as ttl_module
+
+    requests, prices = everything()
+    weighed: list[int] = []
+    weigh = ttl_module.longer_ttl_for
+    monkeypatch.setattr(ttl_module, "longer_ttl_for", lambda r: weighed.append(1) or weigh(r))
+    rules = CacheRules()
+    for unit in independent(requests):
+        scan_part(unit, prices, UTC, lambda _: True, rules, extendable)
+    assert weighed == []
+    breaks_module.break_part(requests, prices, rules)  # the advice still weighs them
+    assert weighed
 
 
 def test_a_digest_of_digests_keeps_the_dearest_and_sums_every_cost_exactly() -> None:

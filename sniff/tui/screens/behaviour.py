@@ -171,16 +171,15 @@ class BehaviourScreen(ArchiveScreen):
     def _tool(self, row: ToolRow) -> Row:
         shared = "≈" if row.exact_calls < row.calls and row.result_tokens else ""
         failed = figure(compact(row.errors), self.colours.uncached if row.errors else "")
-        return Row(
-            key=row.tool,
-            cells=[
-                row.tool,
-                row.server,
-                count(row.calls),
-                failed,
-                figure(shared + compact(row.result_tokens)),
+        return Row.of(
+            row.tool,
+            [
+                (row.tool, row.tool.lower()),
+                (row.server, row.server),
+                (count(row.calls), row.calls),
+                (failed, row.errors),
+                (figure(shared + compact(row.result_tokens)), row.result_tokens),
             ],
-            sort_values=[row.tool.lower(), row.server, row.calls, row.errors, row.result_tokens],
             selectable=False,
         )
 
@@ -191,10 +190,13 @@ class BehaviourScreen(ArchiveScreen):
             prefix = f"{tool}: " if tool else ""
             room = max(EXAMPLE_WIDTH - len(prefix), EXAMPLE_WIDTH // 2)
             example = prefix + _cut(first_line(excerpt), room)
-        return Row(
-            key=row.error_class,
-            cells=[row.error_class, count(row.count), Text(example, style="italic")],
-            sort_values=[row.error_class, row.count, example],
+        return Row.of(
+            row.error_class,
+            [
+                (row.error_class, row.error_class),
+                (count(row.count), row.count),
+                (Text(example, style="italic"), example),
+            ],
             selectable=False,
         )
 
@@ -211,25 +213,16 @@ class BehaviourScreen(ArchiveScreen):
             if command.unpriced_calls:  # some of its calls have no known price
                 cost.append("+", style=f"italic {self.colours.muted}")
         interrupted = Text("yes", style=self.colours.uncached) if command.interrupted else ""
-        return Row(
-            key=key,
-            cells=[
-                when,
-                what,
-                count(command.model_calls),
-                count(command.tool_calls),
-                cost,
-                interrupted,
-                short_project(command.project),
-            ],
-            sort_values=[
-                command.at,
-                what.plain.lower(),
-                command.model_calls,
-                command.tool_calls,
-                command.cost_usd,
-                int(command.interrupted),
-                short_project(command.project).lower(),
+        return Row.of(
+            key,
+            [
+                (when, command.at),
+                (what, what.plain.lower()),
+                (count(command.model_calls), command.model_calls),
+                (count(command.tool_calls), command.tool_calls),
+                (cost, command.cost_usd),
+                (interrupted, int(command.interrupted)),
+                (short_project(command.project), short_project(command.project).lower()),
             ],
         )
 

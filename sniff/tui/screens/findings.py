@@ -56,23 +56,15 @@ class FindingsScreen(ArchiveScreen):
         kind_style = colours.uncached if item.kind == "break" else colours.written
         when = item.when.astimezone(archive.zone).strftime("%Y-%m-%d %H:%M") if item.when else ""
         key = item.request_key or f"nowhere:{index}"
-        return Row(
-            key=f"{index}|{key}",
-            cells=[
-                usd(item.usd, colours),
-                Text(item.kind, style=kind_style),
-                item.code,
-                short_project(item.project),
-                when,
-                item.message,
-            ],
-            sort_values=[
-                item.usd or 0.0,
-                item.kind,
-                item.code,
-                item.project,
-                item.when.timestamp() if item.when else 0.0,
-                item.message,
+        return Row.of(
+            f"{index}|{key}",
+            [
+                (usd(item.usd, colours), item.usd or 0.0),
+                (Text(item.kind, style=kind_style), item.kind),
+                (item.code, item.code),
+                (short_project(item.project), item.project),
+                (when, item.when.timestamp() if item.when else 0.0),
+                (item.message, item.message),
             ],
             selectable=item.request_key is not None,
         )

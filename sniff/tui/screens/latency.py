@@ -121,27 +121,17 @@ class LatencyScreen(ArchiveScreen):
             model, model_share = item.by_model[0] if item.by_model else ("–", 0.0)
             band, band_share = item.by_output[0] if item.by_output else ("–", 0.0)
             rows.append(
-                Row(
-                    key=str(index),
-                    cells=[
-                        figure(str(index)),
-                        figure(seconds(peak.location)),
-                        f"{seconds(peak.low)} – {seconds(peak.high)}",
-                        figure(percent(peak.share)),
-                        figure(f"{item.requests:,}"),
-                        figure(percent(item.hit_share)),
-                        f"{model} ({percent(model_share)})",
-                        f"{band} tokens ({percent(band_share)})",
-                    ],
-                    sort_values=[
-                        index,
-                        peak.location,
-                        peak.location,
-                        peak.share,
-                        item.requests,
-                        item.hit_share or 0.0,
-                        model,
-                        band,
+                Row.of(
+                    str(index),
+                    [
+                        (figure(str(index)), index),
+                        (figure(seconds(peak.location)), peak.location),
+                        (f"{seconds(peak.low)} – {seconds(peak.high)}", peak.location),
+                        (figure(percent(peak.share)), peak.share),
+                        (figure(f"{item.requests:,}"), item.requests),
+                        (figure(percent(item.hit_share)), item.hit_share or 0.0),
+                        (f"{model} ({percent(model_share)})", model),
+                        (f"{band} tokens ({percent(band_share)})", band),
                     ],
                     selectable=False,
                 )

@@ -67,27 +67,17 @@ class OverviewScreen(ArchiveScreen):
 
     def _row(self, project: ProjectRow) -> Row:
         totals = project.totals
-        return Row(
-            key=project.project,
-            cells=[
-                short_project(project.project),
-                count(project.sessions),
-                count(totals.requests),
-                usd(totals.cost, self.colours),
-                rate(totals.hit_rate),
-                count(project.breaks.count),
-                usd(project.breaks.usd),
-                count(totals.total_tokens),
-            ],
-            sort_values=[
-                short_project(project.project).lower(),
-                project.sessions,
-                totals.requests,
-                totals.cost_usd,
-                totals.hit_rate or 0.0,
-                project.breaks.count,
-                project.breaks.usd,
-                totals.total_tokens,
+        return Row.of(
+            project.project,
+            [
+                (short_project(project.project), short_project(project.project).lower()),
+                (count(project.sessions), project.sessions),
+                (count(totals.requests), totals.requests),
+                (usd(totals.cost, self.colours), totals.cost_usd),
+                (rate(totals.hit_rate), totals.hit_rate or 0.0),
+                (count(project.breaks.count), project.breaks.count),
+                (usd(project.breaks.usd), project.breaks.usd),
+                (count(totals.total_tokens), totals.total_tokens),
             ],
         )
 

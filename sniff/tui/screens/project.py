@@ -61,31 +61,19 @@ class ProjectScreen(ArchiveScreen):
         start = row.start.astimezone(zone)
         models = ", ".join(sorted(row.models))
         agents = ", ".join(sorted(row.agents))
-        return Row(
-            key=row.session_id,
-            cells=[
-                row.session_id[:8],
-                start.strftime("%Y-%m-%d %H:%M"),
-                figure(duration(seconds)),
-                count(totals.requests),
-                usd(totals.cost, self.colours),
-                rate(totals.hit_rate),
-                count(view.breaks.count),
-                usd(view.breaks.usd),
-                models,
-                agents,
-            ],
-            sort_values=[
-                row.session_id,
-                row.start.timestamp(),
-                seconds,
-                totals.requests,
-                totals.cost_usd,
-                totals.hit_rate or 0.0,
-                view.breaks.count,
-                view.breaks.usd,
-                models,
-                agents,
+        return Row.of(
+            row.session_id,
+            [
+                (row.session_id[:8], row.session_id),
+                (start.strftime("%Y-%m-%d %H:%M"), row.start.timestamp()),
+                (figure(duration(seconds)), seconds),
+                (count(totals.requests), totals.requests),
+                (usd(totals.cost, self.colours), totals.cost_usd),
+                (rate(totals.hit_rate), totals.hit_rate or 0.0),
+                (count(view.breaks.count), view.breaks.count),
+                (usd(view.breaks.usd), view.breaks.usd),
+                (models, models),
+                (agents, agents),
             ],
         )
 

@@ -200,24 +200,15 @@ def _block_row(row: BlockRow, colours: Palette) -> Row:
     block = row.block
     change = Text("◀ first change", style=f"bold {colours.uncached}") if row.changed else ""
     mark = f" [{block.cache_control}]" if block.cache_control else ""
-    return Row(
-        key=str(row.index),
-        cells=[
-            figure(str(row.index)),
-            block.role,
-            block.kind + mark,
-            figure(tokens(block.tokens)),
-            figure(tokens(row.start)),
-            Text(f"■ {row.state.value}", style=colour),
-            change,
-        ],
-        sort_values=[
-            row.index,
-            block.role,
-            block.kind,
-            block.tokens,
-            row.start,
-            row.state.value,
-            "",
+    return Row.of(
+        str(row.index),
+        [
+            (figure(str(row.index)), row.index),
+            (block.role, block.role),
+            (block.kind + mark, block.kind),
+            (figure(tokens(block.tokens)), block.tokens),
+            (figure(tokens(row.start)), row.start),
+            (Text(f"■ {row.state.value}", style=colour), row.state.value),
+            (change, ""),
         ],
     )

@@ -118,33 +118,26 @@ class SessionScreen(ArchiveScreen):
         if request.error:
             mark = Text(f"failed: {request.error}", style="italic")
         cost = request.cost.total_usd if request.cost else None
-        return Row(
-            key=request.key,
-            cells=[
-                request.when.astimezone(zone).strftime("%m-%d %H:%M:%S"),
-                request.agent.value,
-                request.model,
-                cache_bar(usage, self.colours),
-                usd(cost, self.colours),
-                mark,
-                count(usage.input_tokens),
-                count(usage.cache_read_tokens),
-                count(usage.cache_write_tokens),
-                count(usage.output_tokens),
-                figure("–" if seconds is None else f"{seconds:.1f}s"),
-            ],
-            sort_values=[
-                request.when.timestamp(),
-                request.agent.value,
-                request.model,
-                usage.cache_read_tokens / (usage.prompt_tokens or 1),
-                cost or 0.0,
-                (found.cost_usd or 0.0) if found is not None and found.fault else -1.0,
-                usage.input_tokens,
-                usage.cache_read_tokens,
-                usage.cache_write_tokens,
-                usage.output_tokens,
-                seconds or 0.0,
+        return Row.of(
+            request.key,
+            [
+                (
+                    request.when.astimezone(zone).strftime("%m-%d %H:%M:%S"),
+                    request.when.timestamp(),
+                ),
+                (request.agent.value, request.agent.value),
+                (request.model, request.model),
+                (
+                    cache_bar(usage, self.colours),
+                    usage.cache_read_tokens / (usage.prompt_tokens or 1),
+                ),
+                (usd(cost, self.colours), cost or 0.0),
+                (mark, (found.cost_usd or 0.0) if found is not None and found.fault else -1.0),
+                (count(usage.input_tokens), usage.input_tokens),
+                (count(usage.cache_read_tokens), usage.cache_read_tokens),
+                (count(usage.cache_write_tokens), usage.cache_write_tokens),
+                (count(usage.output_tokens), usage.output_tokens),
+                (figure("–" if seconds is None else f"{seconds:.1f}s"), seconds or 0.0),
             ],
         )
 

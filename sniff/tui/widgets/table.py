@@ -53,6 +53,11 @@ class Row:
     marker: bool = False
     """A row that marks something between its neighbours (an idle gap), hidden when sorted."""
 
+    @classmethod
+    def of(cls, key: str, pairs: Sequence[tuple[Any, SortValue]], **flags: bool) -> Row:
+        """The row of (cell, value it sorts by) pairs: each column's two side by side."""
+        return cls(key, [cell for cell, _ in pairs], [value for _, value in pairs], **flags)
+
     def matches(self, needle: str) -> bool:
         """Whether any cell holds the text (case-insensitive)."""
         return any(needle in _plain(cell).lower() for cell in self.cells)
