@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.agents import AgentReport, CommandRow, Spread
 from sniff.numbers import first_line, instant, plural
+from sniff.present.jsonout import rounded
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -62,7 +63,7 @@ def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[
                 for day, results, failures in report.errors_by_day
             ],
             "interruptions": report.interruptions,
-            "interruption_rate": _round(report.interruption_rate),
+            "interruption_rate": rounded(report.interruption_rate),
         },
         "commands": {
             "count": len(report.commands),
@@ -147,7 +148,3 @@ def _spread(spread: Spread | None) -> dict[str, float] | None:
     if spread is None:
         return None
     return {"median": spread.median, "p90": spread.p90, "max": spread.maximum}
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)

@@ -19,11 +19,13 @@ def dumps(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
 
 
+def rounded(value: float | None, digits: int = MONEY_DIGITS) -> float | None:
+    """A figure rounded for JSON; None (unknown, unpriced) stays None."""
+    return None if value is None else round(value, digits)
+
+
 def totals_json(totals: Totals) -> dict[str, Any]:
     """The token, cost and cache measures every row shares."""
-    cost = totals.cost
-    savings = totals.savings
-    hit_rate = totals.hit_rate
     return {
         "requests": totals.requests,
         "input_tokens": totals.input_tokens,
@@ -34,9 +36,9 @@ def totals_json(totals: Totals) -> dict[str, Any]:
         "reasoning_tokens": totals.reasoning_tokens,
         "prompt_tokens": totals.prompt_tokens,
         "total_tokens": totals.total_tokens,
-        "cost_usd": None if cost is None else round(cost, MONEY_DIGITS),
-        "hit_rate": None if hit_rate is None else round(hit_rate, RATE_DIGITS),
-        "savings_usd": None if savings is None else round(savings, MONEY_DIGITS),
+        "cost_usd": rounded(totals.cost),
+        "hit_rate": rounded(totals.hit_rate, RATE_DIGITS),
+        "savings_usd": rounded(totals.savings),
         "unpriced_requests": totals.unpriced_requests,
     }
 

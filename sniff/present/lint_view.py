@@ -11,6 +11,7 @@ from sniff.lint import LintReport
 from sniff.lint.rules import RULES
 from sniff.model import Finding, Severity
 from sniff.numbers import compact, money, plural
+from sniff.present.jsonout import rounded
 from sniff.version import __version__
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -90,7 +91,7 @@ def finding_json(found: Finding) -> dict[str, Any]:
         if saving is None
         else {
             "cached_tokens": saving.cached_tokens,
-            "usd": None if saving.usd is None else round(saving.usd, 6),
+            "usd": rounded(saving.usd),
             "basis": saving.basis,
         },
     }
