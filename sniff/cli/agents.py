@@ -37,4 +37,4 @@ def agents(
 
     from sniff.present.agents_view import print_agents
 
-    print_agents(Console(), report, limit or 15)
+    print_agents(Console(), report, limit)

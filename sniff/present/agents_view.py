@@ -11,8 +11,6 @@ from sniff.present.jsonout import rounded
 if TYPE_CHECKING:
     from rich.console import Console
 
-LISTED = 15
-
 
 def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[str, Any]:
     """`sniff agents --json`: keys `has_activity`, `without_activity`, `tools`, `errors`,
@@ -90,12 +88,13 @@ def command_json(row: CommandRow) -> dict[str, Any]:
     }
 
 
-def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> None:
+def print_agents(console: Console, report: AgentReport, limit: int | None = None) -> None:
     """Tools, failures by class, and the dearest user requests; a table only where it has rows,
     and one line instead of all of them where the logs hold no activity."""
     from sniff.numbers import percent
     from sniff.present.console import measures_table
     from sniff.present.report_agents import (
+        LISTED,
         TOOL_HEADERS,
         command_rows,
         failure_summary,
@@ -103,6 +102,7 @@ def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> 
         tool_rows,
     )
 
+    limit = limit or LISTED
     if not report.has_activity:
         console.print(no_activity(report))
         return

@@ -47,10 +47,10 @@ def summary_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dic
     """`sniff scan --json`."""
     return {
         "totals": totals_json(summary.totals),
-        "by_model": _groups("model", summary.by_model),
-        "by_project": _groups("project", summary.by_project),
-        "by_day": _groups("day", summary.by_day),
-        "by_agent": _groups("agent", summary.by_agent),
+        "by_model": groups_json("model", summary.by_model),
+        "by_project": groups_json("project", summary.by_project),
+        "by_day": groups_json("day", summary.by_day),
+        "by_agent": groups_json("agent", summary.by_agent),
         "sessions": [session_json(row) for row in summary.sessions],
         "warnings": warnings_json(summary, dataset),
         "source": source_json(summary, dataset, prices),
@@ -100,5 +100,6 @@ def source_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dict
     }
 
 
-def _groups(name: str, groups: list[Group]) -> list[dict[str, Any]]:
+def groups_json(name: str, groups: list[Group]) -> list[dict[str, Any]]:
+    """One object a group: its key, named `name`, and its totals."""
     return [{name: group.key, **totals_json(group.totals)} for group in groups]

@@ -122,11 +122,11 @@ def _tokens(report: Report) -> str:
 
 
 def _charts(report: Report) -> list[str]:
-    days = [day.key for day in report.days]
+    days = [day.key for day in report.summary.by_day]
     figures = []
     if days:
         costs = [report.cost_by_class.get(day, {}) for day in days]
-        rates = [day.totals.hit_rate for day in report.days]
+        rates = [day.totals.hit_rate for day in report.summary.by_day]
         figures += [
             _figure(
                 "chart-daily-cost",
