@@ -49,10 +49,10 @@ def print_header(
             "[yellow]No Claude Code logs found in the usual places: showing the bundled "
             "sample logs.[/] Pass a path to read others."
         )
-    period = ""
-    if summary.first and summary.last:
-        start = summary.first.astimezone(zone).strftime("%Y-%m-%d %H:%M")
-        end = summary.last.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+    period, first, last = "", summary.totals.first, summary.totals.last
+    if first and last:
+        start = first.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+        end = last.astimezone(zone).strftime("%Y-%m-%d %H:%M")
         period = f" · {start} → {end}"
     console.print(
         f"[bold]sniff[/] · {plural(summary.totals.requests, 'request')} from "
@@ -151,9 +151,9 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
             f"[yellow]Unpriced models[/] (tokens counted, no cost): "
             f"{', '.join(summary.unpriced_models)}. --pricing FILE can price them."
         )
-    if summary.ttl_assumed_requests:
+    if summary.totals.ttl_assumed:
         console.print(
-            f"{plural(summary.ttl_assumed_requests, 'request')} wrote cache without saying which "
+            f"{plural(summary.totals.ttl_assumed, 'request')} wrote cache without saying which "
             "TTL: priced as 5-minute writes."
         )
 

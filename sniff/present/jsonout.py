@@ -81,20 +81,21 @@ def warnings_json(summary: Summary, dataset: Dataset) -> dict[str, Any]:
         "unknown_format_files": list(dataset.unknown_files),
         "failed_requests": summary.totals.failed_requests,
         "unpriced_models": summary.unpriced_models,
-        "ttl_assumed_requests": summary.ttl_assumed_requests,
+        "ttl_assumed_requests": summary.totals.ttl_assumed,
         "synthetic_messages": dataset.synthetic,
     }
 
 
 def source_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dict[str, Any]:
     """What was read, over which period, priced with what."""
+    first, last = summary.totals.first, summary.totals.last
     return {
         "roots": list(dataset.roots),
         "files": len(dataset.files),
         "formats": dict(sorted(dataset.formats.items())),
         "sample_logs": dataset.sample,
-        "first": summary.first.isoformat() if summary.first else None,
-        "last": summary.last.isoformat() if summary.last else None,
+        "first": first.isoformat() if first else None,
+        "last": last.isoformat() if last else None,
         "prices": prices.library,
         "price_overrides": list(prices.overrides),
     }

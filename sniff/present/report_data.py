@@ -128,7 +128,7 @@ def report_markdown(report: Report) -> str:
     lines = [
         "# LLM cost report",
         "",
-        f"**Period:** {period_text(report.summary.first, report.summary.last, report.zone)}  ",
+        f"**Period:** {period_text(report.totals.first, report.totals.last, report.zone)}  ",
         f"**Read:** {sources(report)}",
         "",
         "| cost | requests | hit rate | saved by caching | cache breaks |",

@@ -80,7 +80,7 @@ def report_html(report: Report) -> str:
     """The whole page."""
     t = report.totals
     breaks = report.breaks
-    period = period_text(report.summary.first, report.summary.last, report.zone)
+    period = period_text(report.totals.first, report.totals.last, report.zone)
     cards = [
         ("cost", money(t.cost)),
         ("requests", f"{t.requests:,}"),
