@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rich.console import Console
@@ -52,9 +53,7 @@ def print_lint(console: Console, report: LintReport) -> None:
                 f"{money(found.saving.usd)} {escape(found.saving.basis)}",
                 highlight=False,
             )
-    counts = {severity: 0 for severity in Severity}
-    for found in report.findings:
-        counts[found.severity] += 1
+    counts = Counter(found.severity for found in report.findings)
     summary = ", ".join(
         plural(counts[s], s.label, "info" if s is Severity.INFO else None)
         for s in sorted(Severity, reverse=True)
