@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 
 from sniff.analyses.breaks import Break, BreakReport, Tolerated, chain_links, find_breaks
-from sniff.analyses.summary import Group, SessionRow, Summary, Totals, summarize
+from sniff.analyses.summary import SessionRow, Summary, Totals, summarize
 from sniff.model import Dataset, Request
 from sniff.pricing import PriceBook
 
@@ -103,10 +103,6 @@ class Archive:
             if found.fault:
                 cost = cost.plus(found)
         return cost
-
-    def days(self) -> list[Group]:
-        """Cost and hit rate per day (in the archive's zone), oldest first."""
-        return sorted(self.summary.by_day, key=lambda group: group.key)
 
     def project(self, name: str) -> ProjectRow | None:
         """The project of this name, with its totals and breaks (None when not in the archive)."""

@@ -11,6 +11,7 @@ period or project a report looks at. Filters choose what is reported.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -378,9 +379,7 @@ def _describe(node: Node) -> str:
         _, source, _model, version, agent = (node.block.split(":") + [""] * 5)[:5]
         tool = {"claude-code": "Claude Code", "codex": "Codex"}.get(source, source)
         return f"{agent} system prompt and tools, {tool} {version} (inferred)"
-    kinds: dict[str, int] = {}
-    for part in node.path():
-        kinds[part.kind] = kinds.get(part.kind, 0) + 1
+    kinds = Counter(part.kind for part in node.path())
     parts = [f"{count} {kind}" for kind, count in reversed(list(kinds.items()))]
     return " + ".join(parts) + f" ({node.depth} blocks)"
 
@@ -404,12 +403,8 @@ def _ttl_scope(
     ttl = next((policy.ttl for policy in policies.values() if policy.force_ttl), None)
     if ttl is None:
         return []
-    forced: dict[str, int] = {}
-    kept_own: dict[str, int] = {}
-    for index in kept:
-        counts = forced if own_policies[index].force_ttl else kept_own
-        provider = prompts[index].request.provider
-        counts[provider] = counts.get(provider, 0) + 1
+    forced = Counter(prompts[i].request.provider for i in kept if own_policies[i].force_ttl)
+    kept_own = Counter(prompts[i].request.provider for i in kept if not own_policies[i].force_ttl)
     if not kept_own:
         return []
     applied = (

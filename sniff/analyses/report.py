@@ -58,16 +58,6 @@ class Report:
         """Sums over the report."""
         return self.summary.totals
 
-    @property
-    def price_source(self) -> str:
-        """The price library and its version."""
-        return self.source.library
-
-    @property
-    def days(self) -> list[Group]:
-        """Each day's totals, oldest first (the charts' axis)."""
-        return self.summary.by_day
-
 
 def build_report(
     dataset: Dataset,

@@ -144,9 +144,6 @@ class Summary:
     by_agent: list[Group]
     sessions: list[SessionRow]
     unpriced_models: list[str]
-    ttl_assumed_requests: int
-    first: datetime | None
-    last: datetime | None
 
 
 Cell = tuple[str, str, str, str, str, str]
@@ -219,9 +216,6 @@ def summary_of_cells(cells: dict[Cell, Totals]) -> Summary:
         by_agent=_by_cost(by_agent),
         sessions=sorted(sessions.values(), key=SESSION_SORTS["cost"], reverse=True),
         unpriced_models=unpriced,
-        ttl_assumed_requests=totals.ttl_assumed,
-        first=totals.first,
-        last=totals.last,
     )
 
 

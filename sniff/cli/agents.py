@@ -29,12 +29,11 @@ def agents(
     o.report_issues(workspace.dataset(), options["verbose"])
     if options["json"]:
         from sniff.present.agents_view import agents_json
-        from sniff.present.jsonout import dumps
 
-        typer.echo(dumps(agents_json(report, limit)))
+        o.print_json(agents_json(report, limit))
         return
     from rich.console import Console
 
     from sniff.present.agents_view import print_agents
 
-    print_agents(Console(), report, limit or 15)
+    print_agents(Console(), report, limit)

@@ -83,9 +83,8 @@ def cache(
     o.report_issues(workspace.dataset("counted"), verbose)
     if json:
         from sniff.present.cache_view import cache_json
-        from sniff.present.jsonout import dumps
 
-        typer.echo(dumps(cache_json(report)))
+        o.print_json(cache_json(report))
         return
     from rich.console import Console
 
@@ -121,9 +120,8 @@ def _breaks(
     o.report_issues(dataset, verbose)
     if json:
         from sniff.present.breaks_json import breaks_json
-        from sniff.present.jsonout import dumps
 
-        typer.echo(dumps(breaks_json(report)))
+        o.print_json(breaks_json(report))
         return
     from rich.console import Console
 

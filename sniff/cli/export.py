@@ -34,10 +34,8 @@ def export(
         result = write(output, workspace.filters.apply(dataset.requests), workspace.prices)
     o.report_issues(dataset, options["verbose"])
     if options["json"]:
-        from sniff.present.jsonout import dumps
-
         written = {"output": str(output), "rows": result.rows}
-        typer.echo(dumps({**written, "added": result.added, "kept": result.kept}))
+        o.print_json({**written, "added": result.added, "kept": result.kept})
         return
     from sniff.numbers import plural
 

@@ -58,10 +58,9 @@ def latency(
         )
     o.report_issues(dataset, options["verbose"])
     if options["json"]:
-        from sniff.present.jsonout import dumps
         from sniff.present.latency_view import latency_json
 
-        typer.echo(dumps(latency_json(report)))
+        o.print_json(latency_json(report))
         return
     from rich.console import Console
 

@@ -123,10 +123,9 @@ def _show(report: object, output: str) -> None:
 
     assert isinstance(report, LintReport)
     if output == "json":
-        from sniff.present.jsonout import dumps
         from sniff.present.lint_view import lint_json
 
-        typer.echo(dumps(lint_json(report)))
+        o.print_json(lint_json(report))
     elif output == "sarif":
         from sniff.present.lint_view import lint_sarif
 

@@ -167,6 +167,13 @@ def workspace(options: dict[str, Any], **fixed: Any) -> Workspace:
     return Workspace(options.get("paths"), use_index=not options.get("no_index"), **chosen)
 
 
+def print_json(value: Any) -> None:
+    """`--json`: the command's one JSON object, with stable keys, on standard output."""
+    from sniff.present.jsonout import dumps
+
+    typer.echo(dumps(value))
+
+
 def report_issues(dataset: Dataset, verbose: bool) -> None:
     """Name each file or folder that could not be read in one line on the error stream, as
     `sniff: path: why`; with --verbose, list the skipped and repaired lines too."""

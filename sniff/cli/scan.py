@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import typer
-
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
@@ -22,9 +20,7 @@ def scan(**options: Any) -> None:
         numbers = workspace.scan()
     o.report_issues(numbers.dataset, options["verbose"])
     if options["json"]:
-        from sniff.present.jsonout import dumps
-
-        typer.echo(dumps(workspace.summary()))
+        o.print_json(workspace.summary())
         return
     from rich.console import Console
 

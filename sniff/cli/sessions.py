@@ -42,16 +42,10 @@ def sessions(
     rows = rows[:limit] if limit else rows
     o.report_issues(dataset, options["verbose"])
     if options["json"]:
-        from sniff.present.jsonout import dumps, session_json, warnings_json
+        from sniff.present.jsonout import session_json, warnings_json
 
-        typer.echo(
-            dumps(
-                {
-                    "sessions": [session_json(row) for row in rows],
-                    "warnings": warnings_json(summary, dataset),
-                }
-            )
-        )
+        sessions = [session_json(row) for row in rows]
+        o.print_json({"sessions": sessions, "warnings": warnings_json(summary, dataset)})
         return
     from rich.console import Console
 

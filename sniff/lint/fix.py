@@ -181,16 +181,10 @@ def _slots(body: dict[str, Any]) -> list[tuple[Any, Any]]:
 
 
 def _marked_blocks(body: dict[str, Any]) -> list[tuple[dict[str, Any], list[Any]]]:
-    found = []
-    for name in ("tools", "system"):
-        parts = body.get(name)
-        if isinstance(parts, list):
-            found += [(p, parts) for p in parts if isinstance(p, dict) and "cache_control" in p]
-    for message in body.get("messages", []) or []:
-        content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list):
-            found += [(p, content) for p in content if isinstance(p, dict) and "cache_control" in p]
-    return found
+    """The blocks with a breakpoint, in request order, each with the list holding it."""
+    blocks = [(container[key], container) for container, key in _slots(body)]
+    # (a string system prompt or content is a slot too, but holds no breakpoint)
+    return [(b, parent) for b, parent in blocks if isinstance(b, dict) and "cache_control" in b]
 
 
 def _sorted(value: Any) -> Any:

@@ -6,11 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.agents import AgentReport, CommandRow, Spread
 from sniff.numbers import first_line, instant, plural
+from sniff.present.jsonout import rounded
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-LISTED = 15
 
 
 def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[str, Any]:
@@ -62,7 +61,7 @@ def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[
                 for day, results, failures in report.errors_by_day
             ],
             "interruptions": report.interruptions,
-            "interruption_rate": _round(report.interruption_rate),
+            "interruption_rate": rounded(report.interruption_rate),
         },
         "commands": {
             "count": len(report.commands),
@@ -89,12 +88,13 @@ def command_json(row: CommandRow) -> dict[str, Any]:
     }
 
 
-def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> None:
+def print_agents(console: Console, report: AgentReport, limit: int | None = None) -> None:
     """Tools, failures by class, and the dearest user requests; a table only where it has rows,
     and one line instead of all of them where the logs hold no activity."""
     from sniff.numbers import percent
     from sniff.present.console import measures_table
     from sniff.present.report_agents import (
+        LISTED,
         TOOL_HEADERS,
         command_rows,
         failure_summary,
@@ -102,6 +102,7 @@ def print_agents(console: Console, report: AgentReport, limit: int = LISTED) -> 
         tool_rows,
     )
 
+    limit = limit or LISTED
     if not report.has_activity:
         console.print(no_activity(report))
         return
@@ -147,7 +148,3 @@ def _spread(spread: Spread | None) -> dict[str, float] | None:
     if spread is None:
         return None
     return {"median": spread.median, "p90": spread.p90, "max": spread.maximum}
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)

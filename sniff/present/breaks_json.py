@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.breaks import EXPECTED, Break, BreakReport, CauseTotals
 from sniff.present.causes import explain
+from sniff.present.jsonout import rounded
 
 if TYPE_CHECKING:
     from sniff.analyses.scan_parts import BreakDigest
@@ -90,10 +91,10 @@ def ttl_advice_json(report: BreakReport) -> dict[str, Any]:
     advice = report.ttl_advice
     hour = advice.of("anthropic")
     return {
-        "extra_write_cost_usd": _usd(hour.extra_write_cost_usd) if hour else 0.0,
-        "avoided_rebuild_cost_usd": _usd(hour.avoided_rebuild_cost_usd) if hour else 0.0,
+        "extra_write_cost_usd": rounded(hour.extra_write_cost_usd) if hour else 0.0,
+        "avoided_rebuild_cost_usd": rounded(hour.avoided_rebuild_cost_usd) if hour else 0.0,
         "avoided_breaks": len(hour.spared) if hour else 0,
-        "net_saving_usd": _usd(hour.net_saving_usd) if hour else 0.0,
+        "net_saving_usd": rounded(hour.net_saving_usd) if hour else 0.0,
         "recommend_1h": hour is not None and hour.pays,
         "retentions": [verdict_json(verdict) for verdict in advice.retentions],
         "sessions": [verdict_json(verdict) for verdict in advice.sessions],
@@ -113,17 +114,13 @@ def verdict_json(verdict: Verdict) -> dict[str, Any]:
         **({} if verdict.session is None else {"session": verdict.session}),
         "requests": verdict.requests,
         "unpriced_requests": verdict.unpriced_requests,
-        "extra_write_cost_usd": _usd(verdict.extra_write_cost_usd),
-        "avoided_rebuild_cost_usd": _usd(verdict.avoided_rebuild_cost_usd),
+        "extra_write_cost_usd": rounded(verdict.extra_write_cost_usd),
+        "avoided_rebuild_cost_usd": rounded(verdict.avoided_rebuild_cost_usd),
         "avoided_breaks": len(verdict.spared),
         "avoided_tokens": verdict.avoided_tokens,
-        "net_saving_usd": _usd(verdict.net_saving_usd),
+        "net_saving_usd": rounded(verdict.net_saving_usd),
         "pays": verdict.pays,
     }
-
-
-def _usd(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)
 
 
 def cause_is_fault(cause: str) -> bool:
@@ -144,14 +141,14 @@ def break_json(found: Break) -> dict[str, Any]:
         "file": request.file,
         "line": request.line,
         "previous_request": found.previous.key if found.previous else None,
-        "gap_seconds": None if found.gap_seconds is None else round(found.gap_seconds, 3),
+        "gap_seconds": rounded(found.gap_seconds, 3),
         "cause": found.cause,
         "fault": found.fault,
         "expected_read_tokens": found.expected_read,
         "read_tokens": request.usage.cache_read_tokens,
         "rebuilt_tokens": found.rebuilt_tokens,
         "rebuilt_1h_tokens": found.rebuilt_1h_tokens,
-        "cost_usd": None if found.cost_usd is None else round(found.cost_usd, 6),
+        "cost_usd": rounded(found.cost_usd),
         "detail": found.detail,
     }
 

@@ -10,6 +10,7 @@ from rich.table import Table
 from sniff.analyses.cache import CacheReport, Comparison, Measures
 from sniff.numbers import compact, money, percent, plural, signed_money
 from sniff.present.console import measures_table, short_project
+from sniff.present.jsonout import rounded
 
 TOP_ROWS = 10
 
@@ -51,10 +52,10 @@ def cache_json(report: CacheReport) -> dict[str, Any]:
         "observed": measures_json(report.observed),
         "simulated": measures_json(report.simulated),
         "error": {
-            "read_tokens_bias": _round(error.bias),
-            "read_tokens_absolute": _round(error.absolute),
+            "read_tokens_bias": rounded(error.bias),
+            "read_tokens_absolute": rounded(error.absolute),
             "worst_file": error.worst_file,
-            "worst_file_bias": _round(error.worst_file_bias),
+            "worst_file_bias": rounded(error.worst_file_bias),
         },
         "by_project": [_comparison_json("project", row) for row in report.by_project],
         "by_session": [_comparison_json("session", row) for row in report.by_session],
@@ -63,7 +64,7 @@ def cache_json(report: CacheReport) -> dict[str, Any]:
                 "policy": what.label,
                 "description": what.description,
                 **measures_json(what.measures),
-                "delta_usd": _round(what.delta_usd),
+                "delta_usd": rounded(what.delta_usd),
             }
             for what in report.what_if
         ],
@@ -74,7 +75,7 @@ def cache_json(report: CacheReport) -> dict[str, Any]:
                 "tokens": prefix.tokens,
                 "requests": prefix.requests,
                 "sessions": prefix.sessions,
-                "value_usd": _round(prefix.value_usd),
+                "value_usd": rounded(prefix.value_usd),
             }
             for prefix in report.shared_prefixes
         ],
@@ -92,8 +93,8 @@ def measures_json(measures: Measures) -> dict[str, Any]:
         "cache_read_tokens": measures.cache_read_tokens,
         "cache_write_5m_tokens": measures.cache_write_5m_tokens,
         "cache_write_1h_tokens": measures.cache_write_1h_tokens,
-        "hit_rate": _round(measures.hit_rate),
-        "cost_usd": _round(cost),
+        "hit_rate": rounded(measures.hit_rate),
+        "cost_usd": rounded(cost),
     }
 
 
@@ -179,7 +180,3 @@ def _shared(report: CacheReport) -> Table:
 
 def _signed(value: float | None) -> str:
     return "–" if value is None else f"{value * 100:+.1f}%"
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None else round(value, 6)

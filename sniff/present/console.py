@@ -49,10 +49,10 @@ def print_header(
             "[yellow]No Claude Code logs found in the usual places: showing the bundled "
             "sample logs.[/] Pass a path to read others."
         )
-    period = ""
-    if summary.first and summary.last:
-        start = summary.first.astimezone(zone).strftime("%Y-%m-%d %H:%M")
-        end = summary.last.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+    period, first, last = "", summary.totals.first, summary.totals.last
+    if first and last:
+        start = first.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+        end = last.astimezone(zone).strftime("%Y-%m-%d %H:%M")
         period = f" · {start} → {end}"
     console.print(
         f"[bold]sniff[/] · {plural(summary.totals.requests, 'request')} from "
@@ -151,9 +151,9 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
             f"[yellow]Unpriced models[/] (tokens counted, no cost): "
             f"{', '.join(summary.unpriced_models)}. --pricing FILE can price them."
         )
-    if summary.ttl_assumed_requests:
+    if summary.totals.ttl_assumed:
         console.print(
-            f"{plural(summary.ttl_assumed_requests, 'request')} wrote cache without saying which "
+            f"{plural(summary.totals.ttl_assumed, 'request')} wrote cache without saying which "
             "TTL: priced as 5-minute writes."
         )
 
@@ -189,21 +189,21 @@ def fit_names(names: list[str], width: int, *, dated: bool = False) -> list[str]
         undated = {name: DATE_STAMP.sub("", name) for name in shown}
         counts = Counter(undated.values())
         shown = {name: short if counts[short] == 1 else name for name, short in undated.items()}
-    cut = {name: _elide(short, width, 0) for name, short in shown.items()}
+    cut = {name: elide(short, width, 0) for name, short in shown.items()}
     for reading, count in Counter(cut.values()).items():
         if count == 1:
             continue
         group = [name for name, fitted in cut.items() if fitted == reading]
         others = set(cut.values()) - {reading}
         for tail in (*range(3, width - 1), 2, 1):
-            tried = {name: _elide(shown[name], width, tail) for name in group}
+            tried = {name: elide(shown[name], width, tail) for name in group}
             if len(set(tried.values())) == len(group) and not others & set(tried.values()):
                 cut.update(tried)
                 break
     return [cut[name] for name in names]
 
 
-def _elide(name: str, width: int, tail: int) -> str:
+def elide(name: str, width: int, tail: int = 0) -> str:
     """`name` in `width` characters: its start, `…`, and its last `tail` characters."""
     if len(name) <= width:
         return name

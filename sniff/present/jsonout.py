@@ -19,11 +19,13 @@ def dumps(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
 
 
+def rounded(value: float | None, digits: int = MONEY_DIGITS) -> float | None:
+    """A figure rounded for JSON; None (unknown, unpriced) stays None."""
+    return None if value is None else round(value, digits)
+
+
 def totals_json(totals: Totals) -> dict[str, Any]:
     """The token, cost and cache measures every row shares."""
-    cost = totals.cost
-    savings = totals.savings
-    hit_rate = totals.hit_rate
     return {
         "requests": totals.requests,
         "input_tokens": totals.input_tokens,
@@ -34,9 +36,9 @@ def totals_json(totals: Totals) -> dict[str, Any]:
         "reasoning_tokens": totals.reasoning_tokens,
         "prompt_tokens": totals.prompt_tokens,
         "total_tokens": totals.total_tokens,
-        "cost_usd": None if cost is None else round(cost, MONEY_DIGITS),
-        "hit_rate": None if hit_rate is None else round(hit_rate, RATE_DIGITS),
-        "savings_usd": None if savings is None else round(savings, MONEY_DIGITS),
+        "cost_usd": rounded(totals.cost),
+        "hit_rate": rounded(totals.hit_rate, RATE_DIGITS),
+        "savings_usd": rounded(totals.savings),
         "unpriced_requests": totals.unpriced_requests,
     }
 
@@ -45,10 +47,10 @@ def summary_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dic
     """`sniff scan --json`."""
     return {
         "totals": totals_json(summary.totals),
-        "by_model": _groups("model", summary.by_model),
-        "by_project": _groups("project", summary.by_project),
-        "by_day": _groups("day", summary.by_day),
-        "by_agent": _groups("agent", summary.by_agent),
+        "by_model": groups_json("model", summary.by_model),
+        "by_project": groups_json("project", summary.by_project),
+        "by_day": groups_json("day", summary.by_day),
+        "by_agent": groups_json("agent", summary.by_agent),
         "sessions": [session_json(row) for row in summary.sessions],
         "warnings": warnings_json(summary, dataset),
         "source": source_json(summary, dataset, prices),
@@ -79,24 +81,26 @@ def warnings_json(summary: Summary, dataset: Dataset) -> dict[str, Any]:
         "unknown_format_files": list(dataset.unknown_files),
         "failed_requests": summary.totals.failed_requests,
         "unpriced_models": summary.unpriced_models,
-        "ttl_assumed_requests": summary.ttl_assumed_requests,
+        "ttl_assumed_requests": summary.totals.ttl_assumed,
         "synthetic_messages": dataset.synthetic,
     }
 
 
 def source_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dict[str, Any]:
     """What was read, over which period, priced with what."""
+    first, last = summary.totals.first, summary.totals.last
     return {
         "roots": list(dataset.roots),
         "files": len(dataset.files),
         "formats": dict(sorted(dataset.formats.items())),
         "sample_logs": dataset.sample,
-        "first": summary.first.isoformat() if summary.first else None,
-        "last": summary.last.isoformat() if summary.last else None,
+        "first": first.isoformat() if first else None,
+        "last": last.isoformat() if last else None,
         "prices": prices.library,
         "price_overrides": list(prices.overrides),
     }
 
 
-def _groups(name: str, groups: list[Group]) -> list[dict[str, Any]]:
+def groups_json(name: str, groups: list[Group]) -> list[dict[str, Any]]:
+    """One object a group: its key, named `name`, and its totals."""
     return [{name: group.key, **totals_json(group.totals)} for group in groups]

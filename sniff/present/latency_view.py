@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from sniff.analyses.latency import ExplainedPeak, Goodput, LatencyReport
-from sniff.numbers import percent, seconds
+from sniff.numbers import percent, plural, seconds
 from sniff.present.console import measures_table
 
 NAMES = {"ttft": "time to first token", "tpot": "time per output token", "e2e": "end to end"}
@@ -128,9 +128,9 @@ def _print_goodput(console: Console, goodput: Goodput) -> None:
     if goodput.per_hour is not None and goodput.per_active_day is not None:
         rate = (
             f", {significant(goodput.per_hour)} per active hour "
-            f"({_count(goodput.active_hours, 'hour')} with requests), "
+            f"({plural(goodput.active_hours, 'hour')} with requests), "
             f"{significant(goodput.per_active_day)} per active day "
-            f"({_count(goodput.active_days, 'day')})"
+            f"({plural(goodput.active_days, 'day')})"
         )
     console.print(
         f"[bold]Goodput[/] ({targets}): {total.good:,} of {total.measured:,} requests "
@@ -154,10 +154,6 @@ def significant(value: float, digits: int = 2) -> str:
     if rounded == 0 or abs(rounded) >= 10 ** (digits - 1):
         return f"{value:,.0f}"
     return f"{rounded:.{digits - 1 - math.floor(math.log10(abs(rounded)))}f}"
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
 
 
 def latency_json(report: LatencyReport) -> dict[str, Any]:

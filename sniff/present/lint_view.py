@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from rich.console import Console
@@ -11,6 +12,7 @@ from sniff.lint import LintReport
 from sniff.lint.rules import RULES
 from sniff.model import Finding, Severity
 from sniff.numbers import compact, money, plural
+from sniff.present.jsonout import rounded
 from sniff.version import __version__
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -51,9 +53,7 @@ def print_lint(console: Console, report: LintReport) -> None:
                 f"{money(found.saving.usd)} {escape(found.saving.basis)}",
                 highlight=False,
             )
-    counts = {severity: 0 for severity in Severity}
-    for found in report.findings:
-        counts[found.severity] += 1
+    counts = Counter(found.severity for found in report.findings)
     summary = ", ".join(
         plural(counts[s], s.label, "info" if s is Severity.INFO else None)
         for s in sorted(Severity, reverse=True)
@@ -90,7 +90,7 @@ def finding_json(found: Finding) -> dict[str, Any]:
         if saving is None
         else {
             "cached_tokens": saving.cached_tokens,
-            "usd": None if saving.usd is None else round(saving.usd, 6),
+            "usd": rounded(saving.usd),
             "basis": saving.basis,
         },
     }

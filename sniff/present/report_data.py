@@ -15,7 +15,7 @@ from sniff.analyses.report import Report, period_text
 from sniff.numbers import compact, money, percent, plural
 from sniff.present.agents_view import agents_json
 from sniff.present.causes import headline
-from sniff.present.jsonout import summary_json, totals_json, warnings_json
+from sniff.present.jsonout import groups_json, summary_json, totals_json, warnings_json
 from sniff.present.report_tables import Table, tables
 
 CSV_COLUMNS = (
@@ -39,10 +39,13 @@ CSV_COLUMNS = (
 def report_json(report: Report) -> dict[str, Any]:
     """Everything in the report, with stable keys."""
     from sniff.present.breaks_json import break_totals_json, by_cause_json, ttl_advice_json
+    from sniff.present.cache_view import cache_json
+    from sniff.present.latency_view import latency_json
+    from sniff.present.lint_view import finding_json
 
     data = summary_json(report.summary, report.dataset, report.source)
     data["by"] = report.by
-    data["groups"] = [{report.by: g.key, **totals_json(g.totals)} for g in report.groups]
+    data["groups"] = groups_json(report.by, report.groups)
     data["breaks"] = {
         "count": len(report.breaks.faults),
         "cost_usd": round(report.breaks.fault_cost_usd, 6),
@@ -50,9 +53,9 @@ def report_json(report: Report) -> dict[str, Any]:
         "by_cause": by_cause_json(report.breaks),
         "ttl_advice": ttl_advice_json(report.breaks),
     }
-    data["what_if"] = _what_if_json(report)
-    data["lint"] = [_finding_json(finding) for finding in report.lint]
-    data["latency"] = [_latency_json(item) for item in report.latency]
+    data["what_if"] = [] if report.cache is None else cache_json(report.cache)["what_if"]
+    data["lint"] = [finding_json(finding) for finding in report.lint]
+    data["latency"] = [latency_json(item) for item in report.latency]
     data["agents"] = agents_json(report.agents) if report.agents is not None else None
     data["assumptions"] = assumptions(report)
     return data
@@ -73,7 +76,7 @@ def assumptions(report: Report) -> list[str]:
     """What the figures rest on, in sentences."""
     warnings = warnings_json(report.summary, report.dataset)
     said = [
-        f"Prices: {report.price_source}, per model at each request's date; cost is never "
+        f"Prices: {report.source.library}, per model at each request's date; cost is never "
         "estimated for a model without a published price (it is counted as unpriced).",
         "Hit rate = cache reads / all prompt tokens (token-weighted). Savings = the cost with "
         "every prompt token at the base input price, minus the actual cost.",
@@ -125,7 +128,7 @@ def report_markdown(report: Report) -> str:
     lines = [
         "# LLM cost report",
         "",
-        f"**Period:** {period_text(report.summary.first, report.summary.last, report.zone)}  ",
+        f"**Period:** {period_text(report.totals.first, report.totals.last, report.zone)}  ",
         f"**Read:** {sources(report)}",
         "",
         "| cost | requests | hit rate | saved by caching | cache breaks |",
@@ -151,26 +154,6 @@ def _md_table(table: Table) -> list[str]:
         "|" + "|".join(align) + "|",
         *("| " + " | ".join(_md(text) for text, _ in row) + " |" for row in table.rows),
     ]
-
-
-def _what_if_json(report: Report) -> list[dict[str, Any]]:
-    from sniff.present.cache_view import cache_json
-
-    return [] if report.cache is None else cache_json(report.cache)["what_if"]
-
-
-def _finding_json(finding: Any) -> dict[str, Any]:
-    from sniff.present.lint_view import finding_json
-
-    result: dict[str, Any] = finding_json(finding)
-    return result
-
-
-def _latency_json(item: Any) -> dict[str, Any]:
-    from sniff.present.latency_view import latency_json
-
-    result: dict[str, Any] = latency_json(item)
-    return result
 
 
 def _md(text: str) -> str:

@@ -80,7 +80,7 @@ def report_html(report: Report) -> str:
     """The whole page."""
     t = report.totals
     breaks = report.breaks
-    period = period_text(report.summary.first, report.summary.last, report.zone)
+    period = period_text(report.totals.first, report.totals.last, report.zone)
     cards = [
         ("cost", money(t.cost)),
         ("requests", f"{t.requests:,}"),
@@ -122,11 +122,11 @@ def _tokens(report: Report) -> str:
 
 
 def _charts(report: Report) -> list[str]:
-    days = [day.key for day in report.days]
+    days = [day.key for day in report.summary.by_day]
     figures = []
     if days:
         costs = [report.cost_by_class.get(day, {}) for day in days]
-        rates = [day.totals.hit_rate for day in report.days]
+        rates = [day.totals.hit_rate for day in report.summary.by_day]
         figures += [
             _figure(
                 "chart-daily-cost",

@@ -27,7 +27,7 @@ from sniff.analyses.agents import (
 )
 from sniff.analyses.browse import Archive, TimelineEntry
 from sniff.numbers import compact, first_line, money, percent
-from sniff.present.console import short_project
+from sniff.present.console import elide, short_project
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.session import SessionScreen
 from sniff.tui.widgets.cells import count, figure, usd
@@ -189,7 +189,7 @@ class BehaviourScreen(ArchiveScreen):
             tool, excerpt, _ = row.examples[0]
             prefix = f"{tool}: " if tool else ""
             room = max(EXAMPLE_WIDTH - len(prefix), EXAMPLE_WIDTH // 2)
-            example = prefix + _cut(first_line(excerpt), room)
+            example = prefix + elide(first_line(excerpt), room)
         return Row.of(
             row.error_class,
             [
@@ -205,7 +205,7 @@ class BehaviourScreen(ArchiveScreen):
         if command.command:
             what = Text(command.command, style="bold")
         else:
-            what = Text(_cut(first_line(command.text), 200))
+            what = Text(elide(first_line(command.text), 200))
         if command.unpriced_calls and command.unpriced_calls == command.model_calls:
             cost = usd(None, self.colours)
         else:
@@ -256,7 +256,7 @@ class CommandScreen(SessionScreen):
         if command.command:
             text.append(command.command, style="bold")
         else:
-            text.append(_cut(first_line(command.text), 300))
+            text.append(elide(first_line(command.text), 300))
         if command.interrupted:
             text.append("  (interrupted)", style=self.colours.uncached)
         text.append(f"\nmodel calls {command.model_calls:,}  ·  tool calls {command.tool_calls:,}")
@@ -267,11 +267,6 @@ class CommandScreen(SessionScreen):
         text.append("\n")
         text.append(super()._title(timeline, zone))
         return text
-
-
-def _cut(line: str, width: int) -> str:
-    """`line` cut to `width` characters."""
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def _local(moment: float, zone: tzinfo) -> datetime:

@@ -56,7 +56,7 @@ class OverviewScreen(ArchiveScreen):
             if dataset.sample:
                 text.append("\n(no logs in the usual folders: showing the bundled samples)")
             totals.update(text)
-        self.query_one(DailyChart).show(archive.days())
+        self.query_one(DailyChart).show(archive.summary.by_day)
         self.query_one(BrowseTable).set_rows([self._row(p) for p in archive.projects])
 
     def show_progress(self, fraction: float, done: bool) -> None:
