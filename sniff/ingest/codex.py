@@ -40,7 +40,7 @@ from sniff.ingest.plausible import (
     counted,
     decoded,
 )
-from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
+from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Response, Tokens, epoch
 from sniff.model import UNDATED, Agent, LineIssue
 
 SOURCE = "codex"
@@ -121,15 +121,6 @@ class RolloutLine(msgspec.Struct, gc=False):
 
 
 DECODER = msgspec.json.Decoder(RolloutLine)
-
-
-def parse_data(
-    path: str, data: bytes, project_hint: str, with_prompts: Prompts = Prompts.NONE
-) -> FileResult:
-    """Read one rollout. (Codex logs no full prompts: `with_prompts` changes nothing.)"""
-    reader = Reader(path, project_hint)
-    reader.feed(data)
-    return reader.result()
 
 
 class Reader:
