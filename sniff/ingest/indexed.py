@@ -1,4 +1,4 @@
-"""Provides `parse_indexed`: what each file yields, parsing only what changed since the last run.
+"""Provides `IndexedFiles`: what each file yields, parsing only what changed since the last run.
 
 A file the index has seen with the same identity (size, modification and inode change times,
 inode, and the checksum of its last 4 KiB: see `discover.SourceFile`) is not read at all: its
@@ -52,40 +52,13 @@ def mode_of(log_format: str | None, with_prompts: Prompts) -> str:
     return f"{log_format or 'detect'}:{with_prompts}"
 
 
-def parse_indexed(
-    files: list[SourceFile],
-    store: IndexStore,
-    *,
-    roots: list[str],
-    log_format: str | None = None,
-    with_prompts: Prompts = Prompts.NONE,
-    window: tuple[float | None, float | None] = (None, None),
-    while_waiting: Callable[[], object] | None = None,
-) -> list[FileResult]:
-    """What each of `files` yields, in their order (see the module docstring).
-
-    Args:
-        roots: the folders read; indexed files under them that are gone are forgotten.
-        window: (since, until) in epoch seconds: unchanged files wholly outside are not
-            decoded (they yield nothing).
-    """
-    indexed = IndexedFiles(
-        files,
-        store,
-        roots=roots,
-        log_format=log_format,
-        with_prompts=with_prompts,
-        while_waiting=while_waiting,
-    )
-    return [indexed.result(index, window) for index in range(len(files))]
-
-
 class IndexedFiles:
     """The files of one run, each parsed now or known to the index as unchanged.
 
     Creating it parses what changed and updates the index; what unchanged files yielded is
     decoded only when asked for (`result`), so a caller that kept its own analysis of them
-    never pays for it.
+    never pays for it. Indexed files under `roots` (the folders read) that are gone are
+    forgotten.
     """
 
     def __init__(
@@ -166,7 +139,8 @@ class IndexedFiles:
     def result(
         self, index: int, window: tuple[float | None, float | None] = (None, None)
     ) -> FileResult:
-        """What file `index` yields (see `parse_indexed` for `window`)."""
+        """What file `index` yields; `window`: (since, until) in epoch seconds, unchanged
+        files wholly outside which are not decoded (they yield nothing)."""
         fresh = self.fresh.get(index)
         if fresh is not None:
             return fresh
