@@ -10,8 +10,6 @@ The rates in the table are the library's own answers, so the cache holds no pric
 from __future__ import annotations
 
 import bisect
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
@@ -20,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from sniff import atomic_write
 from sniff.paths import price_data_identity
 
 CACHE_FORMAT = 2
@@ -174,10 +173,7 @@ class PriceCache:
         }
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".prices-")
-            with os.fdopen(handle, "wb") as out:
-                out.write(orjson.dumps(payload))
-            os.replace(temporary, self.path)
+            atomic_write.replace(self.path, orjson.dumps(payload))
             self.dirty = False
         except OSError:
             pass
