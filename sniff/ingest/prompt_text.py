@@ -104,9 +104,7 @@ def maker(prompts: Prompts = Prompts.TEXT) -> Make:
 
 
 def _anthropic_blocks(body: dict[str, Any], make: Make) -> list[Block]:
-    blocks = [
-        _tool_block(f"tools[{i}]", tool, make) for i, tool in enumerate(_list(body.get("tools")))
-    ]
+    blocks = _tools(body, make)
     system = body.get("system")
     if isinstance(system, str):
         blocks.append(make("system", "text", "system", system, _typed("text", system)))
@@ -117,9 +115,7 @@ def _anthropic_blocks(body: dict[str, Any], make: Make) -> list[Block]:
 
 
 def _chat_blocks(body: dict[str, Any], make: Make) -> list[Block]:
-    blocks = [
-        _tool_block(f"tools[{i}]", tool, make) for i, tool in enumerate(_list(body.get("tools")))
-    ]
+    blocks = _tools(body, make)
     blocks.extend(_messages(body.get("messages"), "messages", make))
     return blocks
 
@@ -131,9 +127,7 @@ def _responses_blocks(body: dict[str, Any], make: Make) -> list[Block]:
         blocks.append(
             make("instructions", "text", "system", instructions, _typed("input_text", instructions))
         )
-    blocks.extend(
-        _tool_block(f"tools[{i}]", tool, make) for i, tool in enumerate(_list(body.get("tools")))
-    )
+    blocks.extend(_tools(body, make))
     items = body.get("input")
     if isinstance(items, str):
         blocks.append(make("input", "text", "user", items, _typed("input_text", items)))
@@ -180,9 +174,11 @@ def _part(path: str, role: str, part: Any, make: Make) -> Block:
     return make(path, "text", role, str(part), part)
 
 
-def _tool_block(path: str, tool: Any, make: Make) -> Block:
-    """A tool definition; its text is its JSON as written (lint compares the key order)."""
-    return make(path, "tool", "tools", partial(_json, tool), tool)
+def _tools(body: dict[str, Any], make: Make) -> list[Block]:
+    """The tool definitions; each one's text is its JSON as written (lint compares the key
+    order)."""
+    tools = enumerate(_list(body.get("tools")))
+    return [make(f"tools[{i}]", "tool", "tools", partial(_json, tool), tool) for i, tool in tools]
 
 
 def _json(content: Any) -> str:
