@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from sniff.ingest.anthropic_api import API as ANTHROPIC
+from sniff.ingest.anthropic_api import as_list
 from sniff.ingest.openai_api import CHAT, RESPONSES, SYSTEM_ROLES
 from sniff.ingest.prompt_blocks import make_block
 from sniff.ingest.record import Prompts
@@ -108,7 +109,7 @@ def _anthropic_blocks(body: dict[str, Any], make: Make) -> list[Block]:
     system = body.get("system")
     if isinstance(system, str):
         blocks.append(make("system", "text", "system", system, _typed("text", system)))
-    for index, part in enumerate(_list(system)):
+    for index, part in enumerate(as_list(system)):
         blocks.append(_part(f"system[{index}]", "system", part, make))
     blocks.extend(_messages(body.get("messages"), "messages", make))
     return blocks
@@ -137,7 +138,7 @@ def _responses_blocks(body: dict[str, Any], make: Make) -> list[Block]:
 
 
 def _messages(messages: Any, name: str, make: Make) -> Iterator[Block]:
-    for index, message in enumerate(_list(messages)):
+    for index, message in enumerate(as_list(messages)):
         if not isinstance(message, dict):
             continue
         kind = message.get("type")
@@ -177,7 +178,7 @@ def _part(path: str, role: str, part: Any, make: Make) -> Block:
 def _tools(body: dict[str, Any], make: Make) -> list[Block]:
     """The tool definitions; each one's text is its JSON as written (lint compares the key
     order)."""
-    tools = enumerate(_list(body.get("tools")))
+    tools = enumerate(as_list(body.get("tools")))
     return [make(f"tools[{i}]", "tool", "tools", partial(_json, tool), tool) for i, tool in tools]
 
 
@@ -186,10 +187,6 @@ def _json(content: Any) -> str:
     if isinstance(content, dict):
         content = {k: v for k, v in content.items() if k != "cache_control"}
     return json.dumps(content)
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _typed(kind: str, text: str) -> dict[str, str]:
