@@ -74,9 +74,11 @@ class IndexedFiles:
         self.files = files
         self.store = store
         self.mode = mode_of(log_format, with_prompts)
+        self._how = (log_format, with_prompts)
         self.entries: list[Entry | None] = []
         self.fresh: dict[int, FileResult] = {}
         self.parsed_now: set[int] = set()
+        """Files parsed in this run; the index knew the others as they are."""
         self.appended: dict[int, tuple[Entry, FileResult]] = {}
         self._pid = os.getpid()
         self._forked_store: IndexStore | None = None
@@ -121,10 +123,6 @@ class IndexedFiles:
         del parsed
         store.write(self.mode, unkept, _gone(store, self.mode, roots, files))
 
-    def unchanged(self, index: int) -> bool:
-        """Whether file `index` was known to the index as it is (not parsed in this run)."""
-        return index not in self.parsed_now
-
     def grown(self, index: int) -> tuple[Entry, FileResult] | None:
         """File `index`'s row before it grew and what the lines appended since yield, when
         it was read on from where the last run stopped (None otherwise)."""
@@ -164,7 +162,7 @@ class IndexedFiles:
         """File `index` read again, its row being gone or not what the index writes (rotted,
         or written by other code); the row is written anew (by this run's own process only:
         see `_store`)."""
-        answer = index_rows.parse_task(Task(self.files[index]), *self._how())
+        answer = index_rows.parse_task(Task(self.files[index]), *self._how)
         assert answer.result is not None
         self.fresh[index] = answer.result
         if os.getpid() == self._pid:
@@ -195,7 +193,7 @@ class IndexedFiles:
                 index
                 for group in units([self.links(index) for index in range(len(self.files))])
                 if all(
-                    self.unchanged(member) and _outside(self.entry(member), *window)
+                    member not in self.parsed_now and _outside(self.entry(member), *window)
                     for member in group
                 )
                 for index in group
@@ -223,10 +221,6 @@ class IndexedFiles:
             fresh = self._reparsed(index)
             return fresh.log_format, fresh.synthetic, fresh.issues
         return entry.log_format, entry.synthetic, issues
-
-    def _how(self) -> tuple[str | None, Prompts]:
-        log_format, _, prompts = self.mode.partition(":")
-        return (None if log_format == "detect" else log_format), Prompts(prompts)
 
 
 def _joined(stored: list[tuple[int, FileResult]]) -> FileResult:
