@@ -62,6 +62,19 @@ class Ingested:
     futures: list[Future[list[FileResult]]]
     """Each batch's list of `FileResult`, kept on the workers."""
 
+    def per_file(
+        self, client: Client, of_batch: Callable[[list[FileResult]], list[Any]] | None = None
+    ) -> list[Any]:
+        """What `of_batch` makes of each batch, worked out where it is kept, as one item per
+        file in file order (each file's `FileResult` itself when None)."""
+        futures = self.futures
+        if of_batch is not None:
+            futures = [client.submit(of_batch, future) for future in futures]
+        by_file: dict[int, Any] = {}
+        for batch, answer in zip(self.batches, client.gather(futures), strict=True):
+            by_file.update(zip(batch, answer, strict=True))
+        return [by_file[index] for index in range(len(self.files))]
+
     def where(self) -> dict[int, tuple[int, int]]:
         """File index → (batch, position in the batch)."""
         return {
@@ -113,13 +126,8 @@ def load(
     ingested, roots, sample = ingest(
         client, paths, log_format=log_format, with_prompts=with_prompts
     )
-    gathered: list[list[FileResult]] = client.gather(ingested.futures)
-    results: dict[int, FileResult] = {}
-    for batch, answer in zip(ingested.batches, gathered, strict=True):
-        results.update(zip(batch, answer, strict=True))
-    prices = _prices(pricing)
-    ordered = [results[index] for index in range(len(ingested.files))]
-    return assemble(ingested.files, ordered, prices.cost, roots=roots, sample=sample)
+    ordered = ingested.per_file(client)
+    return assemble(ingested.files, ordered, _prices(pricing).cost, roots=roots, sample=sample)
 
 
 def scan(
@@ -170,13 +178,8 @@ def _on_units(client: Client, ingested: Ingested, analyse: Callable[..., list[An
     """Group files into units by their links, then analyse units on the cluster."""
     from sniff.ingest.units import units
 
-    links_of_batches = client.gather([client.submit(_links, future) for future in ingested.futures])
     where = ingested.where()
-    links: list[list[str]] = [[] for _ in ingested.files]
-    for batch, batch_links in enumerate(links_of_batches):
-        for position, file_links in enumerate(batch_links):
-            links[ingested.batches[batch][position]] = file_links
-    groups = units(links)
+    groups = units(ingested.per_file(client, _links))
     workers = max(1, len(client.scheduler_info().get("workers", {})))
     sizes = [sum(ingested.files[index].size for index in group) for group in groups]
     tasks = []
@@ -269,11 +272,7 @@ def _account(client: Client, ingested: Ingested, roots: tuple[str, ...], sample:
     """The dataset's account of files, formats and issues, from small per-batch summaries."""
     from sniff.ingest.reading import account
 
-    summaries = client.gather([client.submit(_summarise, future) for future in ingested.futures])
-    per_file: dict[int, tuple[str | None, int, list[Any]]] = {}
-    for batch, answer in zip(ingested.batches, summaries, strict=True):
-        per_file.update(zip(batch, answer, strict=True))
-    ordered = (per_file[index] for index in range(len(ingested.files)))
+    ordered = ingested.per_file(client, _summarise)
     return account(ingested.files, ordered, roots=roots, sample=sample)
 
 

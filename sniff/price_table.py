@@ -10,19 +10,18 @@ The rates in the table are the library's own answers, so the cache holds no pric
 from __future__ import annotations
 
 import bisect
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import orjson
+import msgspec
 
+from sniff import atomic_write
 from sniff.paths import price_data_identity
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 CACHE_FILE = "prices.json"
 
 
@@ -163,21 +162,10 @@ class PriceCache:
         """Write the cache if anything was added; failures only cost speed next time."""
         if not self.dirty or self.path is None or self.identity is None:
             return
-        payload = {
-            "format": CACHE_FORMAT,
-            "identity": self.identity,
-            "library": library,
-            "models": {
-                model: None if table is None else _table_json(table)
-                for model, table in sorted(self.tables.items())
-            },
-        }
+        kept = _CacheFile(CACHE_FORMAT, self.identity, library, dict(sorted(self.tables.items())))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".prices-")
-            with os.fdopen(handle, "wb") as out:
-                out.write(orjson.dumps(payload))
-            os.replace(temporary, self.path)
+            atomic_write.replace(self.path, msgspec.json.encode(kept))
             self.dirty = False
         except OSError:
             pass
@@ -186,44 +174,20 @@ class PriceCache:
         if self.path is None or self.identity is None:
             return
         try:
-            data = orjson.loads(self.path.read_bytes())
-            if data.get("format") != CACHE_FORMAT or data.get("identity") != self.identity:
-                return
-            tables = {
-                model: None if raw is None else _table_from_json(raw)
-                for model, raw in data["models"].items()
-            }
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            kept = msgspec.json.decode(self.path.read_bytes(), type=_CacheFile)
+        except (OSError, msgspec.DecodeError):  # absent, damaged, or of another format
             return
-        self.tables = tables
-        self.library = str(data.get("library", ""))
+        if kept.format == CACHE_FORMAT and kept.identity == self.identity:
+            self.tables, self.library = kept.models, kept.library
 
 
-def _table_json(table: PriceTable) -> list[dict[str, Any]]:
-    return [
-        {
-            "start": period.start,
-            "thresholds": list(period.thresholds),
-            "tiers": [
-                [r.input, r.cache_read, r.cache_write_5m, r.cache_write_1h, r.output]
-                for r in period.tiers
-            ],
-        }
-        for period in table.periods
-    ]
+class _CacheFile(msgspec.Struct, frozen=True):
+    """What the cache file holds; its tables are checked against their types when read."""
 
-
-def _table_from_json(raw: list[dict[str, Any]]) -> PriceTable:
-    return PriceTable(
-        tuple(
-            Period(
-                period["start"],
-                tuple(int(start) for start in period["thresholds"]),
-                tuple(Rates(*(float(value) for value in tier)) for tier in period["tiers"]),
-            )
-            for period in raw
-        )
-    )
+    format: int
+    identity: list[int | str]
+    library: str
+    models: dict[str, PriceTable | None]
 
 
 def _identity() -> list[int | str] | None:

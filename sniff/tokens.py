@@ -21,6 +21,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
+from sniff import atomic_write
+
 ENCODING = "o200k_base"
 ENCODING_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 """The hash tiktoken expects of the o200k_base file (tiktoken_ext.openai_public)."""
@@ -86,10 +88,7 @@ def _encoding_folder() -> Path | None:
         return None
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".o200k-")
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, target)
+        atomic_write.replace(target, data)
     except OSError:
         return None
     return folder

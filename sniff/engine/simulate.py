@@ -53,10 +53,12 @@ class _Entry:
 def simulate(prompts: Iterable[SimPrompt], policy: Policy) -> list[SimUsage]:
     """The simulated cache usage of each prompt, in the order given (the order they were sent)."""
     if policy.kind == "breakpoints":
-        return _Breakpoints(policy).run(prompts)
-    if policy.kind == "lru":
-        return _Lru(policy).run(prompts)
-    return _Automatic(policy).run(prompts)
+        one = _Breakpoints(policy).one
+    elif policy.kind == "lru":
+        one = _Lru(policy).one
+    else:
+        one = _Automatic(policy).one
+    return [one(prompt) for prompt in prompts]
 
 
 class _Breakpoints:
@@ -66,9 +68,6 @@ class _Breakpoints:
         self.policy = policy
         self.entries: dict[Node, _Entry] = {}
         self.minimum = _Minimums(policy)
-
-    def run(self, prompts: Iterable[SimPrompt]) -> list[SimUsage]:
-        return [self.one(prompt) for prompt in prompts]
 
     def one(self, prompt: SimPrompt) -> SimUsage:
         policy = self.policy
@@ -136,9 +135,6 @@ class _Automatic:
         self.lifetime = policy.seconds(None)
         self.minimum = _Minimums(policy)
 
-    def run(self, prompts: Iterable[SimPrompt]) -> list[SimUsage]:
-        return [self.one(prompt) for prompt in prompts]
-
     def one(self, prompt: SimPrompt) -> SimUsage:
         policy = self.policy
         start = prompt.start
@@ -190,9 +186,6 @@ class _Lru:
         """A heap of (last use, serial, node); stale entries are skipped when popped."""
         self.clock = 0
         self.size = 0
-
-    def run(self, prompts: Iterable[SimPrompt]) -> list[SimUsage]:
-        return [self.one(prompt) for prompt in prompts]
 
     def one(self, prompt: SimPrompt) -> SimUsage:
         policy = self.policy

@@ -138,7 +138,7 @@ def message_text(messages: bytes, index: int) -> str:
         return content
     return "\n".join(
         part["text"]
-        for part in _list(content)
+        for part in as_list(content)
         if isinstance(part, dict) and isinstance(part.get("text"), str)
     )
 
@@ -283,5 +283,6 @@ def _kind(part: Any) -> str:
     return "text"
 
 
-def _list(value: Any) -> list[Any]:
+def as_list(value: Any) -> list[Any]:
+    """`value` if it is a list, else an empty one (a body's field of the wrong type)."""
     return value if isinstance(value, list) else []

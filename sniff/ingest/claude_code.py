@@ -41,7 +41,6 @@ from sniff.ingest.record import (
     EMBEDDED,
     TOP_LEVEL,
     FileResult,
-    Prompts,
     epoch,
 )
 from sniff.model import Agent, LineIssue
@@ -56,19 +55,6 @@ WINDOW_GROUPS = 1024
 
 class Unresumable(Exception):
     """The appended lines need records a kept reader no longer holds: read the file whole."""
-
-
-def parse_data(
-    path: str, data: bytes, project_hint: str, with_prompts: Prompts = Prompts.NONE
-) -> FileResult:
-    """Parse a transcript's bytes.
-
-    Args:
-        path: the file, for provenance.
-        project_hint: the project to use when no line names its working directory.
-        with_prompts: ignored: transcripts do not hold the system prompt or tools.
-    """
-    return Reader(path, project_hint).read(data)
 
 
 class Reader:
@@ -130,10 +116,6 @@ class Reader:
         )  # fmt: skip
         closed = (named | self.closed) - recent - groups.keys()
         return _restore, (_KEPT_ENCODER.encode(kept), _KEPT_ENCODER.encode(closed))
-
-    def read(self, data: bytes) -> FileResult:
-        self.feed(data)
-        return self.result()
 
     def feed(self, data: bytes, first_line: int = 1, newlines: int | None = None) -> None:
         """Read more lines of the file: `data` holds whole lines from line `first_line` on.

@@ -161,9 +161,10 @@ def _pair(
     )
     model = message.get("model") if isinstance(message.get("model"), str) else body.model
     first, ended = _times(request, response, pair.logged_at)
-    key = message.get("id") or _header(response, "request-id") or f"{path}:{number}"
+    request_id = _header(response.headers if response is not None else None, "request-id")
+    key = message.get("id") or request_id or f"{path}:{number}"
     streamed = response is None or _streamed(response)
-    label = (None if streamed else message.get("id")) or _header(response, "request-id")
+    label = (None if streamed else message.get("id")) or request_id
     prompt, sent = _prompt(request.body, str(label) if label else None, with_prompts)
     messages = anthropic_api.conversation(bytes(body.messages), AROUND_BODY)
     agent, agent_id = _agent(body, messages, str(key))
@@ -316,8 +317,7 @@ def _prompt(
     ), None  # fmt: skip
 
 
-def _header(response: TraceResponse | None, name: str) -> str | None:
-    headers = response.headers if response is not None else None
+def _header(headers: dict[str, Any] | None, name: str) -> str | None:
     for key, value in (headers or {}).items():
         if key.lower() == name and isinstance(value, str):
             return value
@@ -325,8 +325,5 @@ def _header(response: TraceResponse | None, name: str) -> str | None:
 
 
 def _version(headers: dict[str, Any] | None) -> str | None:
-    for key, value in (headers or {}).items():
-        if key.lower() == "user-agent" and isinstance(value, str):
-            found = CLIENT_VERSION.search(value)
-            return found.group(1) if found else None
-    return None
+    found = CLIENT_VERSION.search(_header(headers, "user-agent") or "")
+    return found.group(1) if found else None

@@ -29,6 +29,7 @@ import msgspec
 
 from sniff.ingest.codex_activity import CALL_ITEMS, RESULT_ITEMS, RolloutActivity
 from sniff.ingest.lines import decode_lines
+from sniff.ingest.openai_api import inclusive_tokens
 from sniff.ingest.plausible import (
     SURELY_DATED,
     Count,
@@ -40,7 +41,7 @@ from sniff.ingest.plausible import (
     counted,
     decoded,
 )
-from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
+from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Response, epoch
 from sniff.model import UNDATED, Agent, LineIssue
 
 SOURCE = "codex"
@@ -121,15 +122,6 @@ class RolloutLine(msgspec.Struct, gc=False):
 
 
 DECODER = msgspec.json.Decoder(RolloutLine)
-
-
-def parse_data(
-    path: str, data: bytes, project_hint: str, with_prompts: Prompts = Prompts.NONE
-) -> FileResult:
-    """Read one rollout. (Codex logs no full prompts: `with_prompts` changes nothing.)"""
-    reader = Reader(path, project_hint)
-    reader.feed(data)
-    return reader.result()
 
 
 class Reader:
@@ -327,7 +319,7 @@ class Reader:
             SOURCE,
             key,
             rank,
-            _tokens(counts),
+            inclusive_tokens(*counts),
             False,
             self.model,
             PROVIDER,
@@ -353,14 +345,6 @@ def _growth(
         return total
     grown = [now - before for now, before in zip(total, previous, strict=True)]
     return (grown[0], grown[1], grown[2], grown[3], grown[4])
-
-
-def _tokens(counts: tuple[int, int, int, int, int]) -> Tokens:
-    """Codex counts (input includes cached input and cache writes) → disjoint classes."""
-    total_input, cached, written, output, reasoning = counts
-    cached = min(cached, total_input)
-    written = min(written, total_input - cached)
-    return Tokens(total_input - cached - written, cached, written, 0, output, reasoning)
 
 
 def _spawning_parent(source: Any) -> str | None:

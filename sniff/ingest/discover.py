@@ -19,11 +19,11 @@ from sniff.ingest.regular import kind, open_regular, read_at, why_unread
 
 LOG_SUFFIX = ".jsonl"
 CHECK_BYTES = 4096
+"""How many bytes at a file's end its identity's checksum covers (see `SourceFile.tail_crc`)."""
 RACY_NS = 2_000_000_000
 """A file modified this recently (ns) may change again within its timestamp's resolution, size
 unchanged: nothing kept from it is trusted (its index row is stored as never matching, so the
 next run checks it from its offset; no answer that depends on it is kept)."""
-"""How many bytes at a file's end its identity's checksum covers (see `SourceFile.tail_crc`)."""
 EXPORT, REGULAR = "export", "regular"
 """What a folder's listing says a log is (a `sniff export` folder, a regular file), if it says."""
 

@@ -161,18 +161,7 @@ class IndexStore:
 
     def entry(self, path: str, mode: str, *, with_state: bool = False) -> Entry | None:
         """The row of `path` in `mode` (without its records), or None."""
-        state = "state" if with_state else "NULL"
-        try:
-            row = self._db.execute(
-                "SELECT size, mtime_ns, inode, ctime_ns, offset, lines, tail_crc, first_at,"
-                f" last_at, log_format, links, issues, synthetic, x'', {state}"
-                " FROM files WHERE path = ? AND mode = ?",
-                (path, mode),
-            ).fetchone()
-        except sqlite3.Error:
-            self.broken = True
-            return None
-        return None if row is None else _fitting(path, *row)
+        return self._select([path], mode, with_state).get(path)
 
     def paths_under(self, roots: Iterable[str], mode: str) -> list[str]:
         """The indexed files in `mode` that lie under one of `roots` (folders or files)."""
@@ -192,6 +181,13 @@ class IndexStore:
 
     def entries(self, paths: list[str], mode: str) -> dict[str, Entry]:
         """The rows of `paths` in `mode` (without records or states), by path."""
+        return self._select(paths, mode, with_state=False)
+
+    def _select(self, paths: list[str], mode: str, with_state: bool) -> dict[str, Entry]:
+        """The rows of `paths` in `mode`, by path, in `Entry`'s field order (the table keeps
+        the large blobs last: SQLite walks a row's overflow pages to reach any column stored
+        after them)."""
+        state = "state" if with_state else "NULL"
         found: dict[str, Entry] = {}
         try:
             for start in range(0, len(paths), CHUNK):
@@ -199,8 +195,8 @@ class IndexStore:
                 marks = ", ".join("?" * len(chunk))
                 rows = self._db.execute(
                     "SELECT path, size, mtime_ns, inode, ctime_ns, offset, lines, tail_crc,"
-                    " first_at, last_at, log_format, links, issues, synthetic, x'', NULL FROM files"
-                    f" WHERE mode = ? AND path IN ({marks})",
+                    f" first_at, last_at, x'', {state}, log_format, links, issues, synthetic"
+                    f" FROM files WHERE mode = ? AND path IN ({marks})",
                     (mode, *chunk),
                 ).fetchall()
                 found.update((row[0], entry) for row in rows if (entry := _fitting(*row)))
@@ -360,10 +356,8 @@ class IndexStore:
         if row is not None and row[0] == fingerprint:
             return
         with self._db:  # another version's rows may mean something else: start afresh
-            self._db.execute("DROP TABLE IF EXISTS files")
-            self._db.execute("DROP TABLE IF EXISTS records")
-            self._db.execute("DROP TABLE IF EXISTS parts")
-            self._db.execute("DROP TABLE IF EXISTS scopes")
+            for table in ("files", "records", "parts", "scopes"):
+                self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._db.executescript(SCHEMA)
         with self._db:
             self._db.execute("INSERT OR REPLACE INTO meta VALUES ('version', ?)", (fingerprint,))
@@ -381,38 +375,12 @@ def clear(folder: Path) -> bool:
     return existed
 
 
-def _entry(
-    path: str,
-    size: int,
-    mtime_ns: int,
-    inode: int,
-    ctime_ns: int,
-    offset: int,
-    lines: int,
-    tail_crc: int,
-    first_at: float | None,
-    last_at: float | None,
-    log_format: str | None,
-    links: bytes,
-    issues: bytes,
-    synthetic: int,
-    result: bytes,
-    state: bytes | None,
-) -> Entry:
-    """An `Entry` from a row in the table's column order (the large blobs last: SQLite walks
-    a row's overflow pages to reach any column stored after them)."""
-    return Entry(
-        path, size, mtime_ns, inode, ctime_ns, offset, lines, tail_crc, first_at, last_at, result,
-        state, log_format, links, issues, synthetic,
-    )  # fmt: skip
-
-
 def _fitting(*row: Any) -> Entry | None:
-    """The `Entry` of a row (see `_entry`), or None when its columns are not of the types the
+    """The `Entry` of a row (in its field order), or None when its columns are not of the types the
     index writes (a damaged page SQLite did not notice, another program's write): the file is
     then read again, and its row written anew. (Blobs that do not decode are found where they
     are decoded: `indexed`.)"""
-    entry = _entry(*row)
+    entry = Entry(*row)
     if (
         type(entry.size) is not int
         or type(entry.mtime_ns) is not int

@@ -1,4 +1,4 @@
-"""Provides `parse_indexed`: what each file yields, parsing only what changed since the last run.
+"""Provides `IndexedFiles`: what each file yields, parsing only what changed since the last run.
 
 A file the index has seen with the same identity (size, modification and inode change times,
 inode, and the checksum of its last 4 KiB: see `discover.SourceFile`) is not read at all: its
@@ -52,40 +52,13 @@ def mode_of(log_format: str | None, with_prompts: Prompts) -> str:
     return f"{log_format or 'detect'}:{with_prompts}"
 
 
-def parse_indexed(
-    files: list[SourceFile],
-    store: IndexStore,
-    *,
-    roots: list[str],
-    log_format: str | None = None,
-    with_prompts: Prompts = Prompts.NONE,
-    window: tuple[float | None, float | None] = (None, None),
-    while_waiting: Callable[[], object] | None = None,
-) -> list[FileResult]:
-    """What each of `files` yields, in their order (see the module docstring).
-
-    Args:
-        roots: the folders read; indexed files under them that are gone are forgotten.
-        window: (since, until) in epoch seconds: unchanged files wholly outside are not
-            decoded (they yield nothing).
-    """
-    indexed = IndexedFiles(
-        files,
-        store,
-        roots=roots,
-        log_format=log_format,
-        with_prompts=with_prompts,
-        while_waiting=while_waiting,
-    )
-    return [indexed.result(index, window) for index in range(len(files))]
-
-
 class IndexedFiles:
     """The files of one run, each parsed now or known to the index as unchanged.
 
     Creating it parses what changed and updates the index; what unchanged files yielded is
     decoded only when asked for (`result`), so a caller that kept its own analysis of them
-    never pays for it.
+    never pays for it. Indexed files under `roots` (the folders read) that are gone are
+    forgotten.
     """
 
     def __init__(
@@ -101,9 +74,11 @@ class IndexedFiles:
         self.files = files
         self.store = store
         self.mode = mode_of(log_format, with_prompts)
+        self._how = (log_format, with_prompts)
         self.entries: list[Entry | None] = []
         self.fresh: dict[int, FileResult] = {}
         self.parsed_now: set[int] = set()
+        """Files parsed in this run; the index knew the others as they are."""
         self.appended: dict[int, tuple[Entry, FileResult]] = {}
         self._pid = os.getpid()
         self._forked_store: IndexStore | None = None
@@ -148,10 +123,6 @@ class IndexedFiles:
         del parsed
         store.write(self.mode, unkept, _gone(store, self.mode, roots, files))
 
-    def unchanged(self, index: int) -> bool:
-        """Whether file `index` was known to the index as it is (not parsed in this run)."""
-        return index not in self.parsed_now
-
     def grown(self, index: int) -> tuple[Entry, FileResult] | None:
         """File `index`'s row before it grew and what the lines appended since yield, when
         it was read on from where the last run stopped (None otherwise)."""
@@ -166,7 +137,8 @@ class IndexedFiles:
     def result(
         self, index: int, window: tuple[float | None, float | None] = (None, None)
     ) -> FileResult:
-        """What file `index` yields (see `parse_indexed` for `window`)."""
+        """What file `index` yields; `window`: (since, until) in epoch seconds, unchanged
+        files wholly outside which are not decoded (they yield nothing)."""
         fresh = self.fresh.get(index)
         if fresh is not None:
             return fresh
@@ -190,7 +162,7 @@ class IndexedFiles:
         """File `index` read again, its row being gone or not what the index writes (rotted,
         or written by other code); the row is written anew (by this run's own process only:
         see `_store`)."""
-        answer = index_rows.parse_task(Task(self.files[index]), *self._how())
+        answer = index_rows.parse_task(Task(self.files[index]), *self._how)
         assert answer.result is not None
         self.fresh[index] = answer.result
         if os.getpid() == self._pid:
@@ -221,7 +193,7 @@ class IndexedFiles:
                 index
                 for group in units([self.links(index) for index in range(len(self.files))])
                 if all(
-                    self.unchanged(member) and _outside(self.entry(member), *window)
+                    member not in self.parsed_now and _outside(self.entry(member), *window)
                     for member in group
                 )
                 for index in group
@@ -249,10 +221,6 @@ class IndexedFiles:
             fresh = self._reparsed(index)
             return fresh.log_format, fresh.synthetic, fresh.issues
         return entry.log_format, entry.synthetic, issues
-
-    def _how(self) -> tuple[str | None, Prompts]:
-        log_format, _, prompts = self.mode.partition(":")
-        return (None if log_format == "detect" else log_format), Prompts(prompts)
 
 
 def _joined(stored: list[tuple[int, FileResult]]) -> FileResult:

@@ -24,14 +24,10 @@ from sniff.model import LineIssue
 Parser = Callable[[str, bytes, str, Prompts], FileResult]
 
 PARSERS: dict[str, Parser] = {
-    claude_code.SOURCE: claude_code.parse_data,
     claude_trace.SOURCE: claude_trace.parse_data,
-    codex.SOURCE: codex.parse_data,
     request_log.SOURCE: request_log.parse_data,
 }
-"""Format name → parser of a file's bytes."""
-
-FORMATS = tuple(PARSERS)
+"""Format name → parser of a file's bytes, for the formats read whole (the others: `READERS`)."""
 
 HEAD_LINES = 5
 """How many non-empty lines detection looks at, at most."""

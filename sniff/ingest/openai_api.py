@@ -59,17 +59,21 @@ def responses_tokens(usage: Any) -> Tokens:
         return NO_TOKENS
     total_input = count(usage.get("input_tokens"))
     details = usage_part(usage, "input_tokens_details")
-    cached = min(count(details.get("cached_tokens")), total_input)
-    written = min(count(details.get("cache_write_tokens")), total_input - cached)
+    cached = count(details.get("cached_tokens"))
+    written = count(details.get("cache_write_tokens"))
     reasoning = count(usage_part(usage, "output_tokens_details").get("reasoning_tokens"))
-    return Tokens(
-        total_input - cached - written,
-        cached,
-        written,
-        0,
-        count(usage.get("output_tokens")),
-        reasoning,
-    )
+    output = count(usage.get("output_tokens"))
+    return inclusive_tokens(total_input, cached, written, output, reasoning)
+
+
+def inclusive_tokens(
+    total_input: int, cached: int, written: int, output: int, reasoning: int
+) -> Tokens:
+    """Counts whose input includes cached input and cache writes (Responses API, Codex) →
+    disjoint classes."""
+    cached = min(cached, total_input)
+    written = min(written, total_input - cached)
+    return Tokens(total_input - cached - written, cached, written, 0, output, reasoning)
 
 
 def chat_from_sse(text: str) -> dict[str, Any]:

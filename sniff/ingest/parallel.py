@@ -194,25 +194,17 @@ def _drain(_: int) -> list[tuple[int, Any]]:
             shared.next_chunk.value = taken + 1
         if taken >= len(shared.chunks):
             return done
-        batch = [(index, shared.items[index]) for index in shared.chunks[taken]]
-        done += _work_batch(shared.work, batch, shared.finish)
+        chunk = shared.chunks[taken]
+        results = [shared.work(shared.items[index]) for index in chunk]
+        if shared.finish is not None and results:
+            results = shared.finish(results)
+        done += zip(chunk, results, strict=True)
 
 
 def _parse_file(parse: Callable[[SourceFile], FileResult], file: SourceFile) -> FileResult:
     result = parse(file)
     progress.read(file.size, len(result.responses))
     return result
-
-
-def _work_batch(
-    work: Callable[[Item], Result],
-    batch: list[tuple[int, Item]],
-    finish: Callable[[list[Result]], list[Result]] | None = None,
-) -> list[tuple[int, Result]]:
-    results = [work(item) for _, item in batch]
-    if finish is not None and results:
-        results = finish(results)
-    return [(index, result) for (index, _), result in zip(batch, results, strict=True)]
 
 
 def shrinking_chunks(weights: list[int], processes: int) -> list[list[int]]:

@@ -18,6 +18,7 @@ from typing import Any
 import msgspec
 
 from sniff.ingest.anthropic_api import API as ANTHROPIC
+from sniff.ingest.anthropic_api import as_list
 from sniff.ingest.openai_api import CHAT, RESPONSES, SYSTEM_ROLES
 from sniff.ingest.prompt_blocks import make_block
 from sniff.ingest.record import Prompts
@@ -104,22 +105,18 @@ def maker(prompts: Prompts = Prompts.TEXT) -> Make:
 
 
 def _anthropic_blocks(body: dict[str, Any], make: Make) -> list[Block]:
-    blocks = [
-        _tool_block(f"tools[{i}]", tool, make) for i, tool in enumerate(_list(body.get("tools")))
-    ]
+    blocks = _tools(body, make)
     system = body.get("system")
     if isinstance(system, str):
         blocks.append(make("system", "text", "system", system, _typed("text", system)))
-    for index, part in enumerate(_list(system)):
+    for index, part in enumerate(as_list(system)):
         blocks.append(_part(f"system[{index}]", "system", part, make))
     blocks.extend(_messages(body.get("messages"), "messages", make))
     return blocks
 
 
 def _chat_blocks(body: dict[str, Any], make: Make) -> list[Block]:
-    blocks = [
-        _tool_block(f"tools[{i}]", tool, make) for i, tool in enumerate(_list(body.get("tools")))
-    ]
+    blocks = _tools(body, make)
     blocks.extend(_messages(body.get("messages"), "messages", make))
     return blocks
 
@@ -131,9 +128,7 @@ def _responses_blocks(body: dict[str, Any], make: Make) -> list[Block]:
         blocks.append(
             make("instructions", "text", "system", instructions, _typed("input_text", instructions))
         )
-    blocks.extend(
-        _tool_block(f"tools[{i}]", tool, make) for i, tool in enumerate(_list(body.get("tools")))
-    )
+    blocks.extend(_tools(body, make))
     items = body.get("input")
     if isinstance(items, str):
         blocks.append(make("input", "text", "user", items, _typed("input_text", items)))
@@ -143,7 +138,7 @@ def _responses_blocks(body: dict[str, Any], make: Make) -> list[Block]:
 
 
 def _messages(messages: Any, name: str, make: Make) -> Iterator[Block]:
-    for index, message in enumerate(_list(messages)):
+    for index, message in enumerate(as_list(messages)):
         if not isinstance(message, dict):
             continue
         kind = message.get("type")
@@ -180,9 +175,11 @@ def _part(path: str, role: str, part: Any, make: Make) -> Block:
     return make(path, "text", role, str(part), part)
 
 
-def _tool_block(path: str, tool: Any, make: Make) -> Block:
-    """A tool definition; its text is its JSON as written (lint compares the key order)."""
-    return make(path, "tool", "tools", partial(_json, tool), tool)
+def _tools(body: dict[str, Any], make: Make) -> list[Block]:
+    """The tool definitions; each one's text is its JSON as written (lint compares the key
+    order)."""
+    tools = enumerate(as_list(body.get("tools")))
+    return [make(f"tools[{i}]", "tool", "tools", partial(_json, tool), tool) for i, tool in tools]
 
 
 def _json(content: Any) -> str:
@@ -190,10 +187,6 @@ def _json(content: Any) -> str:
     if isinstance(content, dict):
         content = {k: v for k, v in content.items() if k != "cache_control"}
     return json.dumps(content)
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _typed(kind: str, text: str) -> dict[str, str]:

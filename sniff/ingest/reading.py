@@ -57,13 +57,14 @@ def read(
         parse = partial(parse_source, forced=log_format, with_prompts=with_prompts)
         results = map_files(parse, files, while_waiting=while_waiting)
     else:
-        from sniff.ingest.indexed import parse_indexed
+        from sniff.ingest.indexed import IndexedFiles
 
         try:
-            results = parse_indexed(
+            indexed = IndexedFiles(
                 files, index, roots=list(roots) if forget else [], log_format=log_format,
-                with_prompts=with_prompts, window=window, while_waiting=while_waiting,
+                with_prompts=with_prompts, while_waiting=while_waiting,
             )  # fmt: skip
+            results = [indexed.result(at, window) for at in range(len(files))]
         finally:
             index.close()
     return assemble(files, results, cost_of, roots=roots, sample=sample)

@@ -244,11 +244,12 @@ class _Tee(io.TextIOBase):
 
 
 def _store(folder: Path, path: Path, answer: _Answer) -> None:
+    from sniff.atomic_write import replace
+
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps(answer._asdict()), encoding="utf-8")
-        os.replace(temporary, path)  # whole or not at all, even with runs side by side
+        # whole or not at all, even with runs side by side
+        replace(path, json.dumps(answer._asdict()).encode("utf-8"))
         kept = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in kept[KEEP:]:
             old.unlink(missing_ok=True)

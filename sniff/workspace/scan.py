@@ -131,7 +131,8 @@ def scan_units(
     store.keep_parts(scope, new, {key for key in keys if key is not None})
     prices.save()  # the price tables resolved for this run, for the next one
     summary, breaks = join(parts)
-    dataset = _account(indexed, tuple(str(root) for root in roots), sample)
+    accounts = (indexed.account(index) for index in range(len(files)))  # in file order
+    dataset = account(files, accounts, roots=tuple(str(root) for root in roots), sample=sample)
     return ScanNumbers(summary, breaks, dataset)
 
 
@@ -190,13 +191,3 @@ def _unit_key(indexed: IndexedFiles, group: list[int], *, before: bool = False) 
             return None
         digest.update(f"{entry.path}\0{entry.identity}\0".encode())
     return digest.hexdigest()[:32]
-
-
-def _account(indexed: IndexedFiles, roots: tuple[str, ...], sample: bool) -> Dataset:
-    """The dataset's account of files, formats and issues, in file order."""
-    return account(
-        indexed.files,
-        (indexed.account(index) for index in range(len(indexed.files))),
-        roots=roots,
-        sample=sample,
-    )

@@ -18,7 +18,7 @@ from sniff.cli import app
 from sniff.ingest import progress
 from sniff.ingest.discover import expand
 from sniff.ingest.index_store import IndexStore
-from sniff.ingest.indexed import fingerprint, parse_indexed
+from sniff.ingest.indexed import IndexedFiles, fingerprint
 from sniff.ingest.log_formats import parse_source
 from sniff.ingest.parallel import map_files
 from tests.conftest import SAMPLE_LOGS
@@ -122,10 +122,10 @@ def test_files_the_index_knows_are_not_read_again(tmp_path: Path) -> None:
     assert store is not None
     try:
         with progress.watched() as reading:
-            parse_indexed(files, store, roots=[str(CLAUDE_CODE)])
+            IndexedFiles(files, store, roots=[str(CLAUDE_CODE)])
             first = reading()
         with progress.watched() as reading:
-            parse_indexed(files, store, roots=[str(CLAUDE_CODE)])
+            IndexedFiles(files, store, roots=[str(CLAUDE_CODE)])
             second = reading()
     finally:
         store.close()

@@ -172,6 +172,8 @@ def test_no_text_the_harness_injects_is_a_user_request(start: str) -> None:
         said("2", [{"type": "text", "text": f"{start} ..."}]),
         said("3", [{"type": "text", "text": "fix the build"}, {"type": "text", "text": start}]),
     ]
-    result = claude_code.parse_data("s1.jsonl", "\n".join(lines).encode() + b"\n", "")
+    reader = claude_code.Reader("s1.jsonl", "")
+    reader.feed("\n".join(lines).encode() + b"\n")
+    result = reader.result()
     assert result.activity is not None
     assert [event.text for event in result.activity.events] == ["fix the build"]

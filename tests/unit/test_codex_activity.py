@@ -11,8 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from sniff.analyses.tool_errors import classify
-from sniff.ingest.codex import parse_data
+from sniff.ingest.codex import Reader
+from sniff.ingest.record import FileResult
 from sniff.model import Activity
+
+
+def parse_data(path: str, data: bytes, project_hint: str) -> FileResult:
+    """A rollout's bytes read at once, as its reader is fed a block at a time."""
+    reader = Reader(path, project_hint)
+    reader.feed(data)
+    return reader.result()
+
 
 SESSION = "019cc374-b49a-7d28-b41d-cadbc9b26756"
 

@@ -14,7 +14,7 @@ import pytest
 
 from sniff.errors import UserError
 from sniff.model import Usage
-from sniff.price_table import CACHE_FILE, PriceCache
+from sniff.price_table import CACHE_FILE, CACHE_FORMAT, PriceCache
 from sniff.pricing import PriceBook, load_overrides
 
 WHEN = datetime(2026, 2, 1, 12, 0, tzinfo=UTC)
@@ -168,9 +168,10 @@ def test_damaged_price_cache_is_ignored(tmp_path, damage):
         content = b"{not json"
     else:  # right format and library, but a table that cannot be read back
         identity = PriceCache(folder).identity
-        table = [{"start": None, "thresholds": [], "tiers": [["x"]]}]
+        table = {"periods": [{"start": None, "thresholds": [], "tiers": [{"input": "x"}]}]}
         models = {"claude-sonnet-4-20250514": table}
-        content = json.dumps({"format": 1, "identity": identity, "models": models}).encode()
+        kept = {"format": CACHE_FORMAT, "identity": identity, "library": "", "models": models}
+        content = json.dumps(kept).encode()
     (folder / CACHE_FILE).write_bytes(content)
     book = PriceBook(cache=PriceCache(folder))
     cost = book.cost("claude-sonnet-4-20250514", WHEN, USAGE)
@@ -188,7 +189,8 @@ def test_a_cache_written_by_another_library_version_is_not_trusted(tmp_path):
     path = folder / CACHE_FILE
     data = json.loads(path.read_bytes())
     data["identity"] = ["/elsewhere/genai_prices/data.py", 1, 2]
-    data["models"]["claude-sonnet-4-20250514"][0]["tiers"] = [[1.0, 1.0, 1.0, 1.0, 1.0]]
+    tiers = data["models"]["claude-sonnet-4-20250514"]["periods"][0]["tiers"]
+    tiers[:] = [dict.fromkeys(tiers[0], 1.0)]
     path.write_text(json.dumps(data))
     rates = PriceBook(cache=PriceCache(folder)).rates("claude-sonnet-4-20250514", WHEN)
     assert rates is not None

@@ -11,6 +11,7 @@ import pytest
 
 from sniff.ingest import claude_code, streamed
 from sniff.ingest.log_formats import read_log
+from sniff.ingest.record import FileResult
 
 SAMPLE = Path(__file__).parents[1].parent / "sample_logs" / "claude-code"
 
@@ -31,10 +32,16 @@ def _transcript(cc, path: Path) -> Path:
     return path
 
 
+def _fed_at_once(path: str, data: bytes) -> FileResult:
+    reader = claude_code.Reader(path, "hint")
+    reader.feed(data)
+    return reader.result()
+
+
 @pytest.mark.parametrize("block", [1, 7, 64, 1 << 20])
 def test_a_log_read_in_blocks_yields_what_it_yields_read_whole(tmp_path, cc, monkeypatch, block):
     path = _transcript(cc, tmp_path / "s.jsonl")
-    whole = claude_code.parse_data(str(path), path.read_bytes(), "hint")
+    whole = _fed_at_once(str(path), path.read_bytes())
     monkeypatch.setattr(streamed, "BLOCK_BYTES", block)
     read = read_log(str(path), "hint")
     assert read.result == whole
@@ -45,7 +52,7 @@ def test_a_log_read_in_blocks_yields_what_it_yields_read_whole(tmp_path, cc, mon
 def test_no_block_fed_to_a_reader_holds_more_than_a_block_of_whole_lines(monkeypatch):
     path = max(SAMPLE.rglob("*.jsonl"), key=lambda found: found.stat().st_size)
     data = path.read_bytes()
-    whole = claude_code.parse_data(str(path), data, "hint")
+    whole = _fed_at_once(str(path), data)
     longest = max(map(len, data.split(b"\n"))) + 1
     monkeypatch.setattr(streamed, "BLOCK_BYTES", 4096)
     fed: list[int] = []
