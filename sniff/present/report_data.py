@@ -68,7 +68,7 @@ def report_csv(report: Report) -> str:
     writer.writerow([report.by, *CSV_COLUMNS])
     for group in report.groups:
         row = totals_json(group.totals)
-        writer.writerow([group.key, *(_cell(row[column]) for column in CSV_COLUMNS)])
+        writer.writerow([group.key, *("" if row[key] is None else row[key] for key in CSV_COLUMNS)])
     return out.getvalue()
 
 
@@ -158,7 +158,3 @@ def _md_table(table: Table) -> list[str]:
 
 def _md(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
-
-
-def _cell(value: Any) -> Any:
-    return "" if value is None else value

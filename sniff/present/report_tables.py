@@ -42,7 +42,7 @@ class Table:
 
 def tables(report: Report) -> list[Table]:
     """Every table of the report, in the order shown."""
-    found = [_groups(report, by) for by in _groupings(report.by)]
+    found = [_groups(report, by) for by in dict.fromkeys((*DEFAULT_GROUPINGS, report.by))]
     found.append(_breaks(report))
     if report.cache is not None and report.cache.what_if:
         found.append(_what_ifs(report))
@@ -68,10 +68,6 @@ def tables(report: Report) -> list[Table]:
             anchor = "agents-" + title.split(":")[0].lower().replace(" ", "-")
             found.append(Table(anchor, title, headers, agent_rows, text_columns))
     return found
-
-
-def _groupings(by: str) -> list[str]:
-    return [*DEFAULT_GROUPINGS, *([] if by in DEFAULT_GROUPINGS else [by])]
 
 
 def _groups(report: Report, by: str) -> Table:

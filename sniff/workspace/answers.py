@@ -205,7 +205,9 @@ def answer_key(
     key = identity(
         "answer", command, sorted((name, str(value)) for name, value in options.items()),
         os.getcwd(), [(name, os.environ.get(name)) for name in ENVIRONMENT],
-        time.strftime("%Y-%m-%d %z"), _zone_identity(), [str(root) for root in roots], sample,
+        # the zone file a link names (realpath never raises: a missing file is its own name)
+        time.strftime("%Y-%m-%d %z"), os.path.realpath("/etc/localtime"),
+        [str(root) for root in roots], sample,
         [(file.path, file.identity, file.problem) for file in files],
         None if pricing is None else file_identity(Path(pricing)), price_data_identity(),
     )  # fmt: skip
@@ -255,10 +257,3 @@ def _store(folder: Path, path: Path, answer: _Answer) -> None:
             old.unlink(missing_ok=True)
     except OSError:
         pass
-
-
-def _zone_identity() -> str:
-    try:
-        return os.path.realpath("/etc/localtime")
-    except OSError:
-        return ""
