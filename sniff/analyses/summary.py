@@ -268,12 +268,8 @@ def _by_cost(table: dict[str, Totals]) -> list[Group]:
     )
 
 
-def _sort_cost(row: SessionRow) -> tuple[float, int]:
-    return (row.totals.cost_usd, row.totals.total_tokens)
-
-
 SESSION_SORTS: dict[str, Callable[[SessionRow], Any]] = {
-    "cost": _sort_cost,
+    "cost": lambda row: (row.totals.cost_usd, row.totals.total_tokens),
     "start": lambda row: row.start,
     "duration": lambda row: row.duration_seconds,
     "requests": lambda row: row.totals.requests,

@@ -59,12 +59,23 @@ class Read:
 def head(descriptor: int, lines: int) -> bytes:
     """The file's first bytes: a block, or more until they hold `lines` lines."""
     data = read_at(descriptor, BLOCK_BYTES, 0)
-    while data.count(b"\n") < lines:
+    while not _holds(data, lines):
         more = read_at(descriptor, BLOCK_BYTES, len(data))
         if not more:
             break
         data += more
     return data
+
+
+def _holds(data: bytes, lines: int) -> bool:
+    """Whether `data` holds `lines` newlines, found one by one: counting all of a block's
+    newlines, for the first few, cost a cold scan of the benchmark corpus about 3 %."""
+    end = -1
+    for _ in range(lines):
+        end = data.find(b"\n", end + 1)
+        if end < 0:
+            return False
+    return True
 
 
 def read_lines(
