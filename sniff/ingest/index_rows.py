@@ -147,11 +147,12 @@ def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
     """Read on from where the last run stopped; None when the file is not what it was: the
     last `CHECK_BYTES` it had then (up to `entry.size`) must be as they were."""
     checked = max(0, entry.size - CHECK_BYTES)
-    if entry.size > entry.offset and not any(  # a cut last line was read: if it
-        issue.line == entry.lines + 1 and not issue.kept for issue in ISSUES.decode(entry.issues)
-    ):  # yielded anything but its skipping, an appending reader would count it twice
-        return None
     try:
+        if entry.size > entry.offset and not any(  # a cut last line was read: if it yielded
+            issue.line == entry.lines + 1 and not issue.kept
+            for issue in ISSUES.decode(entry.issues)
+        ):  # anything but its skipping, an appending reader would count it twice
+            return None
         descriptor, _ = open_regular(file.path)
         with open(descriptor, "rb", buffering=0):  # closes it
             if zlib.crc32(read_at(descriptor, entry.size - checked, checked)) != entry.tail_crc:
@@ -159,10 +160,10 @@ def _resume(file: SourceFile, entry: Entry) -> Parsed | None:
             assert entry.state is not None
             reader: Resumable = pickle.loads(entry.state)
             read = read_lines(descriptor, reader, entry.offset, entry.lines, keep_state=True)
-    except Exception:  # unreadable file or state, or `claude_code.Unresumable`: read it whole
-        return None
-    new = _entry(file, read.result, read.offset, read.lines, read.state)
-    return Parsed(read.result, _after(entry, new) if reader.APPENDS else new)
+        new = _entry(file, read.result, read.offset, read.lines, read.state)
+        return Parsed(read.result, _after(entry, new) if reader.APPENDS else new)
+    except Exception:  # an unreadable file, state or row, or `claude_code.Unresumable`: the
+        return None  # file is read whole
 
 
 def _after(old: Entry, new: Entry) -> Entry:

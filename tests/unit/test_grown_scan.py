@@ -8,6 +8,8 @@ its appended requests were judged against what the kept part holds of the chains
 
 from __future__ import annotations
 
+import os
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -292,3 +294,14 @@ def test_a_new_turn_streamed_across_the_old_end_is_judged_by_the_turn_before_it(
     grown = grown_scan(tmp_path, path, [again], analysed)
     assert analysed == [1, 0]
     assert (grown["breaks"]["expected"], grown["breaks"]["count"]) == (2, 0)  # cold, dropped
+
+
+def test_a_grown_file_whose_row_rotted_is_read_whole(tmp_path: Path) -> None:
+    """A row that does not decode is no reason to fail: the file is read whole instead."""
+    path = transcript(tmp_path, "s", 2)
+    scan_in_process(tmp_path)
+    with sqlite3.connect(Path(os.environ["SNIFF_CACHE_DIR"]) / "index.sqlite3") as db:
+        db.execute("UPDATE files SET issues = x'93a1'")
+    append(path, [Lines.user("late-u", "s1-a2", at(4_000), "And now?")])
+    settle(path)
+    assert scan_in_process(tmp_path) == scan_in_process(tmp_path, "--no-index")
