@@ -235,7 +235,7 @@ def _joined(stored: list[tuple[int, FileResult]]) -> FileResult:
     done = [part.activity for part in parts if part.activity is not None]
     calls: dict[str, ToolCall] = {}
     results: dict[str, ToolResult] = {}
-    for each in done:  # the first seen of an id is kept, as a reader of the whole file keeps it
+    for each in done:
         for call in each.calls:
             calls.setdefault(call.id, call)
         for result in each.results:

@@ -139,8 +139,8 @@ def scan_units(
 def scan_scope(**options: object) -> str:
     """The scope of parts: the options given plus the price data (and sniff's version and code:
     `paths.identity`)."""
-    return identity("scan", sorted((name, str(value)) for name, value in options.items()),
-                    price_data_identity())  # fmt: skip
+    options_given = sorted((name, str(value)) for name, value in options.items())
+    return identity("scan", options_given, price_data_identity())
 
 
 def _within(scope: str, roots: list[Path]) -> str:
