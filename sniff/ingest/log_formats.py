@@ -42,6 +42,15 @@ CLAUDE_CODE_TYPES = frozenset(
      "tag", "permission-mode", "agent-setting", "pr-link", "turn_end"}
 )  # fmt: skip
 
+FOREIGN_KEYS = frozenset({"usageMetadata", "systemPayload", "projectHash", "$set", "$rewindTo"})
+"""Keys of Qwen Code and Gemini CLI records that no format sniff reads uses."""
+FOREIGN_TYPES = frozenset({"gemini", "session_start"})
+PI_TYPES = frozenset(
+    {"session", "message", "model_change", "thinking_level_change", "custom", "custom_message",
+     "compaction", "branch_summary"}
+)  # fmt: skip
+"""Record types of pi, OpenClaw and Droid sessions, whose records carry no `uuid`."""
+
 
 def parse_any(
     path: str, project_hint: str, forced: str | None = None, with_prompts: Prompts = Prompts.NONE
@@ -127,10 +136,27 @@ def detect(data: bytes) -> str | None:
         except orjson.JSONDecodeError:
             continue
         if isinstance(value, dict):
+            if foreign(value):
+                return None  # another agent's log: never read as one of these
             found = classify(value)
             if found is not None:
                 return found
     return None
+
+
+def foreign(record: dict[str, Any]) -> bool:
+    """Whether a record is another agent's that shares Claude Code's words (`type: "user"`,
+    `sessionId`, `parentUuid`, `message.usage`): Qwen Code copies its envelope around Gemini's
+    usage, Gemini CLI keys sessions by `sessionId`, pi, OpenClaw and Droid write `message`
+    records. Read as transcripts, they gave a format and no request, with no warning."""
+    kind, message = record.get("type"), record.get("message")
+    return (
+        bool(FOREIGN_KEYS & record.keys())
+        or (isinstance(message, dict) and "parts" in message and "content" not in message)
+        or kind in FOREIGN_TYPES
+        or (kind in PI_TYPES and "uuid" not in record)
+        or ("session_id" in record and "sessionId" not in record and "payload" not in record)
+    )
 
 
 def classify(record: dict[str, Any]) -> str | None:

@@ -52,6 +52,55 @@ def test_detect_from_first_lines(records, expected):
     assert detect(data) == expected
 
 
+# Other agents' first records, in the shapes of their own logs (see the agent-format guides):
+# each shares a word with Claude Code's transcripts, and none of them is one.
+QWEN_CODE = {
+    "uuid": "u1",
+    "parentUuid": None,
+    "sessionId": "s",
+    "type": "user",
+    "cwd": "/p",
+    "version": "0.18.1",
+    "message": {"role": "user", "parts": [{"text": "hi"}]},
+}
+QWEN_TELEMETRY = {"uuid": "u2", "sessionId": "s", "type": "system", "systemPayload": {}}
+GEMINI_JSONL = {"sessionId": "s", "projectHash": "h", "startTime": "t", "kind": "main"}
+GEMINI_SET = {"$set": {"lastUpdated": "t"}}
+PI_SESSION = {"type": "session", "version": 3, "id": "i", "timestamp": "t", "cwd": "/p"}
+PI_MESSAGE = {"type": "message", "timestamp": "t", "message": {"role": "assistant", "usage": {}}}
+DROID_STREAM = {"type": "system", "session_id": "s", "cwd": "/p", "model": "m", "id": "i"}
+DROID_STORE = {"type": "session_start", "id": "i", "title": "t", "cwd": "/p"}
+
+
+@pytest.mark.parametrize(
+    "records",
+    [
+        [QWEN_CODE, CLAUDE_CODE_LINE],
+        [QWEN_TELEMETRY],
+        [GEMINI_JSONL, CLAUDE_CODE_LINE],
+        [GEMINI_SET],
+        [PI_SESSION, PI_MESSAGE],
+        [PI_MESSAGE],
+        [DROID_STREAM],
+        [DROID_STORE],
+    ],
+    ids=[
+        "qwen",
+        "qwen-telemetry",
+        "gemini",
+        "gemini-set",
+        "pi",
+        "pi-message",
+        "droid-stream",
+        "droid-store",
+    ],  # fmt: skip
+)
+def test_another_agents_log_is_not_read_as_a_claude_code_transcript(records):
+    """Read as transcripts they gave a format and no request, with no warning; of no format
+    sniff reads, they are named as such."""
+    assert detect("\n".join(json.dumps(r) for r in records).encode()) is None
+
+
 def test_detect_skips_a_bad_first_line():
     data = b"not json\n" + json.dumps(CODEX_LINE).encode() + b"\n"
     assert detect(data) == "codex"
