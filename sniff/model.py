@@ -35,6 +35,38 @@ class Agent(StrEnum):
     """Background calls of a harness (quota probes, titles) and calls of unknown role."""
 
 
+class Harness(StrEnum):
+    """Which agent (or client) made a request: the tool whose log it is."""
+
+    CLAUDE_CODE = "claude-code"
+    CODEX = "codex"
+    GEMINI_CLI = "gemini-cli"
+    QWEN_CODE = "qwen-code"
+    OPENCODE = "opencode"
+    KILO = "kilo"
+    """Kilo CLI, OpenCode's fork (`kilo.db`)."""
+    PI = "pi"
+    OPENCLAW = "openclaw"
+    KIMI = "kimi"
+    CLINE = "cline"
+    ROO_CODE = "roo-code"
+    KILO_CODE = "kilo-code"
+    """The Kilo Code extension (Cline's classic task store)."""
+    COPILOT = "copilot"
+    AMP = "amp"
+    DROID = "droid"
+    GOOSE = "goose"
+    API = "api"
+    """A client of the API itself (request logs)."""
+
+
+class Reported(msgspec.Struct, frozen=True, gc=False):
+    """An amount an agent logged in a unit of its own (Amp's credits, Copilot's nano-AIU)."""
+
+    value: float
+    unit: str
+
+
 class TokenSums:
     """The sums of Anthropic's disjoint token classes, for whatever holds the classes: one
     call's `Usage`, or a group's `analyses.summary.Totals`."""
@@ -198,6 +230,15 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     """It is the first call after the log marks its conversation compacted."""
     sent: Sent | None = None
     """What its request body said beside the blocks, where the log holds it (`Prompts.TEXT`)."""
+    harness: Harness = Harness.CLAUDE_CODE
+    """The agent whose log it is (`agent` says which part of that agent made it)."""
+    reported_cost_usd: float | None = None
+    """What the agent itself logged the call cost in dollars, where it logs one."""
+    reported_units: Reported | None = None
+    """What the agent logged in a unit that is not dollars (credits, AIU), where it logs one."""
+    rollup: bool = False
+    """It is a whole session's totals as the agent logged them, not one call: counted in the
+    bill, left out of every per-request analysis (breaks, latency)."""
 
     @property
     def when(self) -> datetime:

@@ -18,6 +18,12 @@ from sniff.ingest import export_folders
 from sniff.ingest.regular import kind, open_regular, read_at, why_unread
 
 LOG_SUFFIX = ".jsonl"
+LOG_SUFFIXES = (LOG_SUFFIX, ".json", ".db")
+"""What the logs found in folders end with: JSON lines, and the JSON documents and SQLite
+databases other agents keep (a walked file of these of no known format is skipped unsaid:
+folders hold many JSON files that are no logs)."""
+DATABASE_SUFFIX = ".db"
+WAL_SIDECARS = ("-wal",)
 CHECK_BYTES = 4096
 """How many bytes at a file's end its identity's checksum covers (see `SourceFile.tail_crc`)."""
 RACY_NS = 2_000_000_000
@@ -105,8 +111,11 @@ def expand(paths: list[Path]) -> list[SourceFile]:
         else:
             raise UserError(f"not a regular file or folder: {root} ({kind(mode)})")
         for path, hint, what in logs:
+            sidecars = WAL_SIDECARS if path.endswith(DATABASE_SUFFIX) else ()
             file, identity = (
-                _export(path, hint) if what == EXPORT else listed(path, hint, what == REGULAR)
+                _export(path, hint)
+                if what == EXPORT
+                else listed(path, hint, what == REGULAR, sidecars)
             )
             if identity not in seen:  # the same file reached twice (links) counts once
                 seen.add(identity)
@@ -241,12 +250,12 @@ def _walk(root: str) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]
         folders: list[str] = []
         for entry in entries:
             if entry.is_file(follow_symlinks=False):  # the listing's type: no system call
-                if entry.name.endswith(LOG_SUFFIX):
+                if entry.name.endswith(LOG_SUFFIXES):
                     logs.append((entry.path, REGULAR))
             elif _is_folder(entry):
                 if not entry.is_symlink():
                     folders.append(entry.path)
-            elif entry.name.endswith(LOG_SUFFIX):
+            elif entry.name.endswith(LOG_SUFFIXES):
                 logs.append((entry.path, ""))
         if logs:
             hint = project_hint(Path(logs[0][0]))

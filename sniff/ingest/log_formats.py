@@ -7,13 +7,14 @@ as parsing. A file of no known format yields nothing and is reported once, by na
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from sniff.ingest import claude_code, claude_trace, codex, parquet_in, request_log
+from sniff.ingest import claude_code, claude_trace, codex, parquet_in, request_log, sqlite_read
+from sniff.ingest.agent_format import AgentFormat, Layout, Parser
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.lines import BOM
 from sniff.ingest.record import FileResult, Prompts
@@ -21,14 +22,17 @@ from sniff.ingest.regular import open_regular, why_unread
 from sniff.ingest.streamed import READERS, Read, head, read_lines
 from sniff.model import LineIssue
 
-Parser = Callable[[str, bytes, str, Prompts], FileResult]
+AGENT_FORMATS: tuple[AgentFormat, ...] = ()
+"""The other agents' formats, each claimed from its content before the formats below."""
 
 PARSERS: dict[str, Parser] = {
     claude_trace.SOURCE: claude_trace.parse_data,
     request_log.SOURCE: request_log.parse_data,
+    **{agent_format.name: agent_format.parse for agent_format in AGENT_FORMATS},
 }
 """Format name → parser of a file's bytes, for the formats read whole (the others: `READERS`)."""
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
 HEAD_LINES = 5
 """How many non-empty lines detection looks at, at most."""
 
@@ -77,13 +81,16 @@ def read_log(
         descriptor, _ = open_regular(path)
         with open(descriptor, "rb", buffering=0) as handle:  # closes it
             start = head(descriptor, HEAD_LINES)
+            if start.startswith(SQLITE_MAGIC):  # opened by its parser, read-only
+                log_format = forced or detect_database(path)
+                return Read(parse_data(path, b"", project_hint, log_format, with_prompts))
             log_format = forced or detect(start)
             make_reader = READERS.get(log_format) if log_format is not None else None
             if make_reader is not None:
                 reader = make_reader(path, project_hint)
                 return read_lines(descriptor, reader, read=start, keep_state=keep_state)
             data = b""
-            if log_format is not None:  # read whole, after the bytes read already
+            if log_format is not None or _may_be_document(start):  # read whole
                 handle.seek(len(start))
                 data = start + handle.readall()
     except OSError as error:
@@ -112,10 +119,43 @@ def parse_data(
     path: str, data: bytes, project_hint: str, forced: str | None, with_prompts: Prompts
 ) -> FileResult:
     """A file's bytes read with the parser of its format (or of `forced`)."""
-    log_format = forced or detect(data)
+    log_format = forced or detect(data) or detect_document(data)
     if log_format is None:
         return FileResult([], [], 0, None)
     return PARSERS[log_format](path, data, project_hint, with_prompts)
+
+
+def _may_be_document(start: bytes) -> bool:
+    """Whether a file whose first lines tell no format may be one JSON document."""
+    return start.removeprefix(BOM).lstrip()[:1] in (b"{", b"[")
+
+
+def detect_document(data: bytes) -> str | None:
+    """The agent format one JSON document is in; None when it is not one, or of none."""
+    if not _may_be_document(data):
+        return None
+    try:
+        value = orjson.loads(data.removeprefix(BOM))
+    except orjson.JSONDecodeError:
+        return None
+    return _claimed(Layout.DOCUMENT, value)
+
+
+def detect_database(path: str) -> str | None:
+    """The agent format a SQLite database is in, from its tables; None when of none (or it
+    cannot be opened: its parser, forced, says why)."""
+    try:
+        tables = sqlite_read.tables(path)
+    except sqlite3.Error:
+        return None
+    return _claimed(Layout.DATABASE, tables)
+
+
+def _claimed(layout: Layout, value: Any) -> str | None:
+    for agent_format in AGENT_FORMATS:
+        if agent_format.layout is layout and agent_format.claims(value):
+            return agent_format.name
+    return None
 
 
 def detect(data: bytes) -> str | None:
@@ -136,6 +176,9 @@ def detect(data: bytes) -> str | None:
         except orjson.JSONDecodeError:
             continue
         if isinstance(value, dict):
+            claimed = _claimed(Layout.LINES, value)
+            if claimed is not None:
+                return claimed
             if foreign(value):
                 return None  # another agent's log: never read as one of these
             found = classify(value)

@@ -14,8 +14,18 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from sniff.ingest.plausible import in_range
-from sniff.ingest.record import Response
-from sniff.model import Activity, AgentEvent, Cost, Request, ToolCall, ToolResult, Usage
+from sniff.ingest.record import HARNESS_OF, Response
+from sniff.model import (
+    Activity,
+    AgentEvent,
+    Cost,
+    Harness,
+    Reported,
+    Request,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
 
 FREE = Cost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 """The cost of a call that failed: nothing was billed."""
@@ -90,6 +100,10 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         thinks=response.thinks,
         compacted=response.compacted,
         sent=response.sent,
+        harness=response.harness or HARNESS_OF.get(response.source, Harness.API),
+        reported_cost_usd=response.reported_cost_usd,
+        reported_units=Reported(*response.reported_units) if response.reported_units else None,
+        rollup=response.rollup,
     )
 
 

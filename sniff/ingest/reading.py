@@ -14,7 +14,7 @@ from pathlib import Path
 
 import msgspec
 
-from sniff.ingest.discover import SourceFile, project_hint
+from sniff.ingest.discover import LOG_SUFFIX, LOG_SUFFIXES, SourceFile, project_hint
 from sniff.ingest.log_formats import parse_any, parse_source
 from sniff.ingest.merge import Pricer, merge, merge_activity
 from sniff.ingest.parallel import map_files
@@ -93,6 +93,10 @@ def assemble(
     )
 
 
+QUIET_SUFFIXES = tuple(suffix for suffix in LOG_SUFFIXES if suffix != LOG_SUFFIX)
+"""Files of these kinds that are of no known format are not reported: most JSON files and
+databases in a folder are not logs."""
+
 FileAccount = tuple[str | None, int, Sequence[LineIssue]]
 """What a file adds to a dataset's account: its format (None: unknown), harness-generated
 messages, and its skipped or repaired lines."""
@@ -119,7 +123,9 @@ def account(
         synthetic += synthetic_here
         if log_format is not None:
             formats[log_format] = formats.get(log_format, 0) + 1
-        elif not any(issue.line == 0 for issue in issues_here):  # unreadable: reported as such
+        elif not file.path.endswith(QUIET_SUFFIXES) and not any(
+            issue.line == 0 for issue in issues_here
+        ):  # (an unreadable file is reported as such)
             unknown.append(file.path)
     return Dataset(
         requests=requests,

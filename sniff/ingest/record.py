@@ -12,7 +12,7 @@ from typing import NamedTuple
 import msgspec
 
 from sniff.ingest.plausible import epoch as epoch  # where parsers have always found it
-from sniff.model import Activity, Agent, Block, LineIssue, Sent
+from sniff.model import Activity, Agent, Block, Harness, LineIssue, Sent
 
 
 class Tokens(NamedTuple):
@@ -44,6 +44,15 @@ class Prompts(StrEnum):
     """Blocks with their text and place in the request, sized, and what else the request
     body says (`Sent`): what lint reads."""
 
+
+HARNESS_OF: dict[str, Harness] = {
+    "claude-code": Harness.CLAUDE_CODE,
+    "claude-trace": Harness.CLAUDE_CODE,
+    "codex": Harness.CODEX,
+    "request-log": Harness.API,
+}
+"""The agent a log format belongs to, for formats that name one agent (the others say theirs
+on each `Response`)."""
 
 # How sure a copy of a call is to be the real one, when copies tie on tokens: a record of the
 # call itself beats a copy embedded in another record (a parent's progress line, a replay).
@@ -91,6 +100,14 @@ class Response(NamedTuple):
     """It is the first call after a compaction the log marks."""
     sent: Sent | None = None
     """What its request body said beside the blocks, read under `Prompts.TEXT`."""
+    harness: Harness | None = None
+    """The agent whose log it is; None: the one its `source` names (`HARNESS_OF`)."""
+    reported_cost_usd: float | None = None
+    """The call's cost in dollars as the agent logged it."""
+    reported_units: tuple[float, str] | None = None
+    """An amount the agent logged in a unit of its own: (value, unit)."""
+    rollup: bool = False
+    """It holds a whole session's totals (agents that log no call's usage), not one call."""
 
     @property
     def total(self) -> int:
