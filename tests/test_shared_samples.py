@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +200,55 @@ def test_agents_counts_tool_calls_and_failures_as_the_logs_hold_them() -> None:
     classes = {row["class"]: row["count"] for row in report["errors"]["by_class"]}
     assert sum(classes.values()) == len(failed) == 6
     assert "other" not in classes
+
+
+# The other agents: ../shared/agent-samples, with their own EXPECTED.md, read as a table.
+AGENT_SAMPLES = SHARED.parent / "agent-samples"
+AGENTS_READ = frozenset[str]()
+"""The agents of agent-samples/EXPECTED.md whose parser has landed (each checked below)."""
+
+
+def _figures(cells: list[str]) -> tuple[int, ...]:
+    return tuple(int(cell.replace(",", "")) for cell in cells)
+
+
+def agent_expected() -> dict[str, tuple[tuple[int, ...], dict[str, tuple[int, ...]]]]:
+    """agent → ((requests, input, cache read, cache write, output, reasoning, sessions),
+    {model: (requests, input, cache read, cache write, output, reasoning)})."""
+    text = (AGENT_SAMPLES / "EXPECTED.md").read_text()
+    table: dict[str, tuple[tuple[int, ...], dict[str, tuple[int, ...]]]] = {}
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 8 and cells[1][:1].isdigit():
+            table[cells[0]] = (_figures(cells[1:]), {})
+        elif line.startswith("- ") and " / `" in line and "requests, input" in line:
+            agent, rest = line[2:].split(" / `", 1)
+            model, numbers = rest.split("`: ", 1)
+            table[agent][1][model] = _figures(re.findall(r"\d[\d,]*", numbers))
+    return table
+
+
+@pytest.mark.parametrize("agent", sorted(AGENTS_READ))
+def test_agent_totals_match_agent_expected_md(agent: str) -> None:
+    """Every agent's sample folder, scanned whole, gives EXPECTED.md's totals to the token,
+    per agent and per model, and its sessions."""
+    (totals, models), report = agent_expected()[agent], scan_agent(agent)
+    assert classes(report["totals"]) + (len(report["sessions"]),) == totals
+    assert {row["model"]: classes(row) for row in report["by_model"]} == models
+
+
+def scan_agent(agent: str) -> dict[str, Any]:
+    arguments = ["scan", "--json", "--tz", "UTC", str(AGENT_SAMPLES / agent)]
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def test_agent_expected_md_is_read_whole() -> None:
+    """The table parses: every agent has its row, and its models add up to it."""
+    table = agent_expected()
+    assert len(table) == 9 and table["pi-agent"][0][0] == 441
+    for agent, (totals, models) in table.items():
+        if models:
+            assert tuple(map(sum, zip(*models.values(), strict=True))) == totals[:6], agent

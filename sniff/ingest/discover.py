@@ -18,11 +18,12 @@ from sniff.ingest import export_folders
 from sniff.ingest.regular import kind, open_regular, read_at, why_unread
 
 LOG_SUFFIX = ".jsonl"
-LOG_SUFFIXES = (LOG_SUFFIX, ".json", ".db")
-"""What the logs found in folders end with: JSON lines, and the JSON documents and SQLite
-databases other agents keep (a walked file of these of no known format is skipped unsaid:
-folders hold many JSON files that are no logs)."""
 DATABASE_SUFFIX = ".db"
+QUIET_SUFFIXES = (".json", DATABASE_SUFFIX)
+"""The JSON documents and SQLite databases other agents keep: a file of these of no known
+format is not reported (folders hold many JSON files that are no logs)."""
+LOG_SUFFIXES = (LOG_SUFFIX, *QUIET_SUFFIXES)
+"""What the logs found in folders end with."""
 WAL_SIDECARS = ("-wal",)
 CHECK_BYTES = 4096
 """How many bytes at a file's end its identity's checksum covers (see `SourceFile.tail_crc`)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import msgspec
 
-from sniff.ingest.discover import LOG_SUFFIX, LOG_SUFFIXES, SourceFile, project_hint
+from sniff.ingest.discover import QUIET_SUFFIXES, SourceFile, project_hint
 from sniff.ingest.log_formats import parse_any, parse_source
 from sniff.ingest.merge import Pricer, merge, merge_activity
 from sniff.ingest.parallel import map_files
@@ -92,10 +92,6 @@ def assemble(
         activity=merge_activity((result.activity for result in results), requests),
     )
 
-
-QUIET_SUFFIXES = tuple(suffix for suffix in LOG_SUFFIXES if suffix != LOG_SUFFIX)
-"""Files of these kinds that are of no known format are not reported: most JSON files and
-databases in a folder are not logs."""
 
 FileAccount = tuple[str | None, int, Sequence[LineIssue]]
 """What a file adds to a dataset's account: its format (None: unknown), harness-generated

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sniff.errors import UserError
-from sniff.ingest.discover import LOG_SUFFIX, expand
+from sniff.ingest.discover import LOG_SUFFIX, QUIET_SUFFIXES, expand
 from sniff.ingest.prompt_text import maker, read_body
 from sniff.lint.prompts import LintBlock, LintPrompt, lint_block
 from sniff.model import Block, Dataset, Sent
@@ -43,7 +43,8 @@ def load_prompts(paths: list[Path]) -> tuple[list[LintPrompt], list[Path]]:
         if path.is_file() and path.suffix != LOG_SUFFIX:
             prompts.extend(_prompt_file(path))
             continue
-        sources = expand([path])
+        # the other agents' JSON documents and databases hold no prompt text to lint
+        sources = [source for source in expand([path]) if not source.path.endswith(QUIET_SUFFIXES)]
         if not sources:
             raise UserError(_no_logs(path))
         logs.extend(Path(source.path) for source in sources)

@@ -11,7 +11,13 @@ from pathlib import Path
 from sniff.errors import UserError
 
 AGENTS = ("main", "subagent", "compaction", "other")
-FORMATS = ("claude-code", "claude-trace", "codex", "request-log")
+FORMATS = (
+    "claude-code", "claude-trace", "codex", "request-log",
+    "gemini-cli", "qwen-code", "opencode", "pi", "kimi", "cline", "cline-tasks", "copilot",
+    "amp", "droid", "goose",
+)  # fmt: skip
+"""The formats `--log-format` may force (`ingest.log_formats` reads them: a test holds the two
+lists equal)."""
 PathArgument = str | PathLike[str]
 
 
