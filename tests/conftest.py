@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from sniff.ingest import locations
+
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_LOGS = REPO / "sample_logs"
 
@@ -28,7 +30,10 @@ def isolated_environment(
     """A private price cache and an empty home; no Claude config folder."""
     monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path_factory.mktemp("sniff-cache")))
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
-    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    for name in locations.ENVIRONMENT:  # no agent's logs but the ones a test writes
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.delenv("WSL_DISTRO_NAME", raising=False)
+    monkeypatch.setattr(locations, "WINDOWS_HOMES", str(tmp_path_factory.mktemp("no-windows")))
 
 
 class Lines:

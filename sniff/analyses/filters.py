@@ -24,6 +24,8 @@ class Filters:
     """Case-insensitive substring of the model."""
     agent: str | None = None
     """`main`, `subagent` or `compaction`."""
+    harness: str | None = None
+    """The agent whose logs: `claude-code`, `codex`, `gemini-cli`, ... (`model.Harness`)."""
 
     def keep(self, request: Request) -> bool:
         """Whether `request` passes every filter."""
@@ -35,6 +37,8 @@ class Filters:
         if self.project and self.project.lower() not in request.project.lower():
             return False
         if self.model and self.model.lower() not in request.model.lower():
+            return False
+        if self.harness and request.harness.value != self.harness:
             return False
         return not (self.agent and request.agent.value != self.agent)
 
@@ -79,13 +83,13 @@ def parse_bound(text: str, zone: tzinfo, *, end: bool) -> datetime | None:
 def keep_activity(activity: Activity, filters: Filters, requests: Iterable[Request]) -> Activity:
     """The tool calls, results and user requests of the projects and times `filters` keep.
 
-    With a model or agent filter, only the activity of the requests (of all `requests` read)
-    that `filters` keep stays: their tool calls (by the call's request key), the results of
-    those calls, and the user requests of the sessions they belong to.
+    With a model, agent or harness filter, only the activity of the requests (of all
+    `requests` read) that `filters` keep stays: their tool calls (by the call's request key),
+    the results of those calls, and the user requests of the sessions they belong to.
     """
     if filters.since is not None or filters.until is not None or filters.project:
         activity = _in_window(activity, filters)
-    if filters.model or filters.agent:
+    if filters.model or filters.agent or filters.harness:
         activity = _of_requests(activity, filters.apply(requests))
     return activity
 

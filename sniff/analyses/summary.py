@@ -36,6 +36,16 @@ class Totals(TokenSums):
     """Requests whose cache writes were assumed to use the 5-minute TTL."""
     failed_requests: int = 0
     """Requests that got no response or an error status (they cost nothing)."""
+    rollups: int = 0
+    """Whole sessions' totals counted in (agents that log no call's usage): not requests."""
+    reported_requests: int = 0
+    """Requests whose agent logged what it believed they cost, in dollars."""
+    reported_usd: float = 0.0
+    """What the agent logged they cost, summed over `reported_requests`."""
+    reported_priced_usd: float = 0.0
+    """sniff's cost of the requests whose agent logged one and that sniff priced: what
+    `reported_usd` is to be compared with (over `reported_and_priced`)."""
+    reported_and_priced: int = 0
     first: datetime | None = None
     """The earliest request's start."""
     last: datetime | None = None
@@ -51,7 +61,8 @@ class Totals(TokenSums):
         self.ttl_assumed += request.ttl_assumed
         self.failed_requests += request.error is not None
         usage = request.usage
-        self.requests += 1
+        self.requests += not request.rollup
+        self.rollups += request.rollup
         self.input_tokens += usage.input_tokens
         self.cache_read_tokens += usage.cache_read_tokens
         self.cache_write_5m_tokens += usage.cache_write_5m_tokens
@@ -63,6 +74,13 @@ class Totals(TokenSums):
             self.priced_requests += 1
             self.cost_usd += cost.total_usd
             self.uncached_usd += cost.uncached_usd
+        reported = request.reported_cost_usd
+        if reported is not None:
+            self.reported_requests += 1
+            self.reported_usd += reported
+            if cost is not None:
+                self.reported_and_priced += 1
+                self.reported_priced_usd += cost.total_usd
 
     def merge(self, other: Totals) -> None:
         """Add another group's sums to these."""
@@ -78,6 +96,11 @@ class Totals(TokenSums):
         self.uncached_usd += other.uncached_usd
         self.ttl_assumed += other.ttl_assumed
         self.failed_requests += other.failed_requests
+        self.rollups += other.rollups
+        self.reported_requests += other.reported_requests
+        self.reported_usd += other.reported_usd
+        self.reported_priced_usd += other.reported_priced_usd
+        self.reported_and_priced += other.reported_and_priced
         if other.first is not None and (self.first is None or other.first < self.first):
             self.first = other.first
         if other.last is not None and (self.last is None or other.last > self.last):
@@ -85,8 +108,16 @@ class Totals(TokenSums):
 
     @property
     def unpriced_requests(self) -> int:
-        """Requests whose model has no known price."""
-        return self.requests - self.priced_requests
+        """Requests (and rollups) whose model has no known price."""
+        return self.requests + self.rollups - self.priced_requests
+
+    @property
+    def reported_difference(self) -> float | None:
+        """sniff's cost minus what the agent logged, over the requests that have both; None
+        when none has both."""
+        if not self.reported_and_priced:
+            return None
+        return self.reported_priced_usd - self.reported_usd
 
     @property
     def hit_rate(self) -> float | None:
@@ -97,12 +128,12 @@ class Totals(TokenSums):
     @property
     def cost(self) -> float | None:
         """The cost, or None when the group has requests and none of them is priced."""
-        return None if self.requests and not self.priced_requests else self.cost_usd
+        return None if self.unpriced_requests and not self.priced_requests else self.cost_usd
 
     @property
     def savings(self) -> float | None:
         """Savings from caching, or None when the group has requests and none is priced."""
-        if self.requests and not self.priced_requests:
+        if self.unpriced_requests and not self.priced_requests:
             return None
         return self.uncached_usd - self.cost_usd
 
@@ -123,6 +154,7 @@ class SessionRow:
     project: str
     start: datetime
     end: datetime
+    harness: str = ""
     agents: set[str] = field(default_factory=set)
     models: set[str] = field(default_factory=set)
     totals: Totals = field(default_factory=Totals)
@@ -142,12 +174,14 @@ class Summary:
     by_project: list[Group]
     by_day: list[Group]
     by_agent: list[Group]
+    by_harness: list[Group]
     sessions: list[SessionRow]
     unpriced_models: list[str]
 
 
-Cell = tuple[str, str, str, str, str, str]
-"""(model, project, local day, agent, session, agent chain): the finest grain summed."""
+Cell = tuple[str, str, str, str, str, str, str]
+"""(model, project, local day, agent, session, agent chain, harness): the finest grain
+summed."""
 
 
 def summarize(requests: Iterable[Request], zone: tzinfo) -> Summary:
@@ -178,6 +212,7 @@ def summary_cells(
             request.agent.value,
             request.session_id,
             request.agent_id,
+            request.harness.value,
         )
         cell = cells.get(key)
         if cell is None:
@@ -195,18 +230,18 @@ def summary_of_cells(cells: dict[Cell, Totals]) -> Summary:
     however the cells were gathered.
     """
     totals = Totals()
-    tables: tuple[dict[str, Totals], ...] = ({}, {}, {}, {})
+    tables: tuple[dict[str, Totals], ...] = ({}, {}, {}, {}, {})
     sessions: dict[str, SessionRow] = {}
     for key in sorted(cells):
         cell = cells[key]
         totals.merge(cell)
-        for table, name in zip(tables, key, strict=False):
+        for table, name in zip(tables, (*key[:4], key[6]), strict=True):
             group = table.get(name)
             if group is None:
                 group = table[name] = Totals()
             group.merge(cell)
         _add_to_session(sessions, key, cell)
-    by_model, by_project, by_day, by_agent = tables
+    by_model, by_project, by_day, by_agent, by_harness = tables
     unpriced = sorted(model for model, group in by_model.items() if group.unpriced_requests)
     return Summary(
         totals=totals,
@@ -214,6 +249,7 @@ def summary_of_cells(cells: dict[Cell, Totals]) -> Summary:
         by_project=_by_cost(by_project),
         by_day=[Group(key, by_day[key]) for key in sorted(by_day)],
         by_agent=_by_cost(by_agent),
+        by_harness=_by_cost(by_harness),
         sessions=sorted(sessions.values(), key=SESSION_SORTS["cost"], reverse=True),
         unpriced_models=unpriced,
     )
@@ -241,14 +277,13 @@ class LocalDays:
         return day
 
 
-def _add_to_session(
-    sessions: dict[str, SessionRow], key: tuple[str, str, str, str, str, str], cell: Totals
-) -> None:
-    model, project, _day, agent, session_id, agent_id = key
+def _add_to_session(sessions: dict[str, SessionRow], key: Cell, cell: Totals) -> None:
+    model, project, _day, agent, session_id, agent_id, harness = key
     assert cell.first is not None and cell.last is not None
     row = sessions.get(session_id)
     if row is None:
-        row = sessions[session_id] = SessionRow(session_id, project, cell.first, cell.last)
+        row = SessionRow(session_id, project, cell.first, cell.last, harness)
+        sessions[session_id] = row
     elif cell.first < row.start:
         row.start = cell.first
         if agent == "main":

@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
-from sniff.workspace.choices import FORMATS
+from sniff.workspace.choices import FORMATS, HARNESSES
 
 if TYPE_CHECKING:
     from sniff.model import Dataset
     from sniff.workspace import Workspace
 
-WORKSPACE_OPTIONS = ("since", "until", "project", "model", "agent", "tz", "pricing", "log_format",
-                     "dask")  # fmt: skip
+WORKSPACE_OPTIONS = ("since", "until", "project", "model", "agent", "harness", "tz", "pricing",
+                     "log_format", "dask")  # fmt: skip
 """The options a command hands to its Workspace under the same names."""
 
 Paths = Annotated[
@@ -51,6 +51,14 @@ AgentFilter = Annotated[
     str | None,
     typer.Option(
         "--agent", help="Only requests of this agent: main, subagent, compaction or other."
+    ),
+]
+HarnessFilter = Annotated[
+    str | None,
+    typer.Option(
+        "--harness",
+        help=f"Only requests of this agent's logs ({', '.join(HARNESSES)}).",
+        metavar="NAME",
     ),
 ]
 LogFormat = Annotated[
@@ -114,6 +122,7 @@ SHARED: dict[str, tuple[object, object]] = {
     "project": (ProjectFilter, None),
     "model": (ModelFilter, None),
     "agent": (AgentFilter, None),
+    "harness": (HarnessFilter, None),
     "tz": (Zone, None),
     "json": (Json, False),
     "pricing": (Pricing, None),

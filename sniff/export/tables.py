@@ -20,7 +20,7 @@ from msgspec.structs import asdict
 from sniff.analyses.agents import ToolUse
 from sniff.analyses.breaks import Break
 from sniff.analyses.summary import SessionRow
-from sniff.model import Agent, Block, Cost, Request, Usage
+from sniff.model import Agent, Block, Cost, Harness, Reported, Request, Usage
 
 TIME = pa.timestamp("us", tz="UTC")
 TOKENS = [
@@ -61,15 +61,22 @@ REQUESTS = pa.schema(
         ("compacted", pa.bool_()),
         ("file", pa.string()),
         ("line", pa.int64()),
+        ("harness", pa.string()),
+        ("reported_cost_usd", pa.float64()),
+        ("reported_units", pa.float64()),
+        ("reported_unit", pa.string()),
+        ("rollup", pa.bool_()),
     ]
 )
-"""One row per API call. `day` is the UTC day of `ended_at` (the partition)."""
+"""One row per API call (or, `rollup`, a session's totals as its agent logged them). `day` is
+the UTC day of `ended_at` (the partition)."""
 
 SESSIONS = pa.schema(
     [
         ("session_id", pa.string()),
         ("day", pa.string()),
         ("project", pa.string()),
+        ("harness", pa.string()),
         ("start", TIME),
         ("end", TIME),
         ("requests", pa.int64()),
@@ -144,7 +151,10 @@ def requests_table(requests: Sequence[Request]) -> pa.Table:
     rows = []
     for r in requests:
         cost = {} if r.cost is None else {"cost_usd": r.cost.total_usd, **asdict(r.cost)}
-        rows.append({**asdict(r), **asdict(r.usage), **cost, "day": utc_day(r.ended_at)})
+        units = {} if r.reported_units is None else {
+            "reported_units": r.reported_units.value, "reported_unit": r.reported_units.unit
+        }  # fmt: skip
+        rows.append({**asdict(r), **asdict(r.usage), **cost, **units, "day": utc_day(r.ended_at)})
     return pa.Table.from_pylist(rows, schema=REQUESTS)
 
 
@@ -158,6 +168,7 @@ def sessions_table(sessions: Iterable[SessionRow]) -> pa.Table:
                 "session_id": s.session_id,
                 "day": utc_day(s.start),
                 "project": s.project,
+                "harness": s.harness,
                 "start": s.start,
                 "end": s.end,
                 "requests": t.requests,
@@ -263,8 +274,20 @@ def _request(row: dict[str, Any], blocks: tuple[Block, ...]) -> Request:
             "opens_turn": bool(row.get("opens_turn")),
             "thinks": bool(row.get("thinks")),
             "compacted": bool(row.get("compacted")),
+            **_agent_fields(row),
         }
     )
+
+
+def _agent_fields(row: dict[str, Any]) -> dict[str, Any]:
+    """The harness and the agent's own figures of a row, as `parquet_in` reads them."""
+    from sniff.ingest.parquet_in import agent_fields
+    from sniff.ingest.record import HARNESS_OF
+
+    fields = agent_fields(row)
+    harness = fields["harness"] or HARNESS_OF.get(row["source"], Harness.API)
+    units = fields["reported_units"]
+    return fields | {"harness": harness, "reported_units": units and Reported(*units)}
 
 
 def _aware(moment: Any) -> Any:

@@ -59,25 +59,13 @@ class SourceFile:
 
 
 def default_roots() -> list[Path]:
-    """The existing folders where agents and tracers keep logs on this machine.
+    """The existing folders where agents and tracers keep logs on this machine: every agent's
+    places (`locations.PLACES`, under every home, or where its variable says), and
+    claude-trace logs in the current folder (`./.claude-trace`)."""
+    from sniff.ingest import locations
 
-    Claude Code transcripts (`$CLAUDE_CONFIG_DIR`, `~/.claude`, `~/.config/claude`), Codex
-    rollouts (`$CODEX_HOME` or `~/.codex`: `sessions/` and `archived_sessions/`), and
-    claude-trace logs in the current folder (`./.claude-trace`).
-    """
-    candidates: list[Path] = []
-    config_dirs = os.environ.get("CLAUDE_CONFIG_DIR", "")
-    for entry in config_dirs.split(","):
-        if entry.strip():
-            base = Path(entry.strip()).expanduser()
-            candidates.append(base / "projects" if (base / "projects").is_dir() else base)
-    home = Path.home()
-    candidates += [home / ".claude" / "projects", home / ".config" / "claude" / "projects"]
-    codex_home = Path(os.environ["CODEX_HOME"]).expanduser() if "CODEX_HOME" in os.environ else None
-    codex = codex_home or home / ".codex"
-    candidates += [codex / "sessions", codex / "archived_sessions"]
-    candidates.append(Path.cwd() / ".claude-trace")
-    return _unique_dirs(candidates)
+    found = locations.candidates(os.environ, locations.homes())
+    return _unique_dirs([*found, Path.cwd() / ".claude-trace"])
 
 
 def bundled_samples() -> Path:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from sniff.ingest.export_folders import MANIFEST, REQUESTS, is_export, table_files
 from sniff.ingest.plausible import OUT_OF_RANGE, Implausible, count, in_range
 from sniff.ingest.record import TOP_LEVEL, FileResult, Response, Tokens
-from sniff.model import Agent, LineIssue
+from sniff.model import Agent, Harness, LineIssue
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -46,6 +46,10 @@ COLUMNS = (*TEXTS, *OPTIONAL_TEXTS, *TIMES, *TOKENS, "ttl_assumed", "line")
 """The columns of `sniff.export.tables.REQUESTS` a response is made of."""
 FLAGS = ("opens_turn", "thinks", "compacted")
 """Columns exports have had since cache breaks judge turns: False where absent."""
+AGENT_COLUMNS = ("harness", "reported_cost_usd", "reported_units", "reported_unit", "rollup")
+"""Columns exports have had since they hold other agents' requests: absent, the harness is
+the one the row's format names (`record.HARNESS_OF`), and nothing was reported."""
+HARNESSES = frozenset(harness.value for harness in Harness)
 AGENTS = frozenset(agent.value for agent in Agent)
 ATTEMPTS = 3
 """Reads of an export that merges keep replacing before its rows are given as they stand."""
@@ -106,7 +110,8 @@ def _load(file: Path) -> pa.Table:
         missing = [column for column in COLUMNS if column not in names]
         if missing:
             raise ValueError(f"not a sniff requests table (no column {', '.join(missing)})")
-        return parquet.read(columns=[*COLUMNS, *(flag for flag in FLAGS if flag in names)])
+        optional = (column for column in (*FLAGS, *AGENT_COLUMNS) if column in names)
+        return parquet.read(columns=[*COLUMNS, *optional])
 
 
 def _rows(table: pa.Table) -> list[dict[str, Any]]:
@@ -158,7 +163,25 @@ def to_response(row: dict[str, Any]) -> Response:
         opens_turn=bool(row.get("opens_turn")),
         thinks=bool(row.get("thinks")),
         compacted=bool(row.get("compacted")),
+        **agent_fields(row),
     )
+
+
+def agent_fields(row: dict[str, Any]) -> dict[str, Any]:
+    """The row's harness and what its agent reported, where the export holds them.
+
+    Raises:
+        ValueError: the harness is none sniff knows.
+    """
+    harness, units, unit = row.get("harness"), row.get("reported_units"), row.get("reported_unit")
+    if harness is not None and harness not in HARNESSES:
+        raise ValueError(f"unknown harness {harness!r}")
+    return {
+        "harness": None if harness is None else Harness(harness),
+        "reported_cost_usd": row.get("reported_cost_usd"),
+        "reported_units": None if units is None or unit is None else (float(units), str(unit)),
+        "rollup": bool(row.get("rollup")),
+    }
 
 
 def _seconds(micros: int | None) -> float | None:

@@ -114,18 +114,21 @@ def account(
     synthetic = 0
     formats: dict[str, int] = {}
     unknown: list[str] = []
+    read: list[str] = []
     for file, (log_format, synthetic_here, issues_here) in zip(files, accounts, strict=True):
         issues.extend(issues_here)
         synthetic += synthetic_here
+        unreadable = any(issue.line == 0 for issue in issues_here)  # reported as such
         if log_format is not None:
             formats[log_format] = formats.get(log_format, 0) + 1
-        elif not file.path.endswith(QUIET_SUFFIXES) and not any(
-            issue.line == 0 for issue in issues_here
-        ):  # (an unreadable file is reported as such)
+        elif file.path.endswith(QUIET_SUFFIXES) and not unreadable:
+            continue  # a JSON file or database of no agent's: no log, not one of the files read
+        elif not unreadable:
             unknown.append(file.path)
+        read.append(file.path)
     return Dataset(
         requests=requests,
-        files=tuple(file.path for file in files),
+        files=tuple(read),
         issues=tuple(issues),
         synthetic=synthetic,
         roots=roots,

@@ -33,6 +33,7 @@ def print_summary(
     console.print(breakdown("By project", "project", summary.by_project))
     console.print(breakdown("By model", "model", summary.by_model))
     console.print(breakdown("By agent", "agent", summary.by_agent))
+    console.print(harness_table(summary.by_harness))
     days = summary.by_day[-RECENT_DAYS:]
     title = "By day" if len(days) == len(summary.by_day) else f"By day (last {len(days)})"
     console.print(breakdown(f"{title}, {zone_name(zone)}", "day", days))
@@ -87,6 +88,11 @@ def totals_table(totals: Totals) -> Table:
 
 def breakdown(title: str, key_name: str, groups: Iterable[Group]) -> Table:
     """One row per group: requests, tokens by class, hit rate, cost, savings."""
+    rows, headers = _breakdown_rows(key_name, groups)
+    return measures_table(title, headers, rows, text_columns=1, dated=key_name == "model")
+
+
+def _breakdown_rows(key_name: str, groups: Iterable[Group]) -> tuple[list[list[str]], list[str]]:
     rows = [
         [
             short_project(group.key) if key_name == "project" else group.key,
@@ -102,7 +108,26 @@ def breakdown(title: str, key_name: str, groups: Iterable[Group]) -> Table:
         for group in groups
     ]
     headers = [key_name, "reqs", "input", "read", "write", "output", "hit", "cost", "saved"]
-    return measures_table(title, headers, rows, text_columns=1, dated=key_name == "model")
+    return rows, headers
+
+
+def harness_table(groups: list[Group]) -> Table:
+    """`breakdown` by harness: the whole sessions an agent logged only as totals join its
+    requests; where agents logged their own cost, it and the difference (sniff's cost minus
+    theirs, over the requests that have both) come last."""
+    rows, headers = _breakdown_rows("harness", groups)
+    reported = any(group.totals.reported_requests for group in groups)
+    for row, group in zip(rows, groups, strict=True):
+        totals = group.totals
+        if totals.rollups:
+            row[1] += f" +{plural(totals.rollups, 'session')}"
+        if reported:
+            row += [
+                money(totals.reported_usd) if totals.reported_requests else "-",
+                money(totals.reported_difference),
+            ]
+    headers += ["agent's", "diff"] if reported else []
+    return measures_table("By harness", headers, rows, text_columns=1)
 
 
 def sessions_table(rows: Iterable[SessionRow], title: str, zone: tzinfo) -> Table:

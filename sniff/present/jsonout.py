@@ -51,6 +51,7 @@ def summary_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dic
         "by_project": groups_json("project", summary.by_project),
         "by_day": groups_json("day", summary.by_day),
         "by_agent": groups_json("agent", summary.by_agent),
+        "by_harness": harness_json(summary.by_harness),
         "sessions": [session_json(row) for row in summary.sessions],
         "warnings": warnings_json(summary, dataset),
         "source": source_json(summary, dataset, prices),
@@ -62,6 +63,7 @@ def session_json(row: SessionRow) -> dict[str, Any]:
     return {
         "session": row.session_id,
         "project": row.project,
+        "harness": row.harness,
         "start": row.start.isoformat(),
         "end": row.end.isoformat(),
         "duration_seconds": round(row.duration_seconds, 3),
@@ -104,3 +106,20 @@ def source_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dict
 def groups_json(name: str, groups: list[Group]) -> list[dict[str, Any]]:
     """One object a group: its key, named `name`, and its totals."""
     return [{name: group.key, **totals_json(group.totals)} for group in groups]
+
+
+def harness_json(groups: list[Group]) -> list[dict[str, Any]]:
+    """`by_harness`: each agent's totals, with the whole sessions it logged only as totals,
+    and what it logged its requests cost beside sniff's cost of the same requests."""
+    return [
+        {
+            **row,
+            "session_totals": group.totals.rollups,
+            "reported_requests": group.totals.reported_requests,
+            "reported_cost_usd": rounded(group.totals.reported_usd)
+            if group.totals.reported_requests
+            else None,
+            "cost_minus_reported_usd": rounded(group.totals.reported_difference),
+        }
+        for row, group in zip(groups_json("harness", groups), groups, strict=True)
+    ]

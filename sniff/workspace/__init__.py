@@ -27,7 +27,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sniff.errors import UserError
-from sniff.workspace.choices import AGENTS, FORMATS, PathArgument, given_paths, resolve_zone
+from sniff.workspace.choices import (
+    AGENTS,
+    FORMATS,
+    HARNESSES,
+    PathArgument,
+    given_paths,
+    resolve_zone,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,6 +70,7 @@ class Workspace:
         project: str | None = None,
         model: str | None = None,
         agent: str | None = None,
+        harness: str | None = None,
         tz: str | None = None,
         log_format: str | None = None,
         pricing: PathArgument | None = None,
@@ -79,6 +87,7 @@ class Workspace:
             project: only projects whose path contains this text (any case).
             model: only models whose name contains this text (any case).
             agent: only requests of this agent: main, subagent, compaction or other.
+            harness: only requests of this agent's logs: claude-code, codex, gemini-cli, ...
             tz: the zone of days and times, e.g. "Europe/Paris" (default: the machine's).
             log_format: read every file as this format (default: detect each file's).
             pricing: a TOML or JSON file of prices per model, overriding the bundled ones.
@@ -95,6 +104,8 @@ class Workspace:
         self.zone: tzinfo = resolve_zone(tz)
         if agent is not None and agent not in AGENTS:
             raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {agent!r}")
+        if harness is not None and harness not in HARNESSES:
+            raise UserError(f"--harness must be one of {', '.join(HARNESSES)}, not {harness!r}")
         if log_format is not None and log_format not in FORMATS:
             raise UserError(f"--log-format must be one of {', '.join(FORMATS)}, not {log_format!r}")
         self.filters = Filters(
@@ -103,6 +114,7 @@ class Workspace:
             project=project,
             model=model,
             agent=agent,
+            harness=harness,
         )
         if self.filters.since and self.filters.until and self.filters.since >= self.filters.until:
             raise UserError(f"--since {since} is not before --until {until}: no request can match")

@@ -30,14 +30,15 @@ from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from sniff.ingest import locations
 from sniff.paths import cache_folder, file_identity, identity, price_data_identity
 
 if TYPE_CHECKING:
     from sniff.ingest.discover import SourceFile
 
 ENVIRONMENT = (
-    "CLAUDE_CONFIG_DIR", "CODEX_HOME", "HOME", "TZ", "COLUMNS", "LINES", "NO_COLOR",
-    "FORCE_COLOR", "TERM", "LANG", "LC_ALL", "SNIFF_SHARED_SAMPLES",
+    *locations.ENVIRONMENT, "HOME", "USERPROFILE", "WSL_DISTRO_NAME", "TZ", "COLUMNS", "LINES",
+    "NO_COLOR", "FORCE_COLOR", "TERM", "LANG", "LC_ALL", "SNIFF_SHARED_SAMPLES",
 )  # fmt: skip
 """Environment variables that can change what a command prints."""
 ANSWERS_FOLDER = "answers"

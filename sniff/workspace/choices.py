@@ -11,6 +11,12 @@ from pathlib import Path
 from sniff.errors import UserError
 
 AGENTS = ("main", "subagent", "compaction", "other")
+HARNESSES = (
+    "claude-code", "codex", "gemini-cli", "qwen-code", "opencode", "kilo", "pi", "openclaw",
+    "kimi", "cline", "roo-code", "kilo-code", "copilot", "amp", "droid", "goose", "api",
+)  # fmt: skip
+"""`--harness` names: `model.Harness` (a test holds the two equal; here without importing the
+records, for `--help`)."""
 FORMATS = (
     "claude-code", "claude-trace", "codex", "request-log",
     "gemini-cli", "qwen-code", "opencode", "pi", "kimi", "cline", "cline-tasks", "copilot",

@@ -1,0 +1,59 @@
+"""Every request carries the agent whose log it is: `scan` sums them by harness, `--harness`
+keeps one, sessions and exports say it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from sniff.cli import app
+from sniff.model import Harness
+from sniff.workspace.choices import HARNESSES
+from tests.conftest import SAMPLE_LOGS
+
+runner = CliRunner()
+
+
+def scan(*arguments: str | Path) -> dict[str, Any]:
+    result = runner.invoke(app, ["scan", "--json", "--tz", "UTC", *map(str, arguments)])
+    assert result.exit_code == 0, result.output
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def test_the_harness_choices_are_the_records_harnesses() -> None:
+    assert tuple(harness.value for harness in Harness) == HARNESSES
+
+
+def test_scan_sums_the_bundled_logs_by_harness() -> None:
+    report = scan(SAMPLE_LOGS)
+    rows = {row["harness"]: row for row in report["by_harness"]}
+    assert {name: row["requests"] for name, row in rows.items()} == {
+        "claude-code": 141, "api": 25, "codex": 11,
+    }  # fmt: skip
+    for measure in ("requests", "input_tokens", "cache_read_tokens", "output_tokens"):
+        assert sum(row[measure] for row in rows.values()) == report["totals"][measure]
+    assert all(row["reported_cost_usd"] is None for row in rows.values())  # none logs its own
+    assert {session["harness"] for session in report["sessions"]} == set(rows)
+
+
+def test_harness_keeps_one_agents_requests() -> None:
+    everything = {row["harness"]: row for row in scan(SAMPLE_LOGS)["by_harness"]}
+    for name in ("codex", "api", "claude-code"):
+        report = scan(SAMPLE_LOGS, "--harness", name)
+        assert [row["harness"] for row in report["by_harness"]] == [name]
+        assert report["totals"]["requests"] == everything[name]["requests"]
+        assert report["totals"]["cost_usd"] == everything[name]["cost_usd"]
+    result = runner.invoke(app, ["scan", str(SAMPLE_LOGS), "--harness", "claude"])
+    assert result.exit_code == 2
+    assert result.output.startswith("sniff: error: --harness must be one of claude-code, codex")
+
+
+def test_an_export_keeps_each_requests_harness(tmp_path: Path) -> None:
+    target = tmp_path / "export"
+    result = runner.invoke(app, ["export", str(SAMPLE_LOGS), "-o", str(target), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert scan(target)["by_harness"] == scan(SAMPLE_LOGS)["by_harness"]
