@@ -85,7 +85,7 @@ class Record(msgspec.Struct, rename="camel", gc=False):
     """One line of a wire file."""
 
     type: str = ""
-    time: float | None = None
+    time: int | float | None = None
     kind: str | None = None
     """`llm.request`: `loop`, or `compaction` for the call that summarises the context."""
     provider: str | None = None

@@ -60,7 +60,7 @@ class Message(msgspec.Struct, rename="camel", gc=False):
     model: str | None = None
     usage: Usage | None = None
     stop_reason: str | None = None
-    timestamp: float | None = None
+    timestamp: int | float | None = None
     """Epoch milliseconds the message was created: for a response, about when it was asked."""
     tool_call_id: str | None = None
     is_error: bool | None = None
