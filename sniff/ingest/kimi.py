@@ -14,6 +14,10 @@ its manifest `state.json` (`workDir`, and its agents) and one `wire.jsonl` per a
   where a copy is named so): agent SUBAGENT with that id.
 - Nothing in a wire file names its session: the session folder does (`session_<uuid>`); a file
   outside that layout is a session of its own, named by the file.
+
+The Python Kimi CLI's `~/.kimi/sessions/<group>/<session>/wire.jsonl` (`$KIMI_DATA_DIR`) is read
+too, from its documentation (no real file was found): each `StatusUpdate` with `token_usage`
+is one step's call, keyed by its `message_id`; the file names no model.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ RECORD_TYPES = frozenset(
 MANIFEST_BYTES = 1 << 20
 """The most of a `state.json` read: a manifest is a few hundred bytes."""
 MAIN = "main"
+UNKNOWN_MODEL = "(unknown)"
 WIRE, STATE = "wire.jsonl", "state.json"
 
 
@@ -139,6 +144,8 @@ class _Wire:
             self.project, self.named = record.cwd, True
         elif kind == "turn.prompt":
             self._prompt(record)
+        elif record.message is not None and record.message.type == "StatusUpdate":
+            self._status(number, record)
 
     def _event(self, event: Event, time: float | None) -> None:
         kind = event.type
@@ -222,6 +229,41 @@ class _Wire:
             self.compacted = False
         self.compacting = self.new_turn = self.thinks = False
         self.asked_at = None
+
+    def _status(self, number: int, record: Record) -> None:
+        """A Python Kimi CLI step's usage: it names no model (only the CLI's config does)."""
+        payload = record.message.payload if record.message is not None else None
+        if payload is None or payload.token_usage is None:
+            return  # a context-only update
+        usage = payload.token_usage.usage()
+        if not any(usage.counts()):
+            return
+        time = record.timestamp
+        key = f"{SOURCE}:{payload.message_id or f'{self.place.session_id}:{time}'}"
+        previous = self.responses[-1].key if self.responses else None
+        self.responses.append(
+            Response(
+                SOURCE,
+                key,
+                TOP_LEVEL,
+                usage.tokens(),
+                False,
+                UNKNOWN_MODEL,
+                "kimi",
+                self.place.session_id,
+                self.agent,
+                self.place.agent_id,
+                self.project,
+                None,
+                epoch(time),
+                None,
+                None,
+                self.path,
+                number,
+                previous=previous,
+                harness=Harness.KIMI,
+            )  # fmt: skip
+        )
 
     def _call_id(self, tool_call_id: str) -> str:
         """Kimi numbers tool calls per agent (`Bash_0`, `Read_1`): unique only with both."""

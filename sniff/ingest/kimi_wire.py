@@ -1,4 +1,4 @@
-"""Provides the shape of a Kimi Code wire record: only the fields sniff reads.
+"""Provides the shape of a Kimi wire record: only the fields sniff reads.
 
 Kimi Code writes one record a line, each with its `type` and `time` (epoch ms): `llm.request`
 when a call is sent, `context.append_loop_event` wrapping the loop's events (`step.end` with the
@@ -7,7 +7,8 @@ the usage of each call again, `turn.prompt` for what starts a turn, `config.upda
 Usage classes are disjoint: `inputOther` is the input neither read from nor written to the
 cache (kimi-cli's `TokenUsage`: "input tokens excluding input_cache_read and
 input_cache_creation"). Every field is optional; a line of unexpected types is decoded
-leniently (`lines.lenient`).
+leniently (`lines.lenient`). The Python Kimi CLI, Kimi Code's predecessor, writes a wire file
+of the same name whose records wrap a `message` (`StatusUpdate` with one step's `token_usage`).
 """
 
 from __future__ import annotations
@@ -40,6 +41,34 @@ class Usage(UsageFields, rename="camel", gc=False):
         Moonshot's cache writes have no TTL to choose."""
         uncached, read, written, output = self.counts()
         return Tokens(uncached, read, written, 0, output, 0)
+
+
+class StepUsage(UsageFields, gc=False):
+    """The Python Kimi CLI's `StatusUpdate.token_usage`: the same classes, in snake case."""
+
+    input_other: Count = None
+    output: Count = None
+    input_cache_read: Count = None
+    input_cache_creation: Count = None
+
+    def usage(self) -> Usage:
+        return Usage(
+            self.input_other, self.output, self.input_cache_read, self.input_cache_creation
+        )
+
+
+class Payload(msgspec.Struct, gc=False):
+    """A Python Kimi CLI wire message's `payload` (of a `StatusUpdate`: one step's usage)."""
+
+    token_usage: StepUsage | None = None
+    message_id: str | None = None
+
+
+class Envelope(msgspec.Struct, gc=False):
+    """The Python Kimi CLI's `message`: `{type: <WireType>, payload}`."""
+
+    type: str = ""
+    payload: Payload | None = None
 
 
 class Part(msgspec.Struct, gc=False):
@@ -98,6 +127,9 @@ class Record(msgspec.Struct, rename="camel", gc=False):
     input: list[Text] | None = None
     origin: Origin | None = None
     protocol_version: str | None = msgspec.field(default=None, name="protocol_version")
+    message: Envelope | None = None
+    """The Python Kimi CLI's records: `{timestamp: <epoch s>, message: {type, payload}}`."""
+    timestamp: float | None = None
 
 
 DECODER = msgspec.json.Decoder(Record)

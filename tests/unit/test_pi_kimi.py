@@ -138,3 +138,37 @@ def test_kimi_manifest_that_cannot_be_read_leaves_the_hint(tmp_path: Path) -> No
     (tmp_path / "session_abc" / "state.json").write_text("{not json")
     [response] = parse_any(str(path), "hint").responses
     assert (response.session_id, response.agent_id, response.project) == ("abc", "main", "hint")
+
+
+def test_the_python_kimi_clis_wire_file(tmp_path: Path) -> None:
+    """`sessions/<group>/<session>/wire.jsonl` with `StatusUpdate` records (kimi-cli's wire
+    documentation): each usage counts once by its message id; context-only updates do not."""
+
+    def status(at: float, message_id: str, **usage: int) -> dict[str, Any]:
+        return {"timestamp": at, "message": {"type": "StatusUpdate", "payload": {
+            "context_tokens": 9000, "token_usage": usage, "message_id": message_id}}}  # fmt: skip
+
+    step = {
+        "input_other": 1244,
+        "output": 155,
+        "input_cache_read": 69376,
+        "input_cache_creation": 0,
+    }
+    records = [
+        {"type": "metadata", "protocol_version": "1.3"},
+        {"timestamp": 1773133200.5, "message": {"type": "TurnBegin", "payload": {}}},
+        status(1773133204.25, "chatcmpl-a", **step),
+        {"timestamp": 1773133204.3, "message": {"type": "StatusUpdate", "payload": {}}},
+        status(1773133209.0, "chatcmpl-b", **{**step, "output": 80}),
+    ]
+    wire = lines(tmp_path / "sessions" / "9f1c" / "5b7e-session" / "wire.jsonl", records)
+    again = lines(tmp_path / "copy" / "5b7e-session" / "wire.jsonl", records)
+    found = load([wire, again]).requests
+    assert [(r.key, r.usage.output_tokens) for r in found] == [
+        ("kimi:chatcmpl-a", 155), ("kimi:chatcmpl-b", 80)
+    ]  # fmt: skip
+    first = found[0]
+    assert (first.usage.input_tokens, first.usage.cache_read_tokens) == (1244, 69376)
+    assert (first.model, first.session_id, first.harness) == ("(unknown)", "5b7e-session",
+                                                              Harness.KIMI)  # fmt: skip
+    assert first.ended_at.timestamp() == 1773133204.25
