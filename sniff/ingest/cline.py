@@ -41,6 +41,8 @@ SOURCE = "cline"
 MESSAGES_SUFFIX = ".messages.json"
 COMPACTION_SUFFIX = ".compaction.json"
 LEAD = "lead"
+SUB_SESSION = "__"
+"""What joins a sub-agent's session id to its lead's and its own id."""
 
 _FILE = msgspec.json.Decoder(MessagesFile)
 _MESSAGE = msgspec.json.Decoder(Message)
@@ -116,11 +118,16 @@ class _Context(msgspec.Struct, frozen=True, gc=False):
             path,
             document.sessionId,
             Agent.MAIN if lead else Agent.SUBAGENT,
-            Agent.MAIN.value if lead else own_id or document.sessionId,
+            Agent.MAIN.value if lead else _agent_id(own_id or document.sessionId),
             manifest.cwd or manifest.workspace_root or project_hint,
             epoch(fork.forkedAt) if fork else None,
             name.endswith(COMPACTION_SUFFIX),
         )
+
+
+def _agent_id(session_id: str) -> str:
+    """A sub-agent's id from its session's (`<root session>__<agent id>`)."""
+    return session_id.split(SUB_SESSION, 1)[1] if SUB_SESSION in session_id else session_id
 
 
 def _manifest(path: str) -> Manifest:

@@ -103,14 +103,13 @@ class UiMessage(msgspec.Struct, gc=False):
     type: str = ""
     say: str | None = None
     text: str | None = None
-    partial: bool | None = None
-    contextCondense: Condense | None = None
+    modelInfo: TaskModelInfo | None = None
+    """Newer Cline only: the model that answered."""
 
 
-class Condense(msgspec.Struct, gc=False):
-    """A `condense_context` row's summary call (Roo, Kilo): its cost only."""
-
-    cost: Dollars = None
+class TaskModelInfo(msgspec.Struct, gc=False):
+    modelId: str | None = None
+    providerId: str | None = None
 
 
 class ApiRequest(UsageFields):

@@ -17,6 +17,7 @@ from sniff.ingest import (
     claude_code,
     claude_trace,
     cline,
+    cline_tasks,
     codex,
     parquet_in,
     request_log,
@@ -30,7 +31,10 @@ from sniff.ingest.regular import open_regular, why_unread
 from sniff.ingest.streamed import READERS, Read, head, read_lines
 from sniff.model import LineIssue
 
-AGENT_FORMATS: tuple[AgentFormat, ...] = (*cline.FORMATS,)
+AGENT_FORMATS: tuple[AgentFormat, ...] = (
+    *cline.FORMATS,
+    *cline_tasks.FORMATS,
+)
 """The other agents' formats, each claimed from its content before the formats below."""
 
 PARSERS: dict[str, Parser] = {
