@@ -88,6 +88,7 @@ def parse(path: str, data: bytes, project_hint: str, with_prompts: Prompts) -> F
             continue
         messages.append((index, message, message_key(context.session_id, index, message)))
     responses = _responses(context, messages, issues)
+    issues.sort(key=lambda issue: issue.line)
     activity = cline_activity.sdk_activity(
         messages, context.session_id, context.project, lead=context.agent is Agent.MAIN
     )
@@ -235,4 +236,9 @@ def message_key(session_id: str, index: int, message: Message) -> str:
     return f"{SOURCE}:{session_id}:#{index}"
 
 
-FORMATS = (AgentFormat(SOURCE, Layout.DOCUMENT, claims, parse),)
+FORMATS = (
+    AgentFormat(SOURCE, Layout.DOCUMENT, claims, parse),
+    # a document saved on one line is its own first line, whose `sessionId` would otherwise
+    # make it a Claude Code record
+    AgentFormat(SOURCE, Layout.LINES, claims, parse),
+)
