@@ -83,11 +83,9 @@ class ManifestMetadata(msgspec.Struct, gc=False):
 
 
 class Manifest(msgspec.Struct, gc=False):
-    """`<sessionId>.json`: the session's settings as they are now (not per call)."""
+    """`<sessionId>.json`: the session's settings as they are now. Its `provider` and `model`
+    are not read: they are the setting now, not what answered each call."""
 
-    session_id: str | None = None
-    provider: str | None = None
-    model: str | None = None
     cwd: str | None = None
     workspace_root: str | None = None
     metadata: ManifestMetadata | None = None
