@@ -16,6 +16,8 @@ import orjson
 from sniff.ingest import (
     claude_code,
     claude_trace,
+    cline,
+    cline_tasks,
     codex,
     kimi,
     parquet_in,
@@ -34,6 +36,8 @@ from sniff.model import NO_USAGE, LineIssue
 AGENT_FORMATS: tuple[AgentFormat, ...] = (
     *pi.FORMATS,
     *kimi.FORMATS,
+    *cline.FORMATS,
+    *cline_tasks.FORMATS,
 )
 """The other agents' formats, each claimed from its content before the formats below."""
 
