@@ -18,6 +18,7 @@ from sniff.ingest import (
     claude_trace,
     codex,
     copilot,
+    droid,
     parquet_in,
     request_log,
     sqlite_read,
@@ -30,7 +31,10 @@ from sniff.ingest.regular import open_regular, why_unread
 from sniff.ingest.streamed import READERS, Read, head, read_lines
 from sniff.model import LineIssue
 
-AGENT_FORMATS: tuple[AgentFormat, ...] = (*copilot.FORMATS,)
+AGENT_FORMATS: tuple[AgentFormat, ...] = (
+    *copilot.FORMATS,
+    *droid.FORMATS,
+)
 """The other agents' formats, each claimed from its content before the formats below."""
 
 PARSERS: dict[str, Parser] = {
