@@ -19,6 +19,7 @@ from sniff.ingest import (
     codex,
     copilot,
     droid,
+    goose,
     parquet_in,
     request_log,
     sqlite_read,
@@ -34,6 +35,7 @@ from sniff.model import LineIssue
 AGENT_FORMATS: tuple[AgentFormat, ...] = (
     *copilot.FORMATS,
     *droid.FORMATS,
+    *goose.FORMATS,
 )
 """The other agents' formats, each claimed from its content before the formats below."""
 
