@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from sniff.ingest import (
+    amp,
     claude_code,
     claude_trace,
     codex,
@@ -33,6 +34,7 @@ from sniff.ingest.streamed import READERS, Read, head, read_lines
 from sniff.model import LineIssue
 
 AGENT_FORMATS: tuple[AgentFormat, ...] = (
+    *amp.FORMATS,
     *copilot.FORMATS,
     *droid.FORMATS,
     *goose.FORMATS,
