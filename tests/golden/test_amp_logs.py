@@ -3,41 +3,19 @@ real thread was found): one with per-message usage, one older one with a usage l
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from typer.testing import CliRunner
-
-from sniff.cli import app
 from sniff.logs import load
+from tests.golden.agent_scan import classes, scan, tools
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "amp"
-
-
-def scan() -> dict[str, Any]:
-    result = CliRunner().invoke(app, ["scan", "--json", "--tz", "UTC", str(SAMPLES)])
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
-
-
-def classes(row: dict[str, Any]) -> tuple[int, ...]:
-    return (
-        row["requests"],
-        row["input_tokens"],
-        row["cache_read_tokens"],
-        row["cache_write_5m_tokens"] + row["cache_write_1h_tokens"],
-        row["output_tokens"],
-        row["reasoning_tokens"],
-    )
 
 
 def test_totals_models_and_sessions():
     """The newer thread: three messages with usage (a fourth of zero tokens is none). The
     older: its two dated ledger rows with the cache split of the messages they name; the
     messages are not counted again, and the undated row is dropped."""
-    report = scan()
+    report = scan(SAMPLES)
     assert classes(report["totals"]) == (5, 40, 48_200, 30_660, 1_475, 0)
     assert {row["model"]: classes(row) for row in report["by_model"]} == {
         "claude-sonnet-4-5-20250929": (3, 22, 38_400, 20_160, 685, 0),
@@ -67,8 +45,5 @@ def test_calls_are_linked_for_cache_breaks():
 
 
 def test_agents_reads_tool_calls_and_failures():
-    result = CliRunner().invoke(app, ["agents", "--json", str(SAMPLES)])
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
-    calls = {row["tool"]: (row["calls"], row["errors"]) for row in report["tools"]["by_tool"]}
+    calls = tools(SAMPLES)
     assert calls == {"Read": (1, 0), "Bash": (1, 1)}

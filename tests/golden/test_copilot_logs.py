@@ -4,34 +4,12 @@ gives its tokens per session, not per model)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from typer.testing import CliRunner
-
-from sniff.cli import app
+from tests.golden.agent_scan import classes, scan, tools
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "copilot"
 RESUMED = "5f0c7d9e-3b1a-4c2e-9d8f-6a7b8c9d0e1f"
-
-
-def scan(*options: str, path: Path = SAMPLES) -> dict[str, Any]:
-    result = CliRunner().invoke(app, ["scan", "--json", "--tz", "UTC", *options, str(path)])
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
-
-
-def classes(row: dict[str, Any]) -> tuple[int, ...]:
-    return (
-        row["requests"],
-        row["input_tokens"],
-        row["cache_read_tokens"],
-        row["cache_write_5m_tokens"] + row["cache_write_1h_tokens"],
-        row["output_tokens"],
-        row["reasoning_tokens"],
-    )
 
 
 def test_totals_and_models():
@@ -39,7 +17,7 @@ def test_totals_and_models():
     written (subtracted once), and gpt-5-mini 1; its messages' output is not counted again.
     Segment 2 (resumed, no shutdown): two messages of output, one of zero output dropped. The
     flat file: tokenDetails 5,000 input with 3,000 read, for its one model's 2 calls."""
-    report = scan()
+    report = scan(SAMPLES)
     assert classes(report["totals"]) == (8, 8_500, 33_000, 8_000, 2_140, 0)
     assert {row["model"]: classes(row) for row in report["by_model"]} == {
         "claude-sonnet-4.5": (5, 4_000, 30_000, 8_000, 1_440, 0),
@@ -53,7 +31,7 @@ def test_totals_and_models():
 
 
 def test_sessions_and_projects():
-    report = scan()
+    report = scan(SAMPLES)
     sessions = {row["session"]: row for row in report["sessions"]}
     assert set(sessions) == {RESUMED, "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"}
     assert sessions[RESUMED]["requests"] == 6
@@ -78,10 +56,7 @@ def test_requests_carry_the_harness_rollups_and_nano_aiu():
 
 
 def test_agents_reads_tool_calls_and_failures():
-    result = CliRunner().invoke(app, ["agents", "--json", str(SAMPLES)])
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
-    calls = {row["tool"]: (row["calls"], row["errors"]) for row in report["tools"]["by_tool"]}
+    calls = tools(SAMPLES)
     assert calls == {"bash": (2, 1), "view": (1, 0), "grep": (1, 0)}
 
 
@@ -90,6 +65,5 @@ def test_a_copy_of_a_session_counts_once(tmp_path):
     copy.parent.mkdir()
     copy.write_bytes((SAMPLES / "session-state" / RESUMED / "events.jsonl").read_bytes())
     original = SAMPLES / "session-state" / RESUMED / "events.jsonl"
-    result = CliRunner().invoke(app, ["scan", "--json", "--tz", "UTC", str(original), str(copy)])
-    report = json.loads(result.stdout)
+    report = scan(original, copy)
     assert classes(report["totals"]) == (6, 6_500, 30_000, 8_000, 1_740, 0)

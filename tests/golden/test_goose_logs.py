@@ -3,16 +3,13 @@ hand in Goose 1.x's schema from the field guide: no real database was found)."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from sniff.cli import app
 from sniff.logs import load
+from tests.golden.agent_scan import classes, scan
 
 SQL = Path(__file__).parent / "goose" / "sessions.sql"
 
@@ -24,24 +21,6 @@ def database(tmp_path: Path) -> Path:
     with sqlite3.connect(path) as connection:
         connection.executescript(SQL.read_text())
     return path
-
-
-def scan(path: Path) -> dict[str, Any]:
-    result = CliRunner().invoke(app, ["scan", "--json", "--tz", "UTC", str(path)])
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
-
-
-def classes(row: dict[str, Any]) -> tuple[int, ...]:
-    return (
-        row["requests"],
-        row["input_tokens"],
-        row["cache_read_tokens"],
-        row["cache_write_5m_tokens"] + row["cache_write_1h_tokens"],
-        row["output_tokens"],
-        row["reasoning_tokens"],
-    )
 
 
 def test_each_session_is_one_rollup_of_its_accumulated_totals(database):
