@@ -38,6 +38,7 @@ from sniff.ingest.copilot_wire import (
     Message,
     ModelChange,
     ModelMetric,
+    ModelUsage,
     Requests,
     Shutdown,
     Start,
@@ -158,13 +159,7 @@ class Session:
 
     def _usage(self, line: int, event: Event, usage: CallUsage, at: float | None) -> Call:
         model = usage.model or self.model
-        tokens = disjoint(
-            counted(usage.inputTokens),
-            counted(usage.cacheReadTokens),
-            counted(usage.cacheWriteTokens),
-            counted(usage.outputTokens),
-            counted(usage.reasoningTokens),
-        )
+        tokens = usage_tokens(usage)
         name = usage.apiCallId or event.id or f"line-{line}"
         return Call(line, name, model, tokens, at, usage.parentToolCallId)
 
@@ -173,6 +168,17 @@ def disjoint(inclusive: int, read: int, write: int, output: int, reasoning: int)
     """Copilot's counts in sniff's classes: the cache taken out of input once."""
     uncached = inclusive - read - write if inclusive >= read + write else inclusive
     return Tokens(uncached, read, write, 0, output, reasoning)
+
+
+def usage_tokens(usage: CallUsage | ModelUsage) -> Tokens:
+    """A call's or a model's usage (the same fields) in sniff's classes."""
+    return disjoint(
+        counted(usage.inputTokens),
+        counted(usage.cacheReadTokens),
+        counted(usage.cacheWriteTokens),
+        counted(usage.outputTokens),
+        counted(usage.reasoningTokens),
+    )
 
 
 def parse(
@@ -286,15 +292,7 @@ def _per_model(shutdown: Shutdown, current: str) -> list[tuple[str, int, Tokens]
     found: list[tuple[str, int, Tokens]] = []
     for model, metric in shutdown.modelMetrics.items():
         if metric.usage is not None:
-            usage = metric.usage
-            tokens = disjoint(
-                counted(usage.inputTokens),
-                counted(usage.cacheReadTokens),
-                counted(usage.cacheWriteTokens),
-                counted(usage.outputTokens),
-                counted(usage.reasoningTokens),
-            )
-            found.append((model, _calls(metric), tokens))
+            found.append((model, _calls(metric), usage_tokens(metric.usage)))
     details = shutdown.tokenDetails
     if details is not None and not found:
         metrics = shutdown.modelMetrics
