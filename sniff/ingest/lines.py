@@ -63,6 +63,20 @@ def decode_lines(
             yield number, record
 
 
+def decode_record(
+    path: str,
+    number: int,
+    raw: bytes,
+    schema: type[Schema],
+    decoder: msgspec.json.Decoder[Schema],
+    issues: list[LineIssue],
+) -> Schema | None:
+    """One record of a JSON document (a message of a session saved whole), decoded as a line
+    is: leniently when its fields do not fit, and appended to `issues` at `number` (its place
+    in the document) when it cannot be read. None when it is skipped."""
+    return _decode_one(path, number, raw, schema, decoder, issues, last=False)
+
+
 def _decode_one(
     path: str,
     number: int,
