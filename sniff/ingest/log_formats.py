@@ -19,6 +19,7 @@ from sniff.ingest import (
     codex,
     gemini_cli,
     parquet_in,
+    qwen_code,
     request_log,
     sqlite_read,
 )
@@ -30,7 +31,10 @@ from sniff.ingest.regular import open_regular, why_unread
 from sniff.ingest.streamed import READERS, Read, head, read_lines
 from sniff.model import LineIssue
 
-AGENT_FORMATS: tuple[AgentFormat, ...] = (*gemini_cli.FORMATS,)
+AGENT_FORMATS: tuple[AgentFormat, ...] = (
+    *gemini_cli.FORMATS,
+    *qwen_code.FORMATS,
+)
 """The other agents' formats, each claimed from its content before the formats below."""
 
 PARSERS: dict[str, Parser] = {
