@@ -3,8 +3,8 @@ by hand from their records.
 
 The folder is `~/.gemini/tmp/<sha256 of /home/dana/src/tilesrv>/` as the CLI writes it:
 - `session-…-5d1e8a3c.json`: a legacy session, 3 calls of gemini-2.5-pro;
-- `session-…-5d1e8a3c.jsonl`: the same session resumed a day later: the 4 legacy messages copied,
-  then 2 calls, the first appended three times (no tokens, tokens, tokens with its tool call);
+- `session-…-5d1e8a3c.jsonl`: the same session resumed six minutes later: the 4 legacy messages
+  copied, then 2 calls, the first appended three times (no tokens, tokens, tokens with its tool call);
 - `session-…-7b2d4e91.jsonl`: gemini-2.5-flash, 4 calls: one with tool-use prompt tokens, one
   taken out by a `$rewindTo` (billed: it counts), one with zero tokens (not a request), an API
   error;
@@ -37,7 +37,7 @@ PRO = [
     (9120, 0, 210, 340),
     (12480 - 8960, 8960, 96, 120),
     (13105 - 12288, 12288, 402, 58),
-    (14020, 0, 130, 0),
+    (14020 - 13056, 13056, 130, 0),
     (14410 - 13952, 13952, 88, 44),
 ]
 FLASH_MAIN = [
@@ -128,7 +128,7 @@ def test_previous_calls_follow_the_conversation_through_a_rewind():
     # after the rewind, the answer continues the call before the rewound user message
     assert by_key["4a17cf60"].previous == by_key["06d38b2c"].key
     assert by_key["28f5ad4e"].previous == by_key["06d38b2c"].key
-    # the resumed day's first call continues the legacy file's last
+    # the resumed session's first call continues the legacy file's last
     assert by_key["96f15358"].previous == by_key["0856c356"].key
     assert by_key["96f15358"].opens_turn and not by_key["3e7c9b52"].opens_turn
     assert by_key["f52c7a1b"].previous is None
