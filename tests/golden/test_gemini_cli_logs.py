@@ -4,7 +4,8 @@ by hand from their records.
 The folder is `~/.gemini/tmp/<sha256 of /home/dana/src/tilesrv>/` as the CLI writes it:
 - `session-…-5d1e8a3c.json`: a legacy session, 3 calls of gemini-2.5-pro;
 - `session-…-5d1e8a3c.jsonl`: the same session resumed six minutes later: the 4 legacy messages
-  copied, then 2 calls, the first appended three times (no tokens, tokens, tokens with its tool call);
+  copied, then 2 calls, the first appended three times (no tokens, tokens, tokens and its tool
+  call);
 - `session-…-7b2d4e91.jsonl`: gemini-2.5-flash, 4 calls: one with tool-use prompt tokens, one
   taken out by a `$rewindTo` (billed: it counts), one with zero tokens (not a request), an API
   error;
