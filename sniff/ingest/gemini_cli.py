@@ -39,7 +39,7 @@ from sniff.ingest.gemini_wire import (
     GeminiMessage,
     MetadataUpdate,
 )
-from sniff.ingest.lines import BOM, decode_lines, decode_record
+from sniff.ingest.lines import BOM, decode_record, handle_lines
 from sniff.ingest.plausible import SURELY_DATED, Implausible, check_date
 from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Prompts, Response, epoch
 from sniff.model import UNDATED, Agent, Harness, LineIssue
@@ -226,11 +226,7 @@ def parse(
 def parse_lines(path: str, data: bytes, project_hint: str) -> FileResult:
     """Read a `.jsonl` session."""
     conversation = Conversation(path, project_hint, TOP_LEVEL)
-    for number, line in decode_lines(path, data, GeminiLine, LINE_DECODER, conversation.issues):
-        try:
-            conversation.line(number, line)
-        except Implausible as error:  # the line is skipped, as if it were not there
-            conversation.issues.append(LineIssue(path, number, str(error)))
+    handle_lines(path, data, GeminiLine, LINE_DECODER, conversation.issues, conversation.line)
     return conversation.result()
 
 

@@ -25,8 +25,8 @@ import msgspec
 from sniff.ingest.agent_format import AgentFormat, Layout
 from sniff.ingest.claude_code_activity import EXCERPT, ActivityLog, typed_text
 from sniff.ingest.gemini_wire import UsageMetadata
-from sniff.ingest.lines import decode_lines
-from sniff.ingest.plausible import SURELY_DATED, Implausible, check_date
+from sniff.ingest.lines import handle_lines
+from sniff.ingest.plausible import SURELY_DATED, check_date
 from sniff.ingest.record import TOP_LEVEL, FileResult, Prompts, Response, epoch
 from sniff.model import UNDATED, Agent, Harness, LineIssue
 
@@ -283,11 +283,7 @@ def parse(
 ) -> FileResult:
     """Read one session (its prompts are not read: the rows hold no request body)."""
     reader = Reader(path, project_hint)
-    for number, row in decode_lines(path, data, QwenRow, DECODER, reader.issues):
-        try:
-            reader.row(number, row)
-        except Implausible as error:  # the row is skipped, as if it were not there
-            reader.issues.append(LineIssue(path, number, str(error)))
+    handle_lines(path, data, QwenRow, DECODER, reader.issues, reader.row)
     return reader.result()
 
 

@@ -15,16 +15,14 @@ The folder is `~/.gemini/tmp/<sha256 of /home/dana/src/tilesrv>/` as the CLI wri
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from sniff.cli import app
 from sniff.logs import load
 from sniff.model import Harness
+from tests.golden.agent_totals import figures, run_json, scan, summed
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs" / "gemini-cli"
@@ -50,29 +48,9 @@ FLASH_MAIN = [
 FLASH_SUBAGENT = [(4200, 0, 35, 0), (4390 - 4096, 4096, 22, 0)]
 
 
-def summed(calls: list[tuple[int, int, int, int]]) -> dict[str, int]:
-    input_tokens, read, output, reasoning = map(sum, zip(*calls, strict=True))
-    return {
-        "requests": len(calls),
-        "input_tokens": input_tokens,
-        "cache_read_tokens": read,
-        "cache_write_5m_tokens": 0,
-        "cache_write_1h_tokens": 0,
-        "output_tokens": output,
-        "reasoning_tokens": reasoning,
-    }
-
-
-def figures(row: dict[str, Any]) -> dict[str, int]:
-    return {key: row[key] for key in summed(PRO)}
-
-
 @pytest.fixture(scope="module")
 def report() -> dict[str, Any]:
-    result = CliRunner().invoke(app, ["scan", "--json", "--tz", "UTC", str(SAMPLES)])
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
+    return scan(SAMPLES)
 
 
 def test_totals_count_each_call_once(report):
@@ -136,9 +114,7 @@ def test_previous_calls_follow_the_conversation_through_a_rewind():
 
 
 def test_tool_calls_and_failures_through_agents():
-    result = CliRunner().invoke(app, ["agents", "--json", "--no-index", str(SAMPLES)])
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
+    report = run_json("agents", "--json", "--no-index", str(SAMPLES))
     assert {row["tool"]: (row["calls"], row["errors"]) for row in report["tools"]["by_tool"]} == {
         "read_file": (1, 0),
         "run_shell_command": (1, 1),

@@ -13,16 +13,14 @@ hand from their rows.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from sniff.cli import app
 from sniff.logs import load
 from sniff.model import Agent, Harness
+from tests.golden.agent_totals import figures, run_json, scan, summed
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs" / "qwen-code"
@@ -42,29 +40,9 @@ QWEN_SUBAGENT = [(5200, 0, 60, 0)]
 GEMINI = [(9000, 0, 200, 150)]
 
 
-def summed(calls: list[tuple[int, int, int, int]]) -> dict[str, int]:
-    input_tokens, read, output, reasoning = map(sum, zip(*calls, strict=True))
-    return {
-        "requests": len(calls),
-        "input_tokens": input_tokens,
-        "cache_read_tokens": read,
-        "cache_write_5m_tokens": 0,
-        "cache_write_1h_tokens": 0,
-        "output_tokens": output,
-        "reasoning_tokens": reasoning,
-    }
-
-
-def figures(row: dict[str, Any]) -> dict[str, int]:
-    return {key: row[key] for key in summed(GEMINI)}
-
-
 @pytest.fixture(scope="module")
 def report() -> dict[str, Any]:
-    result = CliRunner().invoke(app, ["scan", "--json", "--tz", "UTC", str(SAMPLES)])
-    assert result.exit_code == 0, result.output
-    data: dict[str, Any] = json.loads(result.stdout)
-    return data
+    return scan(SAMPLES)
 
 
 def test_totals_count_assistant_usage_once(report):
@@ -119,9 +97,7 @@ def test_harness_providers_and_branch_links():
 
 
 def test_tool_calls_failures_and_requests_through_agents():
-    result = CliRunner().invoke(app, ["agents", "--json", "--no-index", str(SAMPLES)])
-    assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
+    report = run_json("agents", "--json", "--no-index", str(SAMPLES))
     assert {row["tool"]: (row["calls"], row["errors"]) for row in report["tools"]["by_tool"]} == {
         "read_file": (1, 0),  # also copied into the branch: once
         "edit": (2, 1),
