@@ -254,3 +254,27 @@ def test_agent_expected_md_is_read_whole() -> None:
     for agent, (totals, models) in table.items():
         if models:
             assert tuple(map(sum, zip(*models.values(), strict=True))) == totals[:6], agent
+
+
+def test_gemini_thoughts_are_billed_beside_the_output() -> None:
+    """Gemini reports thoughts apart from the output and bills them as output: each call's cost
+    is its tokens at its model's prices, thoughts at the output's, and the shared sample's
+    thinking calls cost more than their output alone would."""
+    import msgspec
+
+    from sniff.logs import load
+    from sniff.pricing import PriceBook
+
+    book = PriceBook()
+    requests = load([AGENT_SAMPLES / "gemini-cli"]).requests
+    thinking = [request for request in requests if request.usage.reasoning_tokens]
+    assert sum(request.usage.reasoning_tokens for request in thinking) == 377
+    for request in thinking:
+        billed = msgspec.structs.replace(
+            request.usage,
+            output_tokens=request.usage.output_tokens + request.usage.reasoning_tokens,
+        )
+        cost, plain = request.cost, book.cost(request.model, request.when, request.usage)
+        assert cost is not None and plain is not None
+        assert cost == book.cost(request.model, request.when, billed)
+        assert cost.total_usd > plain.total_usd
