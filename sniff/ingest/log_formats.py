@@ -13,7 +13,15 @@ from typing import Any
 
 import orjson
 
-from sniff.ingest import claude_code, claude_trace, codex, parquet_in, request_log, sqlite_read
+from sniff.ingest import (
+    claude_code,
+    claude_trace,
+    codex,
+    opencode,
+    parquet_in,
+    request_log,
+    sqlite_read,
+)
 from sniff.ingest.agent_format import AgentFormat, Layout, Parser
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.lines import BOM
@@ -22,7 +30,7 @@ from sniff.ingest.regular import open_regular, why_unread
 from sniff.ingest.streamed import READERS, Read, head, read_lines
 from sniff.model import LineIssue
 
-AGENT_FORMATS: tuple[AgentFormat, ...] = ()
+AGENT_FORMATS: tuple[AgentFormat, ...] = (*opencode.FORMATS,)
 """The other agents' formats, each claimed from its content before the formats below."""
 
 PARSERS: dict[str, Parser] = {
