@@ -36,6 +36,7 @@ from sniff.model import Harness, LineIssue
 SQLITE_MAGIC = b"SQLite format 3\x00"
 TABLES = frozenset({"session", "message", "part"})
 KILO = "kilo"
+DATABASE_NAMES = ("opencode.db", "opencode-*.db", "kilo.db", "kilo-*.db")
 MOST_PART_BYTES = 64 << 20
 """A legacy part file larger than this is not read (a tool's output): it holds no usage."""
 
@@ -257,6 +258,6 @@ def _small_file(path: str, issues: list[LineIssue]) -> bytes | None:
 
 
 FORMATS: tuple[AgentFormat, ...] = (
-    AgentFormat(SOURCE, Layout.DATABASE, claims_database, parse),
+    AgentFormat(SOURCE, Layout.DATABASE, claims_database, parse, DATABASE_NAMES),
     AgentFormat(SOURCE, Layout.DOCUMENT, claims_message, parse),
 )

@@ -160,3 +160,16 @@ def test_agents_reads_tool_calls_and_failures() -> None:
         "task": (1, 0),
         "grep": (1, 0),
     }
+
+
+def test_cache_breaks_follow_each_sessions_calls() -> None:
+    """The one warm break is the call after the compaction, which starts its cache again; the
+    steps of a message and the messages of a session read what the call before them wrote."""
+    result = CliRunner().invoke(app, ["cache", "--breaks", "--json", "--tz", "UTC", str(SAMPLE)])
+    assert result.exit_code == 0, result.output
+    found = [
+        (item["request"], item["cause"])
+        for item in json.loads(result.stdout)["breaks"]
+        if item["cause"] != "cold_start"
+    ]
+    assert found == [("opencode:msg_019cbd7b28380030dana1", "compaction")]
