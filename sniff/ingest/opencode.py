@@ -118,31 +118,38 @@ def _read(
         if row.get("id") is not None
     }
     messages: list[Message] = []
-    for row in _rows(path, connection, "message", issues):
-        message_id, session_id = _text(row, "id"), _text(row, "session_id")
-        raw, number = row.get("data"), int(row["rowid"])
-        if not message_id or not session_id or not isinstance(raw, str | bytes):
-            issues.append(LineIssue(path, number, "message row without id, session or data"))
-            continue
-        data = decode_message(path, number, _bytes(raw), issues)
+    for row, message_id, session_id, number, raw in _records(path, connection, "message", issues):
+        data = decode_message(path, number, raw, issues)
         if data is not None:
             created, updated = _ms(row, "time_created"), _ms(row, "time_updated")
             messages.append(Message(message_id, session_id, path, number, created, updated, data))
     parts: dict[str, list[Part]] = {}
-    for row in _rows(path, connection, "part", issues):
-        part_id, message_id = _text(row, "id"), _text(row, "message_id")
-        raw, number = row.get("data"), int(row["rowid"])
-        if not part_id or not message_id or not isinstance(raw, str | bytes):
-            issues.append(LineIssue(path, number, "part row without id, message or data"))
-            continue
-        part = decode_part(path, number, _bytes(raw), issues)
+    for row, part_id, message_id, number, raw in _records(path, connection, "part", issues):
+        part = decode_part(path, number, raw, issues)
         if part is not None:
-            parts.setdefault(message_id, []).append(
-                Part(part_id, path, number, _ms(row, "time_created"), part)
-            )
+            created = _ms(row, "time_created")
+            parts.setdefault(message_id, []).append(Part(part_id, path, number, created, part))
     for listed in parts.values():
         listed.sort(key=lambda part: part.id)
     return Store(harness_of(path), project_hint, TOP_LEVEL, sessions, messages, parts)
+
+
+OWNER = {"message": "session_id", "part": "message_id"}
+"""The column naming what a message or a part belongs to."""
+
+
+def _records(
+    path: str, connection: sqlite3.Connection, table: str, issues: list[LineIssue]
+) -> Iterator[tuple[dict[str, Any], str, str, int, bytes]]:
+    """(row, id, what it belongs to, row number, JSON) of a message or part table's rows; a
+    row without them is listed."""
+    for row in _rows(path, connection, table, issues):
+        identity, owner = _text(row, "id"), _text(row, OWNER[table])
+        raw, number = row.get("data"), int(row["rowid"])
+        if not identity or not owner or not isinstance(raw, str | bytes):
+            issues.append(LineIssue(path, number, f"{table} row without id, owner or data"))
+            continue
+        yield row, identity, owner, number, _bytes(raw)
 
 
 def _rows(

@@ -21,16 +21,9 @@ from sniff.cli import app
 from sniff.logs import load
 from sniff.model import Agent, Harness, Request
 from tests.golden.opencode_sample import SAMPLE, build
+from tests.golden.test_sample_logs import TOKEN_KEYS as CLAUDE_KEYS
 
-TOKEN_KEYS = (
-    "requests",
-    "input_tokens",
-    "cache_read_tokens",
-    "cache_write_5m_tokens",
-    "cache_write_1h_tokens",
-    "output_tokens",
-    "reasoning_tokens",
-)
+TOKEN_KEYS = (*CLAUDE_KEYS, "reasoning_tokens")
 # requests, input, cache read, 5m write, 1h write, output, reasoning
 BY_MODEL = {
     # tilesrv: 3 steps + the compaction's summary + the call after it; webshop (Kilo): 1

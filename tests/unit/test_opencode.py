@@ -21,18 +21,10 @@ from sniff.ingest.sqlite_read import BUSY_MS
 from sniff.logs import load
 from sniff.model import Harness
 from tests.golden.opencode_sample import SCHEMA
+from tests.golden.opencode_sample import tokens as usage
 
 T0 = 1_772_704_800_000  # 2026-03-05, in OpenCode's milliseconds
 SONNET = {"modelID": "claude-sonnet-4-5", "providerID": "anthropic"}
-
-
-def usage(inp: int, read: int, write: int, out: int, reasoning: int = 0) -> dict[str, Any]:
-    return {
-        "input": inp,
-        "output": out,
-        "reasoning": reasoning,
-        "cache": {"read": read, "write": write},
-    }
 
 
 def assistant(tokens: dict[str, Any], cost: float, **extra: Any) -> dict[str, Any]:
