@@ -31,7 +31,7 @@ from sniff.analyses.tool_errors import (
     USER_INTERRUPTED,
     classify,
 )
-from sniff.ingest import claude_code, codex
+from sniff.ingest import claude_code, codex, opencode_calls
 from sniff.model import Activity, AgentEvent, Request, ToolCall
 from sniff.redact_secrets import redact_secrets
 
@@ -39,7 +39,7 @@ BUILT_IN = "built-in"
 SUBAGENTS = "subagents"
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 EXAMPLES = 3
-ACTIVITY_FORMATS = frozenset({claude_code.SOURCE, codex.SOURCE})
+ACTIVITY_FORMATS = frozenset({claude_code.SOURCE, codex.SOURCE, opencode_calls.SOURCE})
 """Log formats that record what agents did; the others (API request logs) hold requests only."""
 
 
