@@ -79,7 +79,7 @@ class Writer:
             "role": "user",
             "time": {"created": at},
             "agent": "build",
-            "model": {"providerID": "anthropic", "modelID": "claude-sonnet-4-5"},
+            "model": {"providerID": "anthropic", "modelID": "claude-sonnet-4-5-20250929"},
         }
         self.messages.append((message, session, at, at, data))
         for text in texts:
@@ -163,9 +163,9 @@ TILESRV, NOTES_CLI, LEDGER = (
     "/home/dana/src/ledger-api",
 )
 SONNET, HAIKU, GPT5 = (
-    ("anthropic", "claude-sonnet-4-5"),
-    ("anthropic", "claude-haiku-4-5"),
-    ("openai", "gpt-5"),
+    ("anthropic", "claude-sonnet-4-5-20250929"),
+    ("anthropic", "claude-haiku-4-5-20251001"),
+    ("openai", "gpt-5-mini-2025-08-07"),
 )
 MARCH_5, FEB_10, SEP_18, MARCH_6 = 1772704800000, 1770717600000, 1758196800000, 1772794800000
 
@@ -216,7 +216,7 @@ def opencode_rows() -> Writer:
         [
             (
                 tokens(2400, 1024, 0, 350, 192),
-                0.008548,
+                0.0017096,
                 [tool("call_05grep", "grep", MARCH_5 + 10000, "cache_size")],
             ),
         ],

@@ -27,7 +27,7 @@ TOKEN_KEYS = (*CLAUDE_KEYS, "reasoning_tokens")
 # requests, input, cache read, 5m write, 1h write, output, reasoning
 BY_MODEL = {
     # tilesrv: 3 steps + the compaction's summary + the call after it; webshop (Kilo): 1
-    "claude-sonnet-4-5": (
+    "claude-sonnet-4-5-20250929": (
         6,
         12 + 8 + 6 + 4 + 10 + 20,
         14210 + 15840 + 16260,
@@ -35,12 +35,12 @@ BY_MODEL = {
         180 + 95 + 260 + 610 + 150 + 240,
         0,
     ),  # noqa: E501
-    "claude-haiku-4-5": (2, 9 + 5, 9800, 9800 + 150, 70 + 40, 0),
+    "claude-haiku-4-5-20251001": (2, 9 + 5, 9800, 9800 + 150, 70 + 40, 0),
     "claude-sonnet-4-20250514": (1, 25, 0, 12040, 410, 0),
-    "gpt-5": (1, 2400, 1024, 0, 350, 192),
+    "gpt-5-mini-2025-08-07": (1, 2400, 1024, 0, 350, 192),
 }
 REPORTED_USD = {
-    "ses_3b1fa20c4ffe01tiles": 0.0560235 + 0.0118245 + 0.010245 + 0.01404 + 0.01398 + 0.008548,
+    "ses_3b1fa20c4ffe01tiles": 0.0560235 + 0.0118245 + 0.010245 + 0.01404 + 0.01398 + 0.0017096,
     "ses_2d07c11e8ffe02notes": 0.012609 + 0.0013725,
     "ses_1f9e03aa6ffe03old": 0.051375,
     "ses_3b6a55e2bffe05kilo": 0.04791,
