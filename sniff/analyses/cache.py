@@ -211,13 +211,22 @@ def analyze_cache(
         ),
     )
     report = observed[0]
+    rolled = sum(1 for prompt in prompts if prompt.request.rollup and keep(prompt.request))
     return replace(
         report,
         what_if=[
             WhatIf(policy.label(), policy.description, measures, _delta(measures, report.observed))
             for policy, measures in zip(what_ifs, measured, strict=True)
         ],
+        notes=[*report.notes, *([ROLLUPS_LEFT_OUT.format(rolled)] if rolled else [])],
     )
+
+
+ROLLUPS_LEFT_OUT = (
+    "{:,} record(s) of many calls' totals (Copilot's segments, Droid's and Goose's sessions) "
+    "left out: no call's prompt is in them, so what was paid here is less than `sniff scan`'s "
+    "cost by theirs."
+)
 
 
 def _observed(

@@ -4,6 +4,7 @@ one under `archive/`, one of all-zero usage, and a session `.jsonl`, which holds
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from sniff.logs import load
@@ -41,3 +42,24 @@ def test_rollups_carry_harness_provider_and_project():
 def test_session_lines_give_tool_activity():
     calls = tools(SAMPLES)
     assert calls == {"Execute": (1, 1)}
+
+
+def test_session_totals_are_left_out_of_the_per_request_analyses_with_a_note():
+    """No call's prompt or time is in a session's totals: breaks, the simulation and latency
+    leave them out, and the cache report and latency say so in one line."""
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+
+    def command(*arguments: str) -> dict:
+        result = CliRunner().invoke(app, [*arguments, "--json", str(SAMPLES)])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout)
+
+    cache = command("cache")
+    assert cache["observed"]["requests"] == 0
+    assert any("2 record(s) of many calls' totals" in note for note in cache["notes"])
+    assert command("cache", "--breaks")["breaks"] == []
+    latency = command("latency")
+    assert latency["count"] == 0
+    assert any("2 sessions logged only as totals" in note for note in latency["notes"])

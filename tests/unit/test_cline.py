@@ -62,7 +62,7 @@ def api_row(ts: int, **usage: Any) -> dict[str, Any]:
         ({"files_in_context": [], "model_usage": []}, None),
         ({"openrouter_finish": {"type": "finish", "totalUsage": {"inputTokens": 9}}}, None),
         # Gemini CLI's session document: sessionId and messages, but no updated_at
-        ({"sessionId": "s", "projectHash": "h", "lastUpdated": "t", "messages": []}, None),
+        ({"sessionId": "s", "projectHash": "h", "lastUpdated": "t", "messages": []}, "gemini-cli"),
         ([], None),
     ],
 )

@@ -542,3 +542,13 @@ def test_a_forked_rollouts_replayed_history_counts_once(tmp_path):
     # read alone, the child still counts the replayed history once
     alone = requests(tmp_path / "2026" / "03" / "06" / "rollout-child.jsonl")
     assert sum(r.usage.prompt_tokens for r in alone) == 35_000
+
+
+def test_the_log_format_choices_are_the_formats_read() -> None:
+    """`--log-format` offers exactly the formats there is a reader or parser of."""
+    from sniff.ingest.log_formats import PARSERS
+    from sniff.ingest.streamed import READERS
+    from sniff.workspace.choices import FORMATS
+
+    assert set(FORMATS) == set(READERS) | set(PARSERS)
+    assert len(FORMATS) == len(set(FORMATS))
