@@ -29,6 +29,18 @@ figures the tests written before the other agents' samples pin (those have golde
 their own)."""
 
 
+def classes(row: dict[str, Any]) -> tuple[int, ...]:
+    """A JSON row's requests, input, cache read, all cache writes, output and reasoning."""
+    return (
+        row["requests"],
+        row["input_tokens"],
+        row["cache_read_tokens"],
+        row["cache_write_5m_tokens"] + row["cache_write_1h_tokens"],
+        row["output_tokens"],
+        row["reasoning_tokens"],
+    )
+
+
 @pytest.fixture(autouse=True)
 def isolated_environment(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

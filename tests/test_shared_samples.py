@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from sniff.cli import app
 from sniff.ingest.log_formats import parse_any
+from tests.conftest import classes
 
 SHARED = Path(
     os.environ.get("SNIFF_SHARED_SAMPLES")
@@ -57,18 +58,6 @@ def scan(*paths: str, options: tuple[str, ...] = ()) -> dict[str, Any]:
     assert result.exit_code == 0, result.output
     data: dict[str, Any] = json.loads(result.stdout)
     return data
-
-
-def classes(row: dict[str, Any]) -> tuple[int, ...]:
-    """requests, input, cache read, all cache writes, output, reasoning."""
-    return (
-        row["requests"],
-        row["input_tokens"],
-        row["cache_read_tokens"],
-        row["cache_write_5m_tokens"] + row["cache_write_1h_tokens"],
-        row["output_tokens"],
-        row["reasoning_tokens"],
-    )
 
 
 @pytest.mark.parametrize("folder", sorted(EXPECTED))

@@ -9,6 +9,7 @@ from typing import Any
 from typer.testing import CliRunner
 
 from sniff.cli import app
+from tests.conftest import classes as classes  # the agents' golden tests import it here
 
 
 def scan(*paths: Path, options: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -18,18 +19,6 @@ def scan(*paths: Path, options: tuple[str, ...] = ()) -> dict[str, Any]:
     assert result.exit_code == 0, result.output
     data: dict[str, Any] = json.loads(result.stdout)
     return data
-
-
-def classes(row: dict[str, Any]) -> tuple[int, ...]:
-    """requests, input, cache read, all cache writes, output, reasoning."""
-    return (
-        row["requests"],
-        row["input_tokens"],
-        row["cache_read_tokens"],
-        row["cache_write_5m_tokens"] + row["cache_write_1h_tokens"],
-        row["output_tokens"],
-        row["reasoning_tokens"],
-    )
 
 
 def tools(path: Path) -> dict[str, tuple[int, int]]:
