@@ -23,7 +23,7 @@ WORKSPACE_OPTIONS = ("since", "until", "project", "model", "agent", "harness", "
 Paths = Annotated[
     list[Path] | None,
     typer.Argument(
-        help="Log files or folders. Default: the usual Claude Code log folders.",
+        help="Log files or folders. Default: every agent's usual log folders.",
         show_default=False,
     ),
 ]

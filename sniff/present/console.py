@@ -51,7 +51,7 @@ def print_header(
     """What was read, over which period, priced with what."""
     if dataset.sample:
         console.print(
-            "[yellow]No Claude Code logs found in the usual places: showing the bundled "
+            "[yellow]No agent logs found in the usual places: showing the bundled "
             "sample logs.[/] Pass a path to read others."
         )
     period, first, last = "", summary.totals.first, summary.totals.last

@@ -80,8 +80,8 @@ class Workspace:
         """The options are those of the command line, by the same names.
 
         Args:
-            paths: log files or folders (`~` is expanded); None: the usual Claude Code log
-                folders, or the bundled sample logs when those hold none.
+            paths: log files or folders (`~` is expanded); None: every agent's usual log
+                folders (`ingest.locations`), or the bundled sample logs when those hold none.
             since: only requests from this date (in `tz`) or ISO time on.
             until: only requests up to this date (inclusive) or before this ISO time.
             project: only projects whose path contains this text (any case).
