@@ -17,6 +17,10 @@ AGENTS = "agent-samples"
 SAMPLES = "samples"
 AGTRACE = f"{SAMPLES}/agtrace/crates/agtrace-providers/tests/samples"
 STAGE0 = "agent-sessions/Resources/Fixtures/stage0/agents"
+CLAUDE_KEYS = ("agentId", "id", "tool_use_id")
+"""What gen_corpus's clone leaves as it was: sub-agent ids, server tools' and todos' ids."""
+CODEX_CALL = re.compile(r"\bcall_[A-Za-z0-9]{10,}\b")
+"""Codex's tool-call ids (gen_corpus's clone renews the session and turn ids)."""
 
 
 @dataclass(frozen=True)
@@ -42,15 +46,16 @@ class Unit:
 
 UNITS = (
     Unit("sniffly", "claude-code", ("claude-code",), "claude-code:sniffly",
-         (f"{SAMPLES}/sniffly/**/*.jsonl",)),
+         (f"{SAMPLES}/sniffly/**/*.jsonl",), CLAUDE_KEYS),
     Unit("claude-code-viewer", "claude-code", ("claude-code",), "claude-code:claude-code-viewer",
-         (f"{SAMPLES}/claude-code-viewer/**/*.jsonl",)),
+         (f"{SAMPLES}/claude-code-viewer/**/*.jsonl",), CLAUDE_KEYS),
     Unit("agtrace-claude", "claude-code", ("claude-code",), "claude-code:agtrace",
-         (f"{AGTRACE}/claude_session.jsonl", f"{AGTRACE}/claude_agent.jsonl"), ("agentId",)),
+         (f"{AGTRACE}/claude_session.jsonl", f"{AGTRACE}/claude_agent.jsonl"), CLAUDE_KEYS),
     Unit("agtrace-codex", "codex", ("codex",), "codex:agtrace",
-         (f"{AGTRACE}/codex_session.jsonl",)),
+         (f"{AGTRACE}/codex_session.jsonl",), prefixed=CODEX_CALL),
     Unit("localpush", "codex", ("codex",), "codex:localpush",
-         (f"{SAMPLES}/localpush/src-tauri/tests/fixtures/codex/*/raw/sessions/*.jsonl",)),
+         (f"{SAMPLES}/localpush/src-tauri/tests/fixtures/codex/*/raw/sessions/*.jsonl",),
+         prefixed=CODEX_CALL),
     Unit("pi", "pi", ("pi", "openclaw"), "pi-agent",
          (f"{AGENTS}/pi-agent/pi-mono/packages/coding-agent/test/fixtures/large-session.jsonl",
           f"{AGENTS}/pi-agent/{STAGE0}/pi/small.jsonl"),
@@ -69,7 +74,8 @@ UNITS = (
     Unit("cline", "cline", ("cline", "roo-code", "kilo-code"), "cline",
          (f"{AGENTS}/cline/cline/sdk/packages/core/fixtures/session/session.json",
           f"{AGENTS}/cline/cline/sdk/packages/core/fixtures/session/session.messages.json"),
-         ("session_id", "sessionId", "forkedFromSessionId", "id", "tool_use_id")),
+         ("session_id", "sessionId", "forkedFromSessionId", "id", "tool_use_id",
+          "hubCapabilityOwnerClientId")),
     Unit("copilot", "copilot", ("copilot",), "copilot",
          (f"{AGENTS}/copilot/{STAGE0}/copilot/small.jsonl",
           f"{AGENTS}/copilot/{STAGE0}/copilot/schema_drift.jsonl",

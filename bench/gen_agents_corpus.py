@@ -166,8 +166,8 @@ class Fresh:
         hexadecimal = re.fullmatch(r"[0-9a-f_\-]+", rest) is not None
         for _ in range(20):
             new = head + "".join(self._like(c, hexadecimal) for c in rest)
-            if tail:
-                new += "-" + "".join(self.rng.choices("abcdefghijkmnpqrstuvwxyz23456789", k=10))
+            if tail:  # in the id's own alphabet, so that it still reads as one
+                new += "".join(self._like("a", hexadecimal) for _ in range(10))
             if new not in self.used:
                 self.used.add(new)
                 return new
@@ -303,13 +303,14 @@ def claude_code(w: Writer, ids: Ids, fresh: Fresh, texts: list[tuple[str, str]])
             yield folder / name, body
         elif head.get("agentId"):
             yield folder / f"agent-{head['agentId']}.jsonl", body
-        else:
-            yield folder / f"{head.get('sessionId') or fresh.of(name)}.jsonl", body
+        else:  # a transcript's first lines may be summaries, which name no session
+            session = re.search(rf'"sessionId":"({UUID_RE.pattern})"', body)
+            yield folder / f"{session.group(1) if session else fresh.of(name)}.jsonl", body
 
 
 def codex(w: Writer, ids: Ids, fresh: Fresh, texts: list[tuple[str, str]]) -> Written:
     joined = "".join(f"\n\x00{name}\x00\n{text}" for name, text in texts)
-    cloned = w.gen_corpus.clone(joined, w.rng, fresh.shift)
+    cloned = fresh.text(w.gen_corpus.clone(joined, w.rng, fresh.shift), ids, False, False)
     for part in cloned.split("\n\x00")[1:]:
         body = part.split("\x00\n", 1)[1]
         meta = first_json(body)["payload"]
