@@ -246,6 +246,9 @@ class Request(msgspec.Struct, frozen=True, gc=False):
         return self.started_at or self.ended_at
 
 
+NO_USAGE = "read as a log of its format, but it holds no usage and no record sniff reads"
+"""The reason given, as an issue of the whole file (line 0, kept), for another agent's log that
+yields nothing: reported, never counted silently."""
 UNDATED = "unparseable timestamp"
 """The reason of a line kept although a time it holds could not be read: its call is dated by
 the line's other times, or by its file's."""
@@ -348,12 +351,21 @@ class Dataset(msgspec.Struct, frozen=True):
     @property
     def repaired(self) -> tuple[LineIssue, ...]:
         """Lines kept after a repair of their bytes (invalid UTF-8 replaced)."""
-        return tuple(issue for issue in self.issues if issue.kept and issue.reason != UNDATED)
+        return tuple(
+            issue
+            for issue in self.issues
+            if issue.kept and issue.line > 0 and issue.reason != UNDATED
+        )
 
     @property
     def unreadable(self) -> tuple[LineIssue, ...]:
         """Files that could not be read at all."""
-        return tuple(issue for issue in self.issues if issue.line == 0)
+        return tuple(issue for issue in self.issues if issue.line == 0 and not issue.kept)
+
+    @property
+    def empty_files(self) -> tuple[str, ...]:
+        """Files read as another agent's log that held nothing to count (`NO_USAGE`)."""
+        return tuple(issue.file for issue in self.issues if issue.reason == NO_USAGE)
 
 
 class Severity(IntEnum):

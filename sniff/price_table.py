@@ -21,7 +21,7 @@ import msgspec
 from sniff import atomic_write
 from sniff.paths import price_data_identity
 
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 CACHE_FILE = "prices.json"
 
 

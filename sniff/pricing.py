@@ -12,6 +12,7 @@ model period and tier (see `price_table`) and multiplies.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -169,10 +170,13 @@ class PriceBook:
         return table
 
     def _find(self, model: str) -> Any:
-        try:
-            return self._snapshot().find_provider_model(model, None, None, None)[1]
-        except LookupError:
-            return None
+        snapshot = self._snapshot()
+        for model_ref, provider_id in _lookups(model):
+            try:
+                return snapshot.find_provider_model(model_ref, None, provider_id, None)[1]
+            except LookupError:
+                continue
+        return None
 
     def _snapshot(self) -> Any:
         from genai_prices.data_snapshot import get_snapshot
@@ -185,6 +189,25 @@ class PriceBook:
         if period is None:
             period = self._days[key] = period_from_price(None, self._live[model].get_prices(moment))
         return period.rates(prompt_tokens)
+
+
+VENDORS = {"moonshot-ai": "moonshotai", "moonshot": "moonshotai", "kimi": "moonshotai",
+           "gemini": "google", "vertex": "google", "mistralai": "mistral", "zhipu": "zhipuai",
+           "z-ai": "zai", "xai": "x-ai", "meta-llama": "meta"}  # fmt: skip
+"""The names agents give a model's vendor in `vendor/model` ids, as the price data names the
+provider (where they differ)."""
+
+
+def _lookups(model: str) -> Iterator[tuple[str, str | None]]:
+    """Where to look a model up, in order: its id as logged, wherever the price data finds it;
+    an id of the form `vendor/model` (OpenRouter's, and agents that route through it or name
+    the vendor) at OpenRouter, then the model at its vendor, then the model alone."""
+    yield model, None
+    vendor, slash, name = model.partition("/")
+    if slash and name:
+        yield model, "openrouter"
+        yield name, VENDORS.get(vendor.lower(), vendor.lower())
+        yield name, None
 
 
 def _utc(when: datetime) -> datetime:

@@ -31,7 +31,7 @@ from sniff.analyses.tool_errors import (
     USER_INTERRUPTED,
     classify,
 )
-from sniff.ingest import claude_code, codex
+from sniff.ingest import claude_code, cline, codex
 from sniff.model import Activity, AgentEvent, Request, ToolCall
 from sniff.redact_secrets import redact_secrets
 
@@ -39,8 +39,9 @@ BUILT_IN = "built-in"
 SUBAGENTS = "subagents"
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 EXAMPLES = 3
-ACTIVITY_FORMATS = frozenset({claude_code.SOURCE, codex.SOURCE})
-"""Log formats that record what agents did; the others (API request logs) hold requests only."""
+ACTIVITY_FORMATS = frozenset({claude_code.SOURCE, codex.SOURCE, cline.SOURCE, "pi", "kimi"})
+"""Log formats that record what agents did (their tool calls and results); the others (API
+request logs, agents that log usage only) hold requests only."""
 
 
 OUTCOMES = ("ok", "failed", "cancelled", "unknown")

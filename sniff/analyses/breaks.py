@@ -98,7 +98,8 @@ def break_part(
     rules = rules or CacheRules()
     chains = chains or Chains.of(requests)
     starts = chains.starts
-    ordered = chains.ordered if keep is None else [r for r in chains.ordered if keep(r)]
+    # a session's totals (Droid, Goose) are no call: nothing to judge a break by
+    ordered = [r for r in chains.ordered if not r.rollup and (keep is None or keep(r))]
     breaks: list[Break] = []
     tolerated: list[Tolerated] = []
     gap_requests = [0] * len(GAP_BUCKETS)

@@ -195,7 +195,10 @@ def analyze_cache(
     tree = PrefixTree()
     forced_ttl = chosen is not None and chosen.force_ttl
     prompts = build_prompts(requests, tree, None if forced_ttl else session_ttls(requests))
-    kept = [index for index, prompt in enumerate(prompts) if keep(prompt.request)]
+    kept = [  # a session's totals (Droid, Goose) are no call to simulate
+        index for index, prompt in enumerate(prompts)
+        if keep(prompt.request) and not prompt.request.rollup
+    ]  # fmt: skip
     observed: list[CacheReport] = []
     measured = map_balanced(
         partial(_measure, prompts, kept, prices),

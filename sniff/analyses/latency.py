@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from sniff.analyses.summary import LocalDays
 from sniff.model import Request
+from sniff.numbers import plural
 
 if TYPE_CHECKING:  # scipy loads with the peaks only when an analysis runs
     from sniff.analyses.peaks import Peak, PeakReport
@@ -190,6 +191,9 @@ def timings(requests: Iterable[Request]) -> list[Timing]:
     return [item for item in found if item is not None]
 
 
+ROLLUPS_LEFT_OUT = "{} logged only as totals (Droid, Goose) left out: no call's times in them"
+
+
 def analyze_latency(
     requests: Sequence[Request],
     metric: str,
@@ -203,13 +207,16 @@ def analyze_latency(
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}")
     chosen = [r for r in requests if keep is None or keep(r)]
-    measured = timings(chosen)
+    totals_only = sum(r.rollup for r in chosen)
+    measured = timings([r for r in chosen if not r.rollup])
     pairs = [(item, item.value(metric)) for item in measured]
     valued = [(item, value) for item, value in pairs if value is not None]
     values = [value for _, value in valued]
     report = find_peaks(values)
     owners = assign(report, values)
     notes = [report.note] if report.note and values else []  # none: the report says so
+    if totals_only:
+        notes.append(ROLLUPS_LEFT_OUT.format(plural(totals_only, "session")))
     exact = sum(item.exact for item, _ in valued)
     if valued and exact < len(valued):
         notes.append(

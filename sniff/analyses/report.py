@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from sniff.analyses.latency import LatencyReport
 
 COST_CLASSES = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
-GROUPINGS = ("day", "week", "month", "project", "model", "session", "agent")
+GROUPINGS = ("day", "week", "month", "project", "model", "session", "agent", "harness")
 TOP_FINDINGS = 10
 
 
@@ -130,7 +130,10 @@ def _groups(summary: Summary, by: str) -> list[Group]:
         return _calendar(summary.by_day, iso_week if by == "week" else _month)
     if by == "session":
         return [Group(row.session_id, row.totals) for row in summary.sessions]
-    return {"project": summary.by_project, "model": summary.by_model, "agent": summary.by_agent}[by]
+    return {
+        "project": summary.by_project, "model": summary.by_model, "agent": summary.by_agent,
+        "harness": summary.by_harness,
+    }[by]  # fmt: skip
 
 
 def _calendar(days: list[Group], period: Callable[[date], str]) -> list[Group]:

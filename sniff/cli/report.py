@@ -45,7 +45,8 @@ def report(
     by: Annotated[
         str,
         typer.Option(
-            "--by", help="Group costs by day, week, month, project, model, session or agent."
+            "--by",
+            help="Group costs by day, week, month, project, model, session, agent or harness.",
         ),
     ] = "day",
     redact: Annotated[

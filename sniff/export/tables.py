@@ -179,7 +179,7 @@ def sessions_table(sessions: Iterable[SessionRow]) -> pa.Table:
                 "cache_write_5m_tokens": t.cache_write_5m_tokens,
                 "cache_write_1h_tokens": t.cache_write_1h_tokens,
                 "output_tokens": t.output_tokens,
-                "cost_usd": t.cost_usd,
+                "cost_usd": t.cost,  # None, not $0, when no request of it is priced
                 "uncached_usd": t.uncached_usd,
                 "unpriced_requests": t.unpriced_requests,
             }

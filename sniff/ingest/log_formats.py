@@ -13,16 +13,32 @@ from typing import Any
 
 import orjson
 
-from sniff.ingest import claude_code, claude_trace, codex, parquet_in, request_log, sqlite_read
+from sniff.ingest import (
+    claude_code,
+    claude_trace,
+    cline,
+    cline_tasks,
+    codex,
+    kimi,
+    parquet_in,
+    pi,
+    request_log,
+    sqlite_read,
+)
 from sniff.ingest.agent_format import AgentFormat, Layout, Parser
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.lines import BOM
 from sniff.ingest.record import FileResult, Prompts
 from sniff.ingest.regular import open_regular, why_unread
 from sniff.ingest.streamed import READERS, Read, head, read_lines
-from sniff.model import LineIssue
+from sniff.model import NO_USAGE, LineIssue
 
-AGENT_FORMATS: tuple[AgentFormat, ...] = ()
+AGENT_FORMATS: tuple[AgentFormat, ...] = (
+    *pi.FORMATS,
+    *kimi.FORMATS,
+    *cline.FORMATS,
+    *cline_tasks.FORMATS,
+)
 """The other agents' formats, each claimed from its content before the formats below."""
 
 PARSERS: dict[str, Parser] = {
@@ -31,6 +47,7 @@ PARSERS: dict[str, Parser] = {
     **{agent_format.name: agent_format.parse for agent_format in AGENT_FORMATS},
 }
 """Format name → parser of a file's bytes, for the formats read whole (the others: `READERS`)."""
+AGENT_NAMES = frozenset(agent_format.name for agent_format in AGENT_FORMATS)
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEAD_LINES = 5
@@ -122,7 +139,15 @@ def parse_data(
     log_format = forced or detect(data) or detect_document(data)
     if log_format is None:
         return FileResult([], [], 0, None)
-    return PARSERS[log_format](path, data, project_hint, with_prompts)
+    result = PARSERS[log_format](path, data, project_hint, with_prompts)
+    if log_format in AGENT_NAMES and not (result.responses or result.issues or _acts(result)):
+        return result._replace(issues=[LineIssue(path, 0, NO_USAGE, kept=True)])
+    return result
+
+
+def _acts(result: FileResult) -> bool:
+    activity = result.activity
+    return activity is not None and bool(activity.calls or activity.results or activity.events)
 
 
 def _may_be_document(start: bytes) -> bool:

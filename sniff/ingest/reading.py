@@ -118,7 +118,7 @@ def account(
     for file, (log_format, synthetic_here, issues_here) in zip(files, accounts, strict=True):
         issues.extend(issues_here)
         synthetic += synthetic_here
-        unreadable = any(issue.line == 0 for issue in issues_here)  # reported as such
+        unreadable = any(issue.line == 0 and not issue.kept for issue in issues_here)
         if log_format is not None:
             formats[log_format] = formats.get(log_format, 0) + 1
         elif file.path.endswith(QUIET_SUFFIXES) and not unreadable:

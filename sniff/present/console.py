@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import tzinfo
 from typing import TextIO
 
@@ -18,6 +18,10 @@ from sniff.model import Dataset, LineIssue
 from sniff.numbers import compact, duration, money, percent, plural, tokens
 from sniff.pricing import PriceSource
 
+ROLLUPS_NOTE = (
+    "{} counted from the totals their agent logged (Droid, Goose): no requests in them, "
+    "and left out of cache breaks and latency."
+)
 TOP_SESSIONS = 10
 RECENT_DAYS = 31
 DATE_STAMP = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
@@ -130,8 +134,9 @@ def harness_table(groups: list[Group]) -> Table:
     return measures_table("By harness", headers, rows, text_columns=1)
 
 
-def sessions_table(rows: Iterable[SessionRow], title: str, zone: tzinfo) -> Table:
-    """One row per session: start, project, duration, agents, requests, tokens, hit rate, cost."""
+def sessions_table(rows: Sequence[SessionRow], title: str, zone: tzinfo) -> Table:
+    """One row per session: start, project, duration, agents, requests, tokens, hit rate, cost
+    (and whose, where other agents' sessions are among them)."""
     cells = [
         [
             row.start.astimezone(zone).strftime("%y-%m-%d %H:%M"),
@@ -147,6 +152,11 @@ def sessions_table(rows: Iterable[SessionRow], title: str, zone: tzinfo) -> Tabl
         for row in rows
     ]
     headers = ["start", "project", "session", "dur.", "ag.", "reqs", "tokens", "hit", "cost"]
+    if {row.harness for row in rows} - {"claude-code"}:  # whose sessions, where they mix
+        headers.insert(1, "harness")
+        for cell, row in zip(cells, rows, strict=True):
+            cell.insert(1, row.harness)
+        return measures_table(title, headers, cells, text_columns=4, shrinkable=2)
     return measures_table(title, headers, cells, text_columns=3, shrinkable=1)
 
 
@@ -181,6 +191,10 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
             f"{plural(summary.totals.ttl_assumed, 'request')} wrote cache without saying which "
             "TTL: priced as 5-minute writes."
         )
+    if summary.totals.rollups:
+        console.print(ROLLUPS_NOTE.format(plural(summary.totals.rollups, "session")))
+    for path in dataset.empty_files:
+        console.print(f"[yellow]read as a log but held no usage:[/] {path}", highlight=False)
 
 
 def print_issues(stream: TextIO, issues: Iterable[LineIssue]) -> None:

@@ -84,6 +84,8 @@ def warnings_json(summary: Summary, dataset: Dataset) -> dict[str, Any]:
         "failed_requests": summary.totals.failed_requests,
         "unpriced_models": summary.unpriced_models,
         "ttl_assumed_requests": summary.totals.ttl_assumed,
+        "session_totals_only": summary.totals.rollups,
+        "files_without_usage": list(dataset.empty_files),
         "synthetic_messages": dataset.synthetic,
     }
 

@@ -43,6 +43,7 @@ class Table:
 def tables(report: Report) -> list[Table]:
     """Every table of the report, in the order shown."""
     found = [_groups(report, by) for by in dict.fromkeys((*DEFAULT_GROUPINGS, report.by))]
+    found.append(_harnesses(report))
     found.append(_breaks(report))
     if report.cache is not None and report.cache.what_if:
         found.append(_what_ifs(report))
@@ -76,6 +77,28 @@ def _groups(report: Report, by: str) -> Table:
     rows = [_group_row(group) for group in groups]
     headers = [by, "requests", "cost", "hit rate", "saved", "tokens"]
     return Table(f"cost-by-{by}", f"Cost by {by}", headers, rows)
+
+
+def _harnesses(report: Report) -> Table:
+    """Cost by harness, with what each agent logged its requests cost where it logs that."""
+    groups = report.summary.by_harness
+    rows = []
+    for group in groups:
+        g = group.totals
+        reported = g.reported_usd if g.reported_requests else None
+        rows.append(
+            [
+                *_group_row(group),
+                (money(reported), reported or 0),
+                (money(g.reported_difference), g.reported_difference or 0),
+            ]
+        )
+    headers = ["harness", "requests", "cost", "hit rate", "saved", "tokens", "agent's own", "diff"]
+    note = (
+        "agent's own: the cost the agent logged for its requests (OpenCode, pi, Cline and "
+        "others log one); diff: sniff's cost minus it, over the requests that have both."
+    )
+    return Table("cost-by-harness", "Cost by harness", headers, rows, note=note)
 
 
 def _group_row(group: Group) -> Row:

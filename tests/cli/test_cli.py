@@ -22,6 +22,8 @@ EXPECTED = json.loads((ROOT / "tests" / "golden" / "sample_logs_expected.json").
 REQUEST_LOGS_EXPECTED = json.loads(
     (ROOT / "tests" / "golden" / "request_logs_expected.json").read_text()
 )
+CLINE_SAMPLE_REQUESTS = 12
+"""The calls of sample_logs/cline (counted in tests/golden/test_cline_logs.py)."""
 WIDE = {"COLUMNS": "200"}
 
 
@@ -345,8 +347,10 @@ def test_no_arguments_and_no_logs_falls_back_to_the_bundled_samples():
     assert result.exit_code == 0, result.output
     text = " ".join(result.stdout.split())
     assert "bundled sample logs" in text
-    bundled = EXPECTED["totals"]["requests"] + sum(
-        log["requests"] for log in REQUEST_LOGS_EXPECTED.values()
+    bundled = (
+        EXPECTED["totals"]["requests"]
+        + sum(log["requests"] for log in REQUEST_LOGS_EXPECTED.values())
+        + CLINE_SAMPLE_REQUESTS
     )
     assert f"{bundled} requests" in text
     report = json.loads(run("--json").stdout)
@@ -355,6 +359,8 @@ def test_no_arguments_and_no_logs_falls_back_to_the_bundled_samples():
     assert set(report["source"]["formats"]) == {
         "claude-code",
         "claude-trace",
+        "cline",
+        "cline-tasks",
         "codex",
         "request-log",
     }

@@ -45,11 +45,13 @@ def test_goodput_is_per_active_hour_with_significant_figures() -> None:
 def test_tpot_is_not_printed_for_logs_whose_times_cannot_give_it() -> None:
     result = runner.invoke(app, ["latency", str(SAMPLE_LOGS), "--metric", "tpot"], env=WIDE)
     assert result.exit_code == 0, result.output
-    assert "no time per output token for 125 claude-code, 11 codex requests" in result.output
+    assert (
+        "no time per output token for 125 claude-code, 11 codex, 5 cline requests" in result.output
+    )
     report = json.loads(
         runner.invoke(app, ["latency", str(SAMPLE_LOGS), "--metric", "tpot", "--json"]).stdout
     )
-    assert report["not_measurable"] == {"claude-code": 125, "codex": 11}
+    assert report["not_measurable"] == {"claude-code": 125, "codex": 11, "cline": 5}
     assert report["count"] == report["exact"] == 13
     # the transcripts' line stamps once made bins of 15–29 µs
     assert min(bucket["low_s"] for bucket in report["histogram"]) > 1e-4

@@ -66,7 +66,6 @@ QWEN_CODE = {
 QWEN_TELEMETRY = {"uuid": "u2", "sessionId": "s", "type": "system", "systemPayload": {}}
 GEMINI_JSONL = {"sessionId": "s", "projectHash": "h", "startTime": "t", "kind": "main"}
 GEMINI_SET = {"$set": {"lastUpdated": "t"}}
-PI_SESSION = {"type": "session", "version": 3, "id": "i", "timestamp": "t", "cwd": "/p"}
 PI_MESSAGE = {"type": "message", "timestamp": "t", "message": {"role": "assistant", "usage": {}}}
 DROID_STREAM = {"type": "system", "session_id": "s", "cwd": "/p", "model": "m", "id": "i"}
 DROID_STORE = {"type": "session_start", "id": "i", "title": "t", "cwd": "/p"}
@@ -79,7 +78,6 @@ DROID_STORE = {"type": "session_start", "id": "i", "title": "t", "cwd": "/p"}
         [QWEN_TELEMETRY],
         [GEMINI_JSONL, CLAUDE_CODE_LINE],
         [GEMINI_SET],
-        [PI_SESSION, PI_MESSAGE],
         [PI_MESSAGE],
         [DROID_STREAM],
         [DROID_STORE],
@@ -89,7 +87,6 @@ DROID_STORE = {"type": "session_start", "id": "i", "title": "t", "cwd": "/p"}
         "qwen-telemetry",
         "gemini",
         "gemini-set",
-        "pi",
         "pi-message",
         "droid-stream",
         "droid-store",

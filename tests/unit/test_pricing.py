@@ -137,6 +137,36 @@ def test_cost_agrees_with_genai_prices_itself(book, model, when, usage):
     assert cost.total_usd == pytest.approx(float(library["total_price"]), rel=1e-9)
 
 
+@pytest.mark.parametrize(
+    ("model", "provider_id", "model_ref"),
+    [
+        ("gemini-2.5-flash", None, "gemini-2.5-flash"),  # Gemini CLI: the id alone finds it
+        ("anthropic/claude-opus-4.8-fast", "openrouter", "anthropic/claude-opus-4.8-fast"),
+        ("mistralai/voxtral-small-24b-2507", "openrouter", "mistralai/voxtral-small-24b-2507"),
+        ("moonshot-ai/kimi-k2.7-code", "moonshotai", "kimi-k2.7-code"),  # Kimi Code's vendor
+    ],
+)
+def test_other_agents_model_ids_are_priced_where_their_vendor_or_router_is(
+    book, model, provider_id, model_ref
+):
+    """A `vendor/model` id (OpenRouter's, Cline's, Kimi's) is priced at OpenRouter, else at its
+    vendor under the price data's name for it: the library's own price for that provider."""
+    from genai_prices.data_snapshot import get_snapshot
+
+    _, info = get_snapshot().find_provider_model(model_ref, None, provider_id, None)
+    rates = info.get_prices(WHEN)
+    cost = book.cost(model, WHEN, Usage(input_tokens=1_000_000, output_tokens=1_000_000))
+    assert cost is not None
+    assert (cost.input_usd, cost.output_usd) == (
+        pytest.approx(float(rates.input_mtok)), pytest.approx(float(rates.output_mtok))
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("model", ["coder-model", "fixture-model", "acme/unknown-model-9"])
+def test_a_model_no_vendor_prices_stays_unpriced(book, model):
+    assert book.cost(model, WHEN, USAGE) is None
+
+
 # --- the price cache ---------------------------------------------------------------------------
 
 

@@ -27,6 +27,7 @@ COLUMNS = [
     Column("breaks' cost"),
     Column("models", numeric=False),
     Column("agents", numeric=False),
+    Column("harness", numeric=False),
 ]
 
 
@@ -74,6 +75,7 @@ class ProjectScreen(ArchiveScreen):
                 (usd(view.breaks.usd), view.breaks.usd),
                 (models, models),
                 (agents, agents),
+                (row.harness, row.harness),
             ],
         )
 

@@ -85,7 +85,9 @@ class SessionScreen(ArchiveScreen):
         first = timeline[0].request
         start = first.when.astimezone(zone).strftime("%Y-%m-%d %H:%M")
         text = totals_text(totals, breaks, self.colours)
-        text.append(f"\n{first.project}  ·  session {self.session_id[:8]}  ·  from {start}")
+        text.append(
+            f"\n{first.project}  ·  {first.harness} session {self.session_id[:8]}  ·  from {start}"
+        )
         idle = sum(entry.idle for entry in timeline)
         if idle:
             text.append(
