@@ -426,7 +426,7 @@ def generate(
     target_mb: float, out: Path, shared: Path, seed: int = 42, minimum: int = 1
 ) -> dict[str, Any]:
     """Write the corpus under out/home (each agent its share of target_mb, at least `minimum`
-    copies of each unit) and return what EXPECTED.json holds."""
+    copies of each unit) and out/EXPECTED.json; return what it holds."""
     rows = read_expected(shared)
     home = out / "home"
     writer = Writer(home, shared, load_gen_corpus(shared), random.Random(seed))
@@ -452,7 +452,7 @@ def generate(
             **total.as_json(),
             "models": {model: figures.as_json() for model, figures in sorted(models.items())},
         }
-    return {
+    expected = {
         "target_mb": target_mb,
         "seed": seed,
         "bytes": sum(agent["bytes"] for agent in agents.values()),
@@ -461,6 +461,8 @@ def generate(
         "copies": writer.copies,
         "agents": agents,
     }
+    (out / "EXPECTED.json").write_text(json.dumps(expected, indent=2) + "\n")
+    return expected
 
 
 def copy_agent(writer: Writer, agent: str, budget: float, minimum: int) -> dict[str, int]:
@@ -490,7 +492,6 @@ def main() -> None:
     if (args.out / "home").exists():
         sys.exit(f"{args.out / 'home'} exists: give a new folder")
     expected = generate(args.target_mb, args.out, args.shared, args.seed)
-    (args.out / "EXPECTED.json").write_text(json.dumps(expected, indent=2) + "\n")
     summary = {k: v for k, v in expected.items() if k != "agents"}
     print(json.dumps({**summary, "agents": {a: v["bytes"] for a, v in expected["agents"].items()}}))
 

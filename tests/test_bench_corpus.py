@@ -27,6 +27,7 @@ SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(REPO / "bench"))  # the bench scripts import each other by name
 
 import agent_units  # noqa: E402
+import bench_mixed  # noqa: E402
 import gen_agents_corpus  # noqa: E402
 from expected_md import Figures, read_expected  # noqa: E402
 
@@ -174,18 +175,55 @@ def test_its_size_is_the_target_with_half_claude_code_and_codex(tmp_path: Path) 
     assert max(agents, key=lambda a: agents[a]["bytes"]) in ("claude-code", "pi")
 
 
-def test_sniff_counts_the_claude_code_and_codex_copies_as_expected_json(
+def test_sniff_counts_every_agent_of_the_home_as_expected_json(
     corpus: tuple[Path, dict[str, Any]],
 ) -> None:
     home, expected = corpus
-    paths = [str(home / ".claude" / "projects"), str(home / ".codex" / "sessions")]
-    result = CliRunner().invoke(app, ["scan", "--json", "--tz", "UTC", "--no-index", *paths])
+    result = CliRunner().invoke(app, ["scan", "--json", "--tz", "UTC", "--no-index", str(home)])
     assert result.exit_code == 0, result.output
-    rows = {row["harness"]: row for row in json.loads(result.stdout)["by_harness"]}
-    for agent in ("claude-code", "codex"):
-        row, want = rows[agent], expected["agents"][agent]
-        writes = row["cache_write_5m_tokens"] + row["cache_write_1h_tokens"]
-        assert (row["requests"], row["input_tokens"], row["cache_read_tokens"], writes,
-                row["output_tokens"], row["reasoning_tokens"]) == (
-            want["requests"], want["input"], want["cache_read"], want["cache_write"],
-            want["output"], want["reasoning"])  # fmt: skip
+    checked = bench_mixed.check(expected, bench_mixed.sniff_by_harness(result.stdout))
+    assert {agent: row["differences"] for agent, row in checked.items() if not row["equal"]} == {}
+    assert set(checked) == set(gen_agents_corpus.SHARE)
+
+
+def test_the_benchmark_finds_the_home_through_home_alone(
+    corpus: tuple[Path, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One round without the peer: sniff finds every agent's folder from HOME (the agents'
+    variables unset, even when set here), and its cold and warm totals are the plain scan's."""
+    home, _ = corpus
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(home / "nowhere"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "nowhere"))
+    report = bench_mixed.bench(home.parent, 1, None)
+    assert all(row["equal"] for row in report["expected"].values()), report["expected"]
+    assert report["cold_warm_equal_no_index"]
+    assert set(report["tools"]) == {"sniff --no-index", "sniff cold", "sniff warm"}
+    assert "ratios" not in report and "ccusage" not in report
+    assert "skipped (ccusage missing)" in bench_mixed.table(report)
+
+
+def test_ccusage_agents_are_summed_over_days_under_sniffs_names() -> None:
+    row = {"inputTokens": 1, "cacheReadTokens": 2, "cacheCreationTokens": 3, "outputTokens": 4}
+    daily = {"daily": [{"agents": [{"agent": "claude", **row}, {"agent": "pi", **row}]},
+                       {"agents": [{"agent": "claude", **row, "outputTokens": 10}]}]}  # fmt: skip
+    totals = bench_mixed.ccusage_by_agent(json.dumps(daily))
+    assert totals == {
+        "claude-code": {"input": 2, "cache_read": 4, "cache_write": 6, "output": 14},
+        "pi": {"input": 1, "cache_read": 2, "cache_write": 3, "output": 4},
+    }
+    sniff = {"claude-code": {**totals["claude-code"], "requests": 9, "reasoning": 0},
+             "cline": dict.fromkeys(bench_mixed.CLASSES, 1)}  # fmt: skip
+    peer = bench_mixed.compare_peer(sniff, totals)
+    assert peer["compared"] == {"claude-code": {"equal": True, "differences": {}}}
+    assert (peer["sniff_only"], peer["ccusage_only"]) == (["cline"], ["pi"])
+
+
+def test_a_difference_and_a_harness_of_no_agent_fail_the_check() -> None:
+    one = dict.fromkeys(bench_mixed.CLASSES, 1)
+    expected = {"agents": {"opencode": {"harnesses": ["opencode", "kilo"], **one, "input": 2}}}
+    harnesses = {"opencode": one, "kilo": dict.fromkeys(bench_mixed.CLASSES, 0), "api": one}
+    checked = bench_mixed.check(expected, harnesses)
+    assert checked["opencode"]["differences"] == {
+        "input": [1, 2],
+    }
+    assert checked["api"] == {"equal": False, "sniff": one, "differences": "not copied"}
