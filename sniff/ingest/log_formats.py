@@ -14,11 +14,15 @@ from typing import Any
 import orjson
 
 from sniff.ingest import (
+    amp,
     claude_code,
     claude_trace,
     cline,
     cline_tasks,
     codex,
+    copilot,
+    droid,
+    goose,
     kimi,
     parquet_in,
     pi,
@@ -38,6 +42,10 @@ AGENT_FORMATS: tuple[AgentFormat, ...] = (
     *kimi.FORMATS,
     *cline.FORMATS,
     *cline_tasks.FORMATS,
+    *amp.FORMATS,
+    *copilot.FORMATS,
+    *droid.FORMATS,
+    *goose.FORMATS,
 )
 """The other agents' formats, each claimed from its content before the formats below."""
 

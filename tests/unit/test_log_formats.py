@@ -93,9 +93,10 @@ DROID_STORE = {"type": "session_start", "id": "i", "title": "t", "cwd": "/p"}
     ],  # fmt: skip
 )
 def test_another_agents_log_is_not_read_as_a_claude_code_transcript(records):
-    """Read as transcripts they gave a format and no request, with no warning; of no format
-    sniff reads, they are named as such."""
-    assert detect("\n".join(json.dumps(r) for r in records).encode()) is None
+    """Read as transcripts they gave a format and no request, with no warning; they are read
+    as their own agent's (once its parser claims them), else named as of no format."""
+    found = detect("\n".join(json.dumps(r) for r in records).encode())
+    assert found not in {"claude-code", "claude-trace", "codex", "request-log"}
 
 
 def test_detect_skips_a_bad_first_line():

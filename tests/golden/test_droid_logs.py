@@ -1,0 +1,39 @@
+"""`sniff scan` of sample_logs/droid: Factory Droid sessions written by hand from the field
+guide (no real settings file was found): settings sidecars of per-session totals, a copy of
+one under `archive/`, one of all-zero usage, and a session `.jsonl`, which holds no usage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sniff.logs import load
+from tests.golden.agent_scan import classes, scan, tools
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_logs" / "droid"
+SESSION = "3e1f0a2b-7c4d-4e5f-a6b7-c8d9e0f1a2b3"
+
+
+def test_each_session_is_one_rollup_counted_once():
+    report = scan(SAMPLES)
+    assert classes(report["totals"]) == (2, 7_050, 351_000, 22_000, 5_000, 1_200)
+    assert {row["model"]: classes(row) for row in report["by_model"]} == {
+        "claude-sonnet-4-5-20250929": (1, 1_850, 310_000, 22_000, 4_200, 900),
+        "gpt-5-codex": (1, 5_200, 41_000, 0, 800, 300),
+    }
+    # three settings files and their archived copy, and the session's lines
+    assert report["source"]["formats"] == {"droid": 5}
+    assert report["warnings"]["skipped_lines"] == 0
+
+
+def test_rollups_carry_harness_provider_and_project():
+    requests = {request.session_id: request for request in load([SAMPLES]).requests}
+    assert all(request.rollup and request.harness == "droid" for request in requests.values())
+    assert requests[SESSION].provider == "anthropic"
+    assert requests[SESSION].ttl_assumed  # its cache writes' lifetime is unsaid
+    assert requests[SESSION].project == "/home/dana/src/harbor-cli"  # from its .jsonl header
+    assert requests[SESSION].ended_at.isoformat() == "2026-02-10T15:00:00+00:00"
+
+
+def test_session_lines_give_tool_activity():
+    calls = tools(SAMPLES)
+    assert calls == {"Execute": (1, 1)}
