@@ -237,8 +237,11 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     reported_units: Reported | None = None
     """What the agent logged in a unit that is not dollars (credits, AIU), where it logs one."""
     rollup: bool = False
-    """It is a whole session's totals as the agent logged them, not one call: counted in the
-    bill, left out of every per-request analysis (breaks, latency)."""
+    """It is the totals of many calls as the agent logged them (a session's, a segment's), not
+    one call: counted in the bill, left out of every per-request analysis (breaks, latency)."""
+    calls: int = 1
+    """The model calls it stands for: one, or a rollup's count as its agent logged it (0 where
+    the agent logs none: Droid's and Goose's session totals)."""
 
     @property
     def when(self) -> datetime:

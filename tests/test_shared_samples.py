@@ -204,7 +204,9 @@ def test_agents_counts_tool_calls_and_failures_as_the_logs_hold_them() -> None:
 
 # The other agents: ../shared/agent-samples, with their own EXPECTED.md, read as a table.
 AGENT_SAMPLES = SHARED.parent / "agent-samples"
-AGENTS_READ = frozenset({"cline", "copilot", "droid", "kimi", "openclaw", "pi-agent"})
+AGENTS_READ = frozenset(
+    {"cline", "copilot", "droid", "gemini-cli", "kimi", "openclaw", "pi-agent", "qwen-code"}
+)
 """The agents of agent-samples/EXPECTED.md whose parser has landed (each checked below)."""
 
 

@@ -39,7 +39,20 @@ BUILT_IN = "built-in"
 SUBAGENTS = "subagents"
 SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 EXAMPLES = 3
-ACTIVITY_FORMATS = frozenset({claude_code.SOURCE, codex.SOURCE, cline.SOURCE, "pi", "kimi"})
+ACTIVITY_FORMATS = frozenset(
+    {
+        claude_code.SOURCE,
+        codex.SOURCE,
+        cline.SOURCE,
+        "pi",
+        "kimi",
+        "copilot",
+        "amp",
+        "droid",
+        "gemini-cli",
+        "qwen-code",
+    }
+)
 """Log formats that record what agents did (their tool calls and results); the others (API
 request logs, agents that log usage only) hold requests only."""
 

@@ -37,7 +37,7 @@ class Totals(TokenSums):
     failed_requests: int = 0
     """Requests that got no response or an error status (they cost nothing)."""
     rollups: int = 0
-    """Whole sessions' totals counted in (agents that log no call's usage): not requests."""
+    """Whole sessions' totals counted in that say no count of calls (Droid's, Goose's)."""
     reported_requests: int = 0
     """Requests whose agent logged what it believed they cost, in dollars."""
     reported_usd: float = 0.0
@@ -61,8 +61,8 @@ class Totals(TokenSums):
         self.ttl_assumed += request.ttl_assumed
         self.failed_requests += request.error is not None
         usage = request.usage
-        self.requests += not request.rollup
-        self.rollups += request.rollup
+        self.requests += request.calls
+        self.rollups += request.rollup and not request.calls
         self.input_tokens += usage.input_tokens
         self.cache_read_tokens += usage.cache_read_tokens
         self.cache_write_5m_tokens += usage.cache_write_5m_tokens
@@ -71,7 +71,7 @@ class Totals(TokenSums):
         self.reasoning_tokens += usage.reasoning_tokens
         cost = request.cost
         if cost is not None:
-            self.priced_requests += 1
+            self.priced_requests += request.calls or 1  # a session's totals count as one
             self.cost_usd += cost.total_usd
             self.uncached_usd += cost.uncached_usd
         reported = request.reported_cost_usd

@@ -66,6 +66,7 @@ REQUESTS = pa.schema(
         ("reported_units", pa.float64()),
         ("reported_unit", pa.string()),
         ("rollup", pa.bool_()),
+        ("calls", pa.int64()),
     ]
 )
 """One row per API call (or, `rollup`, a session's totals as its agent logged them). `day` is

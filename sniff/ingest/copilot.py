@@ -8,9 +8,9 @@ segment it ends (from the start or the last shutdown), per model, as `modelMetri
 
 - A segment that persisted per-call `assistant.usage` events (some versions do; they are
   ephemeral in others) is read call by call: those are what its shutdown rolls up.
-- Else a segment with a shutdown gives, per model, as many requests as the shutdown counts,
-  all of them rollups (`Response.rollup`): the first holds the model's tokens, the others none,
-  since the log splits the total over no call. Session-level `tokenDetails` belong to the one
+- Else a segment with a shutdown gives, per model, one rollup (`Response.rollup`) of its
+  tokens that stands for as many calls as the shutdown counts (`Response.calls`): the log
+  splits the total over no call. Session-level `tokenDetails` belong to the one
   model the shutdown names; shared by several, to none (`unknown`, unpriced).
 - A segment with no shutdown (the session was killed, or is running) holds only each
   `assistant.message`'s `outputTokens`: each response with output is one request of output
@@ -251,7 +251,7 @@ def _response(session: Session, call: Call, previous: str | None) -> Response:
 
 
 def _rollups(session: Session, rollup: Rollup, started: float | None) -> list[Response]:
-    """A shutdown's requests: per model, its count of them, the first holding its tokens."""
+    """A shutdown's rollups: per model, its tokens, standing for its count of calls."""
     if rollup.at is None:
         session.undated.append(rollup.line)
     responses: list[Response] = []
@@ -259,7 +259,7 @@ def _rollups(session: Session, rollup: Rollup, started: float | None) -> list[Re
         provider = vendor_of(model, PROVIDER)
         first = Response(
             SOURCE,
-            f"{SOURCE}:{session.id}:{rollup.name}:{model}:0",
+            f"{SOURCE}:{session.id}:{rollup.name}:{model}",
             TOP_LEVEL,
             tokens,
             is_anthropic(provider, model) and tokens.cache_write_5m > 0,
@@ -277,13 +277,9 @@ def _rollups(session: Session, rollup: Rollup, started: float | None) -> list[Re
             rollup.line,
             harness=Harness.COPILOT,
             rollup=True,
+            calls=calls,
         )
         responses.append(first)
-        empty = first._replace(usage=Tokens(0, 0, 0, 0, 0, 0), ttl_assumed=False)
-        responses.extend(
-            empty._replace(key=f"{SOURCE}:{session.id}:{rollup.name}:{model}:{index}")
-            for index in range(1, calls)
-        )
     return responses
 
 

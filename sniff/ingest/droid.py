@@ -108,6 +108,7 @@ def parse_settings(
         1,
         harness=Harness.DROID,
         rollup=True,
+        calls=0,
     )
     return FileResult([response], [], 0, SOURCE)
 

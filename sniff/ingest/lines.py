@@ -11,7 +11,7 @@ same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import msgspec
@@ -61,6 +61,38 @@ def decode_lines(
         record = _decode_one(path, number, tail, schema, decoder, issues, last=True)
         if record is not None:
             yield number, record
+
+
+def handle_lines(
+    path: str,
+    data: bytes,
+    schema: type[Schema],
+    decoder: msgspec.json.Decoder[Schema],
+    issues: list[LineIssue],
+    handle: Callable[[int, Schema], None],
+) -> None:
+    """`decode_lines` into `decoder`'s schema, each record handed to `handle` with its line
+    number; a record `handle` refuses (`Implausible`) is skipped and listed, as if it were not
+    there."""
+    for number, record in decode_lines(path, data, schema, decoder, issues):
+        try:
+            handle(number, record)
+        except Implausible as error:
+            issues.append(LineIssue(path, number, str(error)))
+
+
+def decode_record(
+    path: str,
+    number: int,
+    raw: bytes,
+    schema: type[Schema],
+    decoder: msgspec.json.Decoder[Schema],
+    issues: list[LineIssue],
+) -> Schema | None:
+    """One record of a JSON document (a message of a session saved whole), decoded as a line
+    is: leniently when its fields do not fit, and appended to `issues` at `number` (its place
+    in the document) when it cannot be read. None when it is skipped."""
+    return _decode_one(path, number, raw, schema, decoder, issues, last=False)
 
 
 def _decode_one(

@@ -22,10 +22,12 @@ from sniff.ingest import (
     codex,
     copilot,
     droid,
+    gemini_cli,
     goose,
     kimi,
     parquet_in,
     pi,
+    qwen_code,
     request_log,
     sqlite_read,
 )
@@ -46,6 +48,8 @@ AGENT_FORMATS: tuple[AgentFormat, ...] = (
     *copilot.FORMATS,
     *droid.FORMATS,
     *goose.FORMATS,
+    *gemini_cli.FORMATS,
+    *qwen_code.FORMATS,
 )
 """The other agents' formats, each claimed from its content before the formats below."""
 

@@ -104,6 +104,7 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         reported_cost_usd=response.reported_cost_usd,
         reported_units=Reported(*response.reported_units) if response.reported_units else None,
         rollup=response.rollup,
+        calls=response.calls,
     )
 
 

@@ -46,7 +46,9 @@ COLUMNS = (*TEXTS, *OPTIONAL_TEXTS, *TIMES, *TOKENS, "ttl_assumed", "line")
 """The columns of `sniff.export.tables.REQUESTS` a response is made of."""
 FLAGS = ("opens_turn", "thinks", "compacted")
 """Columns exports have had since cache breaks judge turns: False where absent."""
-AGENT_COLUMNS = ("harness", "reported_cost_usd", "reported_units", "reported_unit", "rollup")
+AGENT_COLUMNS = (
+    "harness", "reported_cost_usd", "reported_units", "reported_unit", "rollup", "calls",
+)  # fmt: skip
 """Columns exports have had since they hold other agents' requests: absent, the harness is
 the one the row's format names (`record.HARNESS_OF`), and nothing was reported."""
 HARNESSES = frozenset(harness.value for harness in Harness)
@@ -181,6 +183,7 @@ def agent_fields(row: dict[str, Any]) -> dict[str, Any]:
         "reported_cost_usd": row.get("reported_cost_usd"),
         "reported_units": None if units is None or unit is None else (float(units), str(unit)),
         "rollup": bool(row.get("rollup")),
+        "calls": 1 if row.get("calls") is None else count(row["calls"]),
     }
 
 

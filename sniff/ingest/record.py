@@ -107,7 +107,10 @@ class Response(NamedTuple):
     reported_units: tuple[float, str] | None = None
     """An amount the agent logged in a unit of its own: (value, unit)."""
     rollup: bool = False
-    """It holds a whole session's totals (agents that log no call's usage), not one call."""
+    """It holds the totals of many calls (a session's, a segment's), not one call's."""
+    calls: int = 1
+    """The model calls it stands for: one, or a rollup's count as its agent logged it (0 where
+    the agent logs none)."""
 
     @property
     def total(self) -> int:

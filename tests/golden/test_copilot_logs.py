@@ -45,7 +45,8 @@ def test_requests_carry_the_harness_rollups_and_nano_aiu():
     requests = load([SAMPLES]).requests
     assert {request.harness for request in requests} == {"copilot"}
     rollups = [request for request in requests if request.rollup]
-    assert len(rollups) == 6  # both shutdowns' calls; the resumed segment's two are calls
+    # both shutdowns' calls, one rollup per model each (the resumed segment's two are calls)
+    assert (len(rollups), sum(request.calls for request in rollups)) == (3, 6)
     units = sorted(
         (request.reported_units.value, request.reported_units.unit)
         for request in requests

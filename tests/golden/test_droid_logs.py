@@ -14,12 +14,16 @@ SESSION = "3e1f0a2b-7c4d-4e5f-a6b7-c8d9e0f1a2b3"
 
 
 def test_each_session_is_one_rollup_counted_once():
+    """Two sessions of totals, no request: Droid logs no call's usage."""
     report = scan(SAMPLES)
-    assert classes(report["totals"]) == (2, 7_050, 351_000, 22_000, 5_000, 1_200)
+    assert classes(report["totals"]) == (0, 7_050, 351_000, 22_000, 5_000, 1_200)
     assert {row["model"]: classes(row) for row in report["by_model"]} == {
-        "claude-sonnet-4-5-20250929": (1, 1_850, 310_000, 22_000, 4_200, 900),
-        "gpt-5-codex": (1, 5_200, 41_000, 0, 800, 300),
+        "claude-sonnet-4-5-20250929": (0, 1_850, 310_000, 22_000, 4_200, 900),
+        "gpt-5-codex": (0, 5_200, 41_000, 0, 800, 300),
     }
+    assert report["warnings"]["session_totals_only"] == len(report["sessions"]) == 2
+    [droid] = report["by_harness"]
+    assert (droid["harness"], droid["requests"], droid["session_totals"]) == ("droid", 0, 2)
     # three settings files and their archived copy, and the session's lines
     assert report["source"]["formats"] == {"droid": 5}
     assert report["warnings"]["skipped_lines"] == 0

@@ -27,12 +27,13 @@ def test_each_session_is_one_rollup_of_its_accumulated_totals(database):
     """Accumulated columns over the plain (last-turn) ones; the plain ones only for a row that
     has no accumulated ones; reasoning = total - input - output; the empty session is none."""
     report = scan(database.parent.parent)
-    assert classes(report["totals"]) == (3, 151_200, 0, 0, 7_200, 1_000)
+    assert classes(report["totals"]) == (0, 151_200, 0, 0, 7_200, 1_000)  # sessions, no call
     assert {row["model"]: classes(row) for row in report["by_model"]} == {
-        "claude-sonnet-4-5-20250929": (1, 141_000, 0, 0, 6_500, 500),
-        "gpt-5": (1, 8_200, 0, 0, 300, 500),
-        "qwen3-coder:30b": (1, 2_000, 0, 0, 400, 0),
+        "claude-sonnet-4-5-20250929": (0, 141_000, 0, 0, 6_500, 500),
+        "gpt-5": (0, 8_200, 0, 0, 300, 500),
+        "qwen3-coder:30b": (0, 2_000, 0, 0, 400, 0),
     }
+    assert report["warnings"]["session_totals_only"] == 3
     assert report["source"]["formats"] == {"goose": 1}
     assert len(report["sessions"]) == 3
 

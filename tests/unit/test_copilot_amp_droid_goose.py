@@ -11,6 +11,7 @@ import pytest
 
 from sniff.ingest.log_formats import detect, parse_any
 from sniff.logs import load
+from sniff.model import NO_USAGE, LineIssue
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs"
@@ -70,8 +71,9 @@ def test_goose_claims_only_its_tables(tmp_path):
     with sqlite3.connect(other) as connection:
         connection.execute("create table sessions (id text, input_tokens integer)")
     assert parse_any(str(other), "p").log_format is None
-    forced = parse_any(str(other), "p", "goose")
-    assert forced.log_format == "goose" and forced.issues == []
+    forced = parse_any(str(other), "p", "goose")  # read as Goose's, it holds nothing: said so
+    assert forced.log_format == "goose"
+    assert forced.issues == [LineIssue(str(other), 0, NO_USAGE, kept=True)]
 
 
 @pytest.mark.parametrize("name", ["copilot", "amp", "droid"])
@@ -89,7 +91,7 @@ def test_copilot_bad_line_is_listed_and_the_rest_counts(tmp_path):
     path.write_text("\n".join(text) + "\n")
     dataset = load([path])
     assert [(issue.line, issue.reason[:12]) for issue in dataset.issues] == [(4, "invalid JSON")]
-    assert len(dataset.requests) == 6
+    assert sum(request.calls for request in dataset.requests) == 6
 
 
 def test_copilot_implausible_count_skips_only_its_event(tmp_path):
@@ -101,7 +103,9 @@ def test_copilot_implausible_count_skips_only_its_event(tmp_path):
     path.write_bytes(lines(records))
     dataset = load([path])
     assert [issue.reason for issue in dataset.issues] == ["implausible usage"]
-    assert len(dataset.requests) == 5  # the resumed segment's other message still counts
+    assert (
+        sum(request.calls for request in dataset.requests) == 5
+    )  # the resumed segment's other message still counts
 
 
 def test_copilot_shutdown_with_a_bad_metric_is_listed(tmp_path):
@@ -117,7 +121,7 @@ def test_copilot_shutdown_with_a_bad_metric_is_listed(tmp_path):
         (number, "implausible usage")
     ]
     # the segment falls back to its messages' output, as one that lost its shutdown
-    assert len(dataset.requests) == 6
+    assert sum(request.calls for request in dataset.requests) == 6
     assert sum(request.usage.input_tokens for request in dataset.requests) == 0
 
 
@@ -130,7 +134,7 @@ def test_copilot_truncated_last_line(tmp_path):
     assert [issue.reason for issue in dataset.issues] == [
         "truncated last line (file still being written?)"
     ]
-    assert len(dataset.requests) == 6
+    assert sum(request.calls for request in dataset.requests) == 6
 
 
 def test_amp_bad_message_is_listed_and_the_rest_counts(tmp_path):
@@ -142,7 +146,7 @@ def test_amp_bad_message_is_listed_and_the_rest_counts(tmp_path):
     assert [(issue.line, issue.reason[:17]) for issue in dataset.issues] == [
         (4, "implausible usage")
     ]
-    assert len(dataset.requests) == 2
+    assert sum(request.calls for request in dataset.requests) == 2
 
 
 def test_amp_truncated_thread_is_one_issue(tmp_path):
