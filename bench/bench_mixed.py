@@ -93,7 +93,8 @@ def environment(home: Path) -> dict[str, str]:
 
 def sniff_by_harness(output: str) -> dict[str, dict[str, int]]:
     """`sniff scan --json`'s by_harness rows in EXPECTED.json's classes. EXPECTED.md counts a
-    whole session's totals (Copilot's shutdown rollups) as requests; sniff apart from them."""
+    session's totals that name no count of calls (Droid's, Goose's) as requests; sniff counts
+    them apart (`session_totals`)."""
     rows = {}
     for row in json.loads(output)["by_harness"]:
         rows[row["harness"]] = {
