@@ -239,6 +239,10 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     rollup: bool = False
     """It is the totals of many calls as the agent logged them (a session's, a segment's), not
     one call: counted in the bill, left out of every per-request analysis (breaks, latency)."""
+    reasoning_apart: bool = False
+    """Its `usage.reasoning_tokens` are not part of its `usage.output_tokens` (Gemini's
+    thoughts, OpenCode's, Droid's and Goose's reasoning): billed beside the output, at its
+    price. Elsewhere reasoning is the part of the output spent thinking."""
     calls: int = 1
     """The model calls it stands for: one, or a rollup's count as its agent logged it (0 where
     the agent logs none: Droid's and Goose's session totals)."""

@@ -10,6 +10,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -254,3 +257,48 @@ def test_agent_expected_md_is_read_whole() -> None:
     for agent, (totals, models) in table.items():
         if models:
             assert tuple(map(sum, zip(*models.values(), strict=True))) == totals[:6], agent
+
+
+def test_gemini_thoughts_are_billed_beside_the_output() -> None:
+    """Gemini reports thoughts apart from the output and bills them as output: each call's cost
+    is its tokens at its model's prices, thoughts at the output's, and the shared sample's
+    thinking calls cost more than their output alone would."""
+    import msgspec
+
+    from sniff.logs import load
+    from sniff.pricing import PriceBook
+
+    book = PriceBook()
+    requests = load([AGENT_SAMPLES / "gemini-cli"]).requests
+    thinking = [request for request in requests if request.usage.reasoning_tokens]
+    assert sum(request.usage.reasoning_tokens for request in thinking) == 377
+    for request in thinking:
+        billed = msgspec.structs.replace(
+            request.usage,
+            output_tokens=request.usage.output_tokens + request.usage.reasoning_tokens,
+        )
+        cost, plain = request.cost, book.cost(request.model, request.when, request.usage)
+        assert cost is not None and plain is not None
+        assert cost == book.cost(request.model, request.when, billed)
+        assert cost.total_usd > plain.total_usd
+
+
+OPENCODE_DUMP = "opencode/kilocode/packages/kilo-cli/test/fixtures/v1-writer/kilo.db.sql"
+OPENCODE_LEGACY = "opencode/tokscale/packages/core/__test__/fixtures/.local"
+
+
+def test_opencode_samples_match_agent_expected_md(tmp_path: Path) -> None:
+    """OpenCode's database sample is Kilo CLI's SQL dump: it is built first, into a folder
+    beside the legacy message tree, and the folder scanned gives EXPECTED.md's row (so opencode
+    is not in `AGENTS_READ`, whose folders are scanned as they are)."""
+    with closing(sqlite3.connect(tmp_path / "kilo.db")) as database:
+        database.executescript((AGENT_SAMPLES / OPENCODE_DUMP).read_text())
+    shutil.copytree(AGENT_SAMPLES / OPENCODE_LEGACY, tmp_path / ".local")
+    result = CliRunner().invoke(app, ["scan", "--json", "--tz", "UTC", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    totals, models = agent_expected()["opencode"]
+    assert classes(report["totals"]) + (len(report["sessions"]),) == totals
+    assert {row["model"]: classes(row) for row in report["by_model"]} == models
+    assert report["source"]["formats"] == {"opencode": 2}
+    assert report["warnings"]["skipped_lines"] == 0

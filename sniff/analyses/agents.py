@@ -31,7 +31,7 @@ from sniff.analyses.tool_errors import (
     USER_INTERRUPTED,
     classify,
 )
-from sniff.ingest import claude_code, cline, codex
+from sniff.ingest import claude_code, cline, codex, opencode_calls
 from sniff.model import Activity, AgentEvent, Request, ToolCall
 from sniff.redact_secrets import redact_secrets
 
@@ -44,6 +44,7 @@ ACTIVITY_FORMATS = frozenset(
         claude_code.SOURCE,
         codex.SOURCE,
         cline.SOURCE,
+        opencode_calls.SOURCE,
         "pi",
         "kimi",
         "copilot",

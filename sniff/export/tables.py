@@ -67,6 +67,7 @@ REQUESTS = pa.schema(
         ("reported_unit", pa.string()),
         ("rollup", pa.bool_()),
         ("calls", pa.int64()),
+        ("reasoning_apart", pa.bool_()),
     ]
 )
 """One row per API call (or, `rollup`, a session's totals as its agent logged them). `day` is

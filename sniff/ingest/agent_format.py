@@ -32,3 +32,7 @@ class AgentFormat(NamedTuple):
     layout: Layout
     claims: Callable[[Any], bool]
     parse: Parser
+    file_names: tuple[str, ...] = ()
+    """Patterns (`fnmatch`) of the names the agent gives its database: one that cannot be
+    opened (cut short, malformed) is still handed to this parser, which says why, rather than
+    passed over as a database of no known format."""

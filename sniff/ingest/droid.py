@@ -107,6 +107,7 @@ def parse_settings(
         path,
         1,
         harness=Harness.DROID,
+        reasoning_apart=True,
         rollup=True,
         calls=0,
     )

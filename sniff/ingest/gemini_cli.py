@@ -192,6 +192,7 @@ class Conversation:
             opens_turn=before is not None and self.last[before].type == "user",
             thinks=tokens.reasoning > 0,
             harness=self.harness,
+            reasoning_apart=True,
         )
 
     def _input_time(self, before: str | None) -> float | None:

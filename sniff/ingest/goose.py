@@ -126,6 +126,7 @@ def _session(path: str, number: int, row: dict[str, Any], project_hint: str) -> 
         path,
         number,
         harness=Harness.GOOSE,
+        reasoning_apart=True,
         reported_cost_usd=float(cost) if isinstance(cost, int | float) and cost >= 0 else None,
         rollup=True,
         calls=0,

@@ -7,6 +7,8 @@ as parsing. A file of no known format yields nothing and is reported once, by na
 
 from __future__ import annotations
 
+import fnmatch
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,7 @@ from sniff.ingest import (
     gemini_cli,
     goose,
     kimi,
+    opencode,
     parquet_in,
     pi,
     qwen_code,
@@ -50,6 +53,7 @@ AGENT_FORMATS: tuple[AgentFormat, ...] = (
     *goose.FORMATS,
     *gemini_cli.FORMATS,
     *qwen_code.FORMATS,
+    *opencode.FORMATS,
 )
 """The other agents' formats, each claimed from its content before the formats below."""
 
@@ -179,13 +183,22 @@ def detect_document(data: bytes) -> str | None:
 
 
 def detect_database(path: str) -> str | None:
-    """The agent format a SQLite database is in, from its tables; None when of none (or it
-    cannot be opened: its parser, forced, says why)."""
+    """The agent format a SQLite database is in, from its tables; None when of none. One that
+    cannot be opened is known by its name only (`AgentFormat.file_names`): its parser says why."""
     try:
         tables = sqlite_read.tables(path)
     except sqlite3.Error:
-        return None
+        return _named(path)
     return _claimed(Layout.DATABASE, tables)
+
+
+def _named(path: str) -> str | None:
+    """The agent format whose databases are named like `path`, if one is."""
+    name = os.path.basename(path)
+    for agent_format in AGENT_FORMATS:
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in agent_format.file_names):
+            return agent_format.name
+    return None
 
 
 def _claimed(layout: Layout, value: Any) -> str | None:

@@ -13,6 +13,8 @@ import os
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
+import msgspec
+
 from sniff.ingest.plausible import in_range
 from sniff.ingest.record import HARNESS_OF, Response
 from sniff.model import (
@@ -75,6 +77,11 @@ def _request(response: Response, cost_of: Pricer) -> Request:
     ended = _time(response.last_at) or _file_time(response.file)
     started = _time(response.started_at)
     usage = Usage(*response.usage)
+    billed = usage
+    if response.reasoning_apart and usage.reasoning_tokens:  # thinking billed as output
+        billed = msgspec.structs.replace(
+            usage, output_tokens=usage.output_tokens + usage.reasoning_tokens
+        )
     return Request(
         source=response.source,
         key=response.key,
@@ -92,7 +99,7 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         first_token_at=_time(response.first_at),
         ttl_assumed=response.ttl_assumed,
         version=response.version,
-        cost=FREE if response.error else cost_of(response.model, started or ended, usage),
+        cost=FREE if response.error else cost_of(response.model, started or ended, billed),
         blocks=response.blocks,
         error=response.error,
         previous=response.previous,
@@ -104,6 +111,7 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         reported_cost_usd=response.reported_cost_usd,
         reported_units=Reported(*response.reported_units) if response.reported_units else None,
         rollup=response.rollup,
+        reasoning_apart=response.reasoning_apart,
         calls=response.calls,
     )
 

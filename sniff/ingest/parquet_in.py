@@ -48,6 +48,7 @@ FLAGS = ("opens_turn", "thinks", "compacted")
 """Columns exports have had since cache breaks judge turns: False where absent."""
 AGENT_COLUMNS = (
     "harness", "reported_cost_usd", "reported_units", "reported_unit", "rollup", "calls",
+    "reasoning_apart",
 )  # fmt: skip
 """Columns exports have had since they hold other agents' requests: absent, the harness is
 the one the row's format names (`record.HARNESS_OF`), and nothing was reported."""
@@ -184,6 +185,7 @@ def agent_fields(row: dict[str, Any]) -> dict[str, Any]:
         "reported_units": None if units is None or unit is None else (float(units), str(unit)),
         "rollup": bool(row.get("rollup")),
         "calls": 1 if row.get("calls") is None else count(row["calls"]),
+        "reasoning_apart": bool(row.get("reasoning_apart")),
     }
 
 

@@ -234,6 +234,7 @@ class Reader:
             thinks=any(part.thought for part in row.message.parts or ()) if row.message else False,
             compacted=compacted,
             harness=Harness.QWEN_CODE,
+            reasoning_apart=True,
         )
 
     def _branch(

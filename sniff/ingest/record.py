@@ -108,6 +108,9 @@ class Response(NamedTuple):
     """An amount the agent logged in a unit of its own: (value, unit)."""
     rollup: bool = False
     """It holds the totals of many calls (a session's, a segment's), not one call's."""
+    reasoning_apart: bool = False
+    """Its reasoning tokens are not part of its output (Gemini's thoughts, OpenCode's and
+    Droid's reasoning): billed beside the output, at the output's price."""
     calls: int = 1
     """The model calls it stands for: one, or a rollup's count as its agent logged it (0 where
     the agent logs none)."""
