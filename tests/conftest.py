@@ -21,6 +21,12 @@ from sniff.ingest import locations
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_LOGS = REPO / "sample_logs"
+FIRST_SAMPLES = tuple(
+    str(SAMPLE_LOGS / name) for name in ("claude-code", "claude-trace", "codex", "request-logs")
+)
+"""The bundled logs of Claude Code, claude-trace, Codex and request logs: the folders whose
+figures the tests written before the other agents' samples pin (those have golden tests of
+their own)."""
 
 
 @pytest.fixture(autouse=True)

@@ -116,20 +116,34 @@ def _breakdown_rows(key_name: str, groups: Iterable[Group]) -> tuple[list[list[s
 
 
 def harness_table(groups: list[Group]) -> Table:
-    """`breakdown` by harness: the whole sessions an agent logged only as totals join its
-    requests; where agents logged their own cost, it and the difference (sniff's cost minus
-    theirs, over the requests that have both) come last."""
-    rows, headers = _breakdown_rows("harness", groups)
+    """One row per agent: requests (and the whole sessions it logged only as totals), tokens,
+    hit rate, cost, savings; where agents logged their own cost, it and the difference
+    (sniff's cost minus theirs, over the requests that have both). Tokens are not split by
+    class here, so that the table fits 80 columns: the other tables split them."""
     reported = any(group.totals.reported_requests for group in groups)
-    for row, group in zip(rows, groups, strict=True):
+    rows = []
+    for group in groups:
         totals = group.totals
+        requests = f"{totals.requests:,}"
         if totals.rollups:
-            row[1] += f" +{plural(totals.rollups, 'session')}"
+            sessions = f"+{totals.rollups} sess."
+            requests = f"{requests} {sessions}" if totals.requests else sessions
+        row = [
+            group.key,
+            requests,
+            compact(totals.total_tokens),
+            percent(totals.hit_rate),
+            _cost(totals),
+            money(totals.savings),
+        ]
         if reported:
-            row += [
-                money(totals.reported_usd) if totals.reported_requests else "-",
-                money(totals.reported_difference),
-            ]
+            row += (
+                [money(totals.reported_usd), money(totals.reported_difference)]
+                if totals.reported_requests
+                else ["-", "-"]
+            )
+        rows.append(row)
+    headers = ["harness", "reqs", "tokens", "hit", "cost", "saved"]
     headers += ["agent's", "diff"] if reported else []
     return measures_table("By harness", headers, rows, text_columns=1)
 

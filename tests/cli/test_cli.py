@@ -13,6 +13,7 @@ import typer
 from typer.testing import CliRunner
 
 from sniff.cli import app
+from sniff.workspace.choices import FORMATS
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_logs" / "claude-code"
@@ -22,8 +23,9 @@ EXPECTED = json.loads((ROOT / "tests" / "golden" / "sample_logs_expected.json").
 REQUEST_LOGS_EXPECTED = json.loads(
     (ROOT / "tests" / "golden" / "request_logs_expected.json").read_text()
 )
-CLINE_SAMPLE_REQUESTS = 12
-"""The calls of sample_logs/cline (counted in tests/golden/test_cline_logs.py)."""
+OTHER_AGENTS = ("amp", "cline", "copilot", "droid", "gemini-cli", "kimi", "opencode", "openclaw",
+                "pi", "qwen-code")  # fmt: skip
+"""The folders of sample_logs of the other agents, each pinned by its golden test."""
 WIDE = {"COLUMNS": "200"}
 
 
@@ -350,20 +352,13 @@ def test_no_arguments_and_no_logs_falls_back_to_the_bundled_samples():
     bundled = (
         EXPECTED["totals"]["requests"]
         + sum(log["requests"] for log in REQUEST_LOGS_EXPECTED.values())
-        + CLINE_SAMPLE_REQUESTS
+        + sum(scan_json(str(ROOT / "sample_logs" / a))["totals"]["requests"] for a in OTHER_AGENTS)
     )
     assert f"{bundled} requests" in text
     report = json.loads(run("--json").stdout)
     assert report["source"]["sample_logs"] is True
     assert report["totals"]["requests"] == bundled
-    assert set(report["source"]["formats"]) == {
-        "claude-code",
-        "claude-trace",
-        "cline",
-        "cline-tasks",
-        "codex",
-        "request-log",
-    }
+    assert set(report["source"]["formats"]) == set(FORMATS) - {"goose"}  # Goose's is built
 
 
 def test_no_arguments_reads_the_logs_under_home(cc):

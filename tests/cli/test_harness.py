@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
@@ -32,12 +33,29 @@ def test_scan_sums_the_bundled_logs_by_harness() -> None:
     report = scan(SAMPLE_LOGS)
     rows = {row["harness"]: row for row in report["by_harness"]}
     assert {name: row["requests"] for name, row in rows.items()} == {
-        "claude-code": 141, "api": 25, "codex": 11,
+        "claude-code": 141, "api": 25, "codex": 11, "gemini-cli": 11, "qwen-code": 7,
+        "opencode": 9, "kilo": 1, "pi": 6, "openclaw": 2, "kimi": 7, "cline": 8, "roo-code": 2,
+        "kilo-code": 2, "copilot": 8, "amp": 5, "droid": 0,
     }  # fmt: skip
+    assert rows["droid"]["session_totals"] == 2  # Droid logs sessions' totals, no call
     for measure in ("requests", "input_tokens", "cache_read_tokens", "output_tokens"):
         assert sum(row[measure] for row in rows.values()) == report["totals"][measure]
-    assert all(row["reported_cost_usd"] is None for row in rows.values())  # none logs its own
     assert {session["harness"] for session in report["sessions"]} == set(rows)
+
+
+def test_what_an_agent_logged_its_calls_cost_is_shown_beside_sniffs_cost() -> None:
+    """pi logs each call's cost at the same prices: no difference; Claude Code logs none."""
+    rows = {row["harness"]: row for row in scan(SAMPLE_LOGS)["by_harness"]}
+    assert rows["claude-code"]["reported_cost_usd"] is None
+    assert rows["claude-code"]["cost_minus_reported_usd"] is None
+    pi = rows["pi"]
+    assert pi["reported_requests"] == pi["requests"] == 6
+    assert pi["reported_cost_usd"] == pytest.approx(pi["cost_usd"], abs=1e-6)
+    cline = rows["cline"]  # its sample logs its own prices, a little under the library's
+    assert cline["cost_minus_reported_usd"] == pytest.approx(
+        cline["cost_usd"] - cline["reported_cost_usd"], abs=2e-6
+    )
+    assert cline["cost_minus_reported_usd"] > 0
 
 
 def test_harness_keeps_one_agents_requests() -> None:

@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
+from tests.conftest import FIRST_SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_LOGS = ROOT / "sample_logs"
@@ -74,7 +75,7 @@ def test_terminal_tables_show_the_same_short_project_name(command: list[str]) ->
 
 
 def test_at_80_columns_the_two_sonnet_models_read_apart() -> None:
-    text = run("scan", SAMPLE_LOGS, env={"COLUMNS": "80"}).stdout
+    text = run("scan", *FIRST_SAMPLES, env={"COLUMNS": "80"}).stdout
     rows = text[text.index("By model") : text.index("By agent")].splitlines()
     models = [row.split()[0] for row in rows if row.strip().startswith("claude-sonnet")]
     assert sorted(models) == ["claude-sonnet-4", "claude-sonnet-4-5"]

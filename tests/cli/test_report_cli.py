@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from sniff.cli import app
 from sniff.present.report_data import CSV_COLUMNS
-from tests.conftest import SAMPLE_LOGS
+from tests.conftest import FIRST_SAMPLES, SAMPLE_LOGS
 
 runner = CliRunner()
 SUMMED = ("requests", "input_tokens", "cache_read_tokens", "cache_write_5m_tokens",
@@ -24,14 +24,14 @@ SUMMED = ("requests", "input_tokens", "cache_read_tokens", "cache_write_5m_token
 
 @pytest.fixture(scope="module")
 def scanned() -> dict[str, Any]:
-    result = runner.invoke(app, ["scan", str(SAMPLE_LOGS), "--json", "--tz", "UTC"])
+    result = runner.invoke(app, ["scan", *FIRST_SAMPLES, "--json", "--tz", "UTC"])
     assert result.exit_code == 0
     totals: dict[str, Any] = json.loads(result.stdout)["totals"]
     return totals
 
 
 def report(*options: str) -> str:
-    result = runner.invoke(app, ["report", str(SAMPLE_LOGS), "--tz", "UTC", *options])
+    result = runner.invoke(app, ["report", *FIRST_SAMPLES, "--tz", "UTC", *options])
     assert result.exit_code == 0, result.output
     return result.stdout
 
@@ -178,7 +178,7 @@ def test_by_adds_a_grouping_without_repeating_one() -> None:
 
 
 def test_what_ifs_start_with_what_was_paid_and_match_sniff_cache(scanned: dict[str, Any]) -> None:
-    result = runner.invoke(app, ["cache", str(SAMPLE_LOGS), "--json", "--tz", "UTC"])
+    result = runner.invoke(app, ["cache", *FIRST_SAMPLES, "--json", "--tz", "UTC"])
     assert result.exit_code == 0, result.output
     cached = json.loads(result.stdout)["what_if"]
     assert "engine" in [row["policy"] for row in cached]

@@ -24,7 +24,7 @@ from typer.testing import CliRunner, Result
 
 from sniff.cli import app
 from sniff.ingest import parquet_in
-from tests.conftest import REPO, SAMPLE_LOGS
+from tests.conftest import FIRST_SAMPLES, REPO, SAMPLE_LOGS
 from tests.faults.failing_writes import fill_disk, refuse_writes, snapshot, writable_again
 
 runner = CliRunner()
@@ -146,8 +146,10 @@ def merging(target: Path) -> Result:
 
 
 def halves(source: Path, target: Path) -> Path:
-    """Every log under `source` cut to its first half of lines, at the same place in `target`."""
-    for log in source.rglob("*.jsonl"):
+    """Every log under `source` cut to its first half of lines, at the same place in `target`
+    (of the first formats' folders: a Copilot log cut before a segment's shutdown counts that
+    segment's output message by message, and the merge would then hold both readings)."""
+    for log in (log for folder in FIRST_SAMPLES for log in Path(folder).rglob("*.jsonl")):
         lines = log.read_bytes().splitlines(keepends=True)
         copy = target / log.relative_to(source)
         copy.parent.mkdir(parents=True, exist_ok=True)

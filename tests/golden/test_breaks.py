@@ -28,10 +28,13 @@ from sniff.cli import app
 from sniff.logs import load
 from sniff.model import Request, Usage
 from sniff.numbers import money
+from tests.conftest import FIRST_SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_LOGS = ROOT / "sample_logs"
 CLAUDE_CODE = SAMPLE_LOGS / "claude-code"
+FIRST_LOGS = (*FIRST_SAMPLES, str(SAMPLE_LOGS / "prompts"))
+"""The bundled logs this file's figures are of (the other agents' breaks: their golden tests)."""
 DEMO = CLAUDE_CODE / "projects" / "-home-dana-src-breaks-demo"
 EXPECTED: list[dict[str, str]] = json.loads(
     (Path(__file__).parent / "breaks_expected.json").read_text()
@@ -59,8 +62,9 @@ def as_json(*args: str) -> dict[str, Any]:
     return data
 
 
-def breaks_of(path: Path, *options: str) -> dict[str, Any]:
-    return as_json("cache", "--breaks", "--tz", "UTC", *options, str(path))
+def breaks_of(path: Path | tuple[str, ...], *options: str) -> dict[str, Any]:
+    paths = path if isinstance(path, tuple) else (str(path),)
+    return as_json("cache", "--breaks", "--tz", "UTC", *options, *paths)
 
 
 @cache
@@ -118,7 +122,7 @@ def price(model: str, usage: Usage) -> float:
 
 
 def test_breaks_are_exactly_the_expected_ones_with_their_causes() -> None:
-    report = breaks_of(SAMPLE_LOGS)
+    report = breaks_of(FIRST_LOGS)
     found = [
         {"file": relative(item["file"]), "request": item["request"], "cause": item["cause"]}
         for item in warm(report)
@@ -236,7 +240,7 @@ def test_until_cuts_the_window_without_cutting_the_chain() -> None:
 
 
 def test_cache_breaks_json_has_the_documented_keys() -> None:
-    report = breaks_of(SAMPLE_LOGS)
+    report = breaks_of(FIRST_LOGS)
     assert {"totals", "breaks", "by_cause", "by_project", "gaps", "ttl_advice"} <= set(report)
     # every cause occurs but thinking_dropped (no sample of sample_logs thinks across turns)
     assert [row["cause"] for row in report["by_cause"]] == [
@@ -264,8 +268,8 @@ def test_cache_breaks_json_has_the_documented_keys() -> None:
 
 
 def test_scan_json_reports_the_count_cost_and_top_five_breaks() -> None:
-    breaks = as_json("scan", "--tz", "UTC", str(SAMPLE_LOGS))["breaks"]
-    everything = faults(breaks_of(SAMPLE_LOGS))
+    breaks = as_json("scan", "--tz", "UTC", *FIRST_LOGS)["breaks"]
+    everything = faults(breaks_of(FIRST_LOGS))
     assert breaks["count"] == len(EXPECTED_FAULTS) == len(everything)
     assert breaks["cost_usd"] == pytest.approx(sum(item["cost_usd"] for item in everything))
     top = breaks["top"]
