@@ -101,11 +101,15 @@ class PriceBook:
             self._cache = PriceCache(cache_folder())
         return self._cache
 
-    def rates(self, model: str, when: datetime, prompt_tokens: int = 0) -> Rates | None:
-        """The rates of `model` at `when` for a prompt of `prompt_tokens`.
+    def rates(
+        self, model: str, when: datetime, prompt_tokens: int = 0, provider: str | None = None
+    ) -> Rates | None:
+        """The rates of `model` at `when` for a prompt of `prompt_tokens`: of the model as the
+        price data names it, else of it at the `provider` the log names (`_lookups`).
 
         Returns None for a model with no known price.
         """
+        model = self._named(model, provider)
         moment = when if when.tzinfo is UTC else _utc(when)
         day = moment.date()
         period = self._days.get((model, day))
@@ -119,14 +123,25 @@ class PriceBook:
             period = self._days[(model, day)] = table.period(day.isoformat())
         return period.rates(prompt_tokens)
 
-    def cost(self, model: str, when: datetime, usage: Usage) -> Cost | None:
+    def cost(
+        self, model: str, when: datetime, usage: Usage, provider: str | None = None
+    ) -> Cost | None:
         """The cost of one request, or None when its model is unpriced."""
-        rates = self.rates(model, when, usage.prompt_tokens)
+        rates = self.rates(model, when, usage.prompt_tokens, provider)
         return None if rates is None else cost_at(rates, usage)
 
-    def is_priced(self, model: str) -> bool:
-        """Whether any price is known for `model`."""
-        return self._table(model) is not None
+    def is_priced(self, model: str, provider: str | None = None) -> bool:
+        """Whether any price is known for `model` (at `provider`)."""
+        return self._table(self._named(model, provider)) is not None
+
+    def _named(self, model: str, provider: str | None) -> str:
+        """The name `model` is priced under: its own; or, where the price data knows no
+        model of that name, `provider/model`, which `_lookups` looks up at that provider (a
+        GLM model an agent logged as Z.ai's, a Qwen model as OpenRouter's)."""
+        if not provider or "/" in model or self._table(model) is not None:
+            return model
+        qualified = f"{provider}/{model}"
+        return qualified if self._table(qualified) is not None else model
 
     def prepare(self) -> None:
         """Load price data now, while there is time (e.g. while logs are parsed elsewhere)."""

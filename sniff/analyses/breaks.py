@@ -226,7 +226,7 @@ def _price(
     prices: PriceBook, request: Request, five_minute: int, one_hour: int, as_input: int = 0
 ) -> float | None:
     """What the rebuilt tokens cost more than reads would have."""
-    rates = prices.rates(request.model, request.when, request.usage.prompt_tokens)
+    rates = prices.rates(request.model, request.when, request.usage.prompt_tokens, request.provider)
     if rates is None:
         return None
     if not reports_writes(request):  # rebuilt at the input price

@@ -76,7 +76,7 @@ class Measures:
         self.cache_write_5m_tokens += write_5m
         self.cache_write_1h_tokens += write_1h
         self.input_tokens += uncached
-        rates = prices.rates(request.model, request.when, prompt)
+        rates = prices.rates(request.model, request.when, prompt, request.provider)
         if rates is None:
             return None
         cost = (
@@ -378,7 +378,7 @@ def _shared(
     node: Node, count: int, session_count: int, prompt: SimPrompt, prices: PriceBook
 ) -> SharedPrefix:
     request = prompt.request
-    rates = prices.rates(request.model, request.when, node.end)
+    rates = prices.rates(request.model, request.when, node.end, request.provider)
     value = None
     if rates is not None:
         value = (count - 1) * node.end * (rates.input - rates.cache_read)

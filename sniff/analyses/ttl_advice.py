@@ -125,12 +125,14 @@ def ttl_part(
             continue
         tally = writes.setdefault((longer.provider, request.session_id), Tally())
         tally.requests += 1
-        if not prices.is_priced(request.model):
+        if not prices.is_priced(request.model, request.provider):
             tally.unpriced += 1
             continue
         written = _default_writes(request, longer)
         if written and longer.write_price:
-            rates = prices.rates(request.model, request.when, request.usage.prompt_tokens)
+            rates = prices.rates(
+                request.model, request.when, request.usage.prompt_tokens, request.provider
+            )
             if rates is not None:
                 tally.extra.append(written * _dearer(rates, longer))
     spared = [
@@ -257,7 +259,7 @@ def _rewritten(found: Break, longer: LongerTtl, prices: PriceBook) -> float:
     request = found.request
     if not longer.write_price:
         return 0.0
-    rates = prices.rates(request.model, request.when, request.usage.prompt_tokens)
+    rates = prices.rates(request.model, request.when, request.usage.prompt_tokens, request.provider)
     if rates is None:
         return 0.0
     tokens = min(found.rebuilt_tokens - found.rebuilt_1h_tokens, _default_writes(request, longer))

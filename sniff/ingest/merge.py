@@ -32,11 +32,11 @@ from sniff.model import (
 FREE = Cost(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 """The cost of a call that failed: nothing was billed."""
 
-Pricer = Callable[[str, datetime, Usage], Cost | None]
-"""(model, when, usage) → cost, or None when the model is unpriced."""
+Pricer = Callable[[str, datetime, Usage, str | None], Cost | None]
+"""(model, when, usage, provider) → cost, or None when the model is unpriced."""
 
 
-def _unpriced(_model: str, _when: datetime, _usage: Usage) -> Cost | None:
+def _unpriced(_model: str, _when: datetime, _usage: Usage, _provider: str | None) -> Cost | None:
     return None
 
 
@@ -99,7 +99,9 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         first_token_at=_time(response.first_at),
         ttl_assumed=response.ttl_assumed,
         version=response.version,
-        cost=FREE if response.error else cost_of(response.model, started or ended, billed),
+        cost=FREE
+        if response.error
+        else cost_of(response.model, started or ended, billed, response.provider),
         blocks=response.blocks,
         error=response.error,
         previous=response.previous,

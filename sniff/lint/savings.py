@@ -108,7 +108,7 @@ def _replay(chain: list[LintPrompt], key_of: KeyOf, prices: PriceBook) -> tuple[
             cache_write_5m_tokens=billed_writes,
             cache_write_1h_tokens=usage.write_1h,
         )
-        found = prices.cost(request.model, request.when, simulated)
+        found = prices.cost(request.model, request.when, simulated, request.provider)
         if found is None:
             priced = False
         else:

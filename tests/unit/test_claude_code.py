@@ -33,7 +33,7 @@ def at(text: str) -> datetime:
 
 def scan(*roots: Path) -> Dataset:
     """Read every transcript under `roots` the way `sniff scan` does, without prices."""
-    return read(expand(list(roots)), lambda _model, _when, _usage: None)
+    return read(expand(list(roots)), lambda _model, _when, _usage, _provider: None)
 
 
 def only(dataset: Dataset) -> Request:

@@ -16,7 +16,7 @@ from sniff.model import Dataset, LineIssue, Usage
 
 
 def scan(*roots: Path) -> Dataset:
-    return read(expand(list(roots)), lambda _model, _when, _usage: None)
+    return read(expand(list(roots)), lambda _model, _when, _usage, _provider: None)
 
 
 def objects(data: bytes, path: str = "/logs/s.jsonl") -> tuple[list[int], list[LineIssue]]:
@@ -188,7 +188,7 @@ def test_unreadable_file_is_reported_not_raised(tmp_path, cc):
 def test_a_directory_given_as_a_file_is_reported_not_raised(tmp_path):
     folder = tmp_path / "s.jsonl"
     folder.mkdir()
-    dataset = read([SourceFile(str(folder), "x", 0)], lambda _m, _w, _u: None)
+    dataset = read([SourceFile(str(folder), "x", 0)], lambda _m, _w, _u, _p: None)
     assert dataset.requests == ()
     [issue] = dataset.unreadable
     assert (issue.file, issue.line) == (str(folder), 0)

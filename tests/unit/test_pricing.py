@@ -162,9 +162,30 @@ def test_other_agents_model_ids_are_priced_where_their_vendor_or_router_is(
     )  # fmt: skip
 
 
+@pytest.mark.parametrize(
+    ("model", "provider", "model_ref", "provider_id"),
+    [
+        ("glm-4.6", "zai", "glm-4.6", "zai"),  # OpenCode logs Z.ai's GLM by its provider
+        ("qwen3-coder-plus", "qwen", "qwen/qwen3-coder-plus", "openrouter"),
+    ],
+)
+def test_a_model_the_data_names_only_at_its_provider_is_priced_there(
+    book, model, provider, model_ref, provider_id
+):
+    from genai_prices.data_snapshot import get_snapshot
+
+    _, info = get_snapshot().find_provider_model(model_ref, None, provider_id, None)
+    usage = Usage(input_tokens=1_000_000)
+    assert book.cost(model, WHEN, usage) is None  # the id alone is priced nowhere
+    cost = book.cost(model, WHEN, usage, provider)
+    assert cost is not None
+    assert cost.input_usd == pytest.approx(float(info.get_prices(WHEN).input_mtok))
+
+
 @pytest.mark.parametrize("model", ["coder-model", "fixture-model", "acme/unknown-model-9"])
 def test_a_model_no_vendor_prices_stays_unpriced(book, model):
     assert book.cost(model, WHEN, USAGE) is None
+    assert book.cost(model, WHEN, USAGE, "anthropic") is None
 
 
 # --- the price cache ---------------------------------------------------------------------------
