@@ -14,7 +14,7 @@ from pathlib import Path
 from sniff.analyses.report import Report
 from sniff.analyses.summary import Group
 from sniff.model import Finding
-from sniff.numbers import compact, money, percent, seconds, signed_money
+from sniff.numbers import compact, money, percent, plural, seconds, signed_money
 from sniff.present.latency_view import NAMES
 from sniff.present.report_agents import Row, sections
 
@@ -85,12 +85,16 @@ def _harnesses(report: Report) -> Table:
     rows = []
     for group in groups:
         g = group.totals
+        row = _group_row(group)
+        if g.rollups:  # sessions an agent logged only as totals: no request in them
+            row[1] = (f"{g.requests:,} (+{plural(g.rollups, 'session')} of totals)", g.requests)
         reported = g.reported_usd if g.reported_requests else None
+        difference = g.reported_difference
         rows.append(
             [
-                *_group_row(group),
-                (money(reported), reported or 0),
-                (money(g.reported_difference), g.reported_difference or 0),
+                *row,
+                ("-" if reported is None else money(reported), reported or 0),
+                ("-" if difference is None else money(difference), difference or 0),
             ]
         )
     headers = ["harness", "requests", "cost", "hit rate", "saved", "tokens", "agent's own", "diff"]

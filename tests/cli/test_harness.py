@@ -75,3 +75,20 @@ def test_an_export_keeps_each_requests_harness(tmp_path: Path) -> None:
     result = runner.invoke(app, ["export", str(SAMPLE_LOGS), "-o", str(target), "--no-progress"])
     assert result.exit_code == 0, result.output
     assert scan(target)["by_harness"] == scan(SAMPLE_LOGS)["by_harness"]
+
+
+def test_the_report_has_a_cost_by_harness_table_with_each_agents_own_figure() -> None:
+    result = runner.invoke(app, ["report", str(SAMPLE_LOGS), "-f", "md", "--tz", "UTC"])
+    assert result.exit_code == 0, result.output
+    section = result.stdout.split("## Cost by harness", 1)[1].split("\n## ", 1)[0]
+    rows = {
+        cells[0]: cells
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| harness")
+        for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
+    }
+    assert rows["claude-code"][-2:] == ["-", "-"]  # Claude Code logs no cost of its own
+    assert rows["droid"][1] == "0 (+2 sessions of totals)"
+    assert rows["pi"][-2] == rows["pi"][2]  # pi logged what sniff prices: the same dollars
+    harnesses = {row["harness"] for row in scan(SAMPLE_LOGS)["by_harness"]}
+    assert set(rows) == harnesses
