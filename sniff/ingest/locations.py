@@ -23,6 +23,8 @@ VSCODE_APPS = ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
 TASK_EXTENSIONS = ("saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline", "kilocode.kilo-code")
 APP_DATA = (".config", "Library/Application Support", "AppData/Roaming")
 """Where Linux, macOS and Windows keep application data, under a home."""
+XDG_DATA = ".local/share/"
+"""The data folder of agents that follow the XDG convention (`$XDG_DATA_HOME` moves it)."""
 WINDOWS_HOMES = "/mnt/c/Users"
 """Where WSL mounts the Windows users' homes."""
 NOT_USERS = frozenset({"All Users", "Default", "Default User", "Public", "desktop.ini"})
@@ -76,7 +78,7 @@ PLACES = (
 )  # fmt: skip
 """Every agent's places, in the order `sniff` lists what it found."""
 
-ENVIRONMENT = tuple(place.env for place in PLACES if place.env)
+ENVIRONMENT = (*(place.env for place in PLACES if place.env), "XDG_DATA_HOME")
 """The variables that move an agent's logs (what `sniff`'s output depends on)."""
 
 
@@ -116,6 +118,12 @@ def candidates(environ: dict[str, str] | os._Environ[str], home_folders: list[Pa
                 found += inner if any(path.is_dir() for path in inner) else [folder]
             continue
         found += [home / relative for home in home_folders for relative in place.home]
+        data_home = environ.get("XDG_DATA_HOME", "")  # OpenCode, Kilo, Amp, Goose follow it
+        found += [
+            Path(data_home).expanduser() / relative.removeprefix(XDG_DATA)
+            for relative in place.home
+            if data_home and relative.startswith(XDG_DATA)
+        ]
     return found
 
 

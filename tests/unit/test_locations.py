@@ -74,3 +74,12 @@ def test_under_wsl_the_windows_homes_are_read_too(
     assert default_roots() == [users / "dana" / ".claude" / "projects", tasks]
     report = json.loads(CliRunner().invoke(app, ["scan", "--json"]).stdout)
     assert (report["source"]["sample_logs"], report["totals"]["requests"]) == (False, 1)
+
+
+def test_the_xdg_data_home_moves_the_agents_that_follow_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "data" / "opencode").mkdir(parents=True)
+    (tmp_path / "data" / "goose" / "sessions").mkdir(parents=True)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert default_roots() == [tmp_path / "data" / "opencode", tmp_path / "data/goose/sessions"]
