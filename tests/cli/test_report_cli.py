@@ -36,7 +36,9 @@ def report(*options: str) -> str:
     return result.stdout
 
 
-@pytest.mark.parametrize("by", ["day", "week", "month", "project", "model", "session", "agent"])
+@pytest.mark.parametrize(
+    "by", ["day", "week", "month", "project", "model", "session", "agent", "harness"]
+)
 def test_csv_rows_add_up_to_the_scan(by: str, scanned: dict[str, Any]) -> None:
     rows = list(csv.DictReader(io.StringIO(report("-f", "csv", "--by", by))))
     assert list(rows[0]) == [by, *CSV_COLUMNS]
