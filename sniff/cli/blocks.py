@@ -1,0 +1,119 @@
+"""Provides `sniff blocks`: the 5-hour windows, as ccusage draws them, and the active one's burn."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, tzinfo
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from sniff.cli import options as o
+from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
+
+if TYPE_CHECKING:
+    from sniff.analyses.block_burn import Burn
+    from sniff.analyses.blocks import Block
+
+DEFAULT_HARNESS = "claude-code"
+"""The subscription the 5-hour windows describe: Claude Code's."""
+
+
+@one_line_errors
+@o.shared(omit=("dask",))
+def blocks(
+    active: Annotated[bool, typer.Option("--active", help="Show only the active block.")] = False,
+    token_limit: Annotated[
+        str | None,
+        typer.Option(
+            "--token-limit",
+            help="Warn when the active block's projection passes N tokens (every class, cache "
+            "reads included); max: the largest finished block.",
+            metavar="N|max",
+        ),
+    ] = None,
+    now: Annotated[str | None, typer.Option("--now", hidden=True)] = None,
+    **options: Any,
+) -> None:
+    """The 5-hour blocks: tokens by class, cost, hit rate, cache breaks, models, subagents.
+
+    A block starts at its first request floored to the hour in UTC (ccusage's convention) and
+    ends 5 hours later; --tz changes only how times are shown. By default only Claude Code's
+    requests count (--harness chooses another agent's).
+    """
+    from sniff.analyses.block_burn import burn
+    from sniff.analyses.blocks import active_block, build_blocks, largest_tokens
+
+    moment = _now(now)
+    limit_text = _limit_text(token_limit)
+    options["harness"] = options["harness"] or DEFAULT_HARNESS
+    workspace = o.workspace(options)
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
+        dataset = workspace.dataset("sized")
+        found = build_blocks(workspace.filters.apply(dataset.requests),
+                             workspace.break_report().breaks)  # fmt: skip
+    o.report_issues(dataset, options["verbose"])
+    current = active_block(found, moment)
+    limit = largest_tokens(found, moment) if limit_text == "max" else limit_text
+    assert not isinstance(limit, str)
+    burning = burn(current, moment) if current is not None else None
+    shown_blocks = [current] if active and current is not None else [] if active else found
+    if options["json"]:
+        from sniff.present.blocks_json import block_json, burn_json
+
+        o.print_json({
+            "blocks": [block_json(block, moment) for block in shown_blocks],
+            "active": None if burning is None else burn_json(burning, limit),
+            "token_limit": limit,
+        })  # fmt: skip
+        return
+    _print(shown_blocks, current, burning, workspace.zone, moment, limit)
+
+
+def _print(
+    shown_blocks: list[Block],
+    current: Block | None,
+    burning: Burn | None,
+    zone: tzinfo,
+    moment: datetime,
+    limit: int | None,
+) -> None:
+    from rich.console import Console
+
+    from sniff.present.blocks_view import blocks_table, print_active
+
+    console = Console()
+    if shown_blocks:
+        console.print(blocks_table(shown_blocks, zone, moment))
+    if current is not None and burning is not None:
+        print_active(console, current, burning, zone, limit)
+    else:
+        console.print("No active block: no request in the last 5 hours' window.")
+
+
+def _now(text: str | None) -> datetime:
+    """The moment the active block is judged at: now, or the hidden --now (for tests)."""
+    from sniff.errors import UserError
+
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as error:
+        raise UserError(f"--now must be an ISO date-time, not {text!r}") from error
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _limit_text(text: str | None) -> int | str | None:
+    """`--token-limit`: a positive whole number of tokens, or `max`.
+
+    Raises:
+        UserError: anything else.
+    """
+    from sniff.errors import UserError
+
+    if text is None or text == "max":
+        return text
+    if not text.isdigit() or int(text) <= 0:
+        raise UserError(f"--token-limit must be a positive number of tokens or max, not {text!r}")
+    return int(text)
