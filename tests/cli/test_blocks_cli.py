@@ -116,3 +116,14 @@ def test_the_table_shows_blocks_and_gaps(tmp_path: Path, cc: type[Lines]) -> Non
     text = blocks("--tz", "UTC", "--now", NOW, path, "--no-progress").stdout
     assert "03-01 08:00" in text and "gap 19h 25m" in text and "03-02 09:00*" in text
     assert "Active block 2026-03-02 09:00 → 14:00 (UTC): 2h 40m left" in text
+
+
+def test_lines_the_peer_drops_still_count(tmp_path: Path, cc: type[Lines]) -> None:
+    """ccusage drops a line whose `version` is not x.y.z, or that has none; sniff counts it."""
+    when = "2026-03-02T10:00:00Z"
+    odd = cc.assistant("msg_odd", "a1", "u1", when, cc.usage(input=7, output=3), version="dev")
+    bare = cc.assistant("msg_bare", "a2", "a1", when, cc.usage(input=5, output=2))
+    del bare["version"]
+    path = cc.write(tmp_path / "p" / "s.jsonl", [cc.user("u1", None, when), odd, bare])
+    (block,) = blocks("--json", "--now", NOW, path)["blocks"]
+    assert (block["requests"], block["input_tokens"], block["output_tokens"]) == (2, 12, 5)
