@@ -14,6 +14,7 @@ from sniff.cli.progress import shown, wanted
 if TYPE_CHECKING:
     from sniff.analyses.block_burn import Burn
     from sniff.analyses.blocks import Block
+    from sniff.workspace import Workspace
 
 DEFAULT_HARNESS = "claude-code"
 """The subscription the 5-hour windows describe: Claude Code's."""
@@ -32,6 +33,17 @@ def blocks(
             metavar="N|max",
         ),
     ] = None,
+    weekly: Annotated[
+        bool, typer.Option("--weekly", help="7-day totals by model family instead.")
+    ] = False,
+    week_start: Annotated[
+        str | None,
+        typer.Option(
+            "--week-start",
+            help="When --weekly weeks start, in --tz, e.g. 'mon 09:00'. Default: the ISO week.",
+            metavar="DAY HH:MM",
+        ),
+    ] = None,
     now: Annotated[str | None, typer.Option("--now", hidden=True)] = None,
     **options: Any,
 ) -> None:
@@ -48,6 +60,9 @@ def blocks(
     limit_text = _limit_text(token_limit)
     options["harness"] = options["harness"] or DEFAULT_HARNESS
     workspace = o.workspace(options)
+    if weekly:
+        _weekly(workspace, week_start, moment, options)
+        return
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         dataset = workspace.dataset("sized")
         found = build_blocks(workspace.filters.apply(dataset.requests),
@@ -89,6 +104,32 @@ def _print(
         print_active(console, current, burning, zone, limit)
     else:
         console.print("No active block: no request in the last 5 hours' window.")
+
+
+def _weekly(
+    workspace: Workspace, week_start: str | None, moment: datetime, options: dict[str, Any]
+) -> None:
+    """`--weekly`: the weeks, and the current one's rate and projection."""
+    from sniff.analyses.weekly import build_weeks, current_week, parse_week_start, week_burn
+
+    start = parse_week_start(week_start)
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
+        dataset = workspace.dataset()
+    o.report_issues(dataset, options["verbose"])
+    weeks = build_weeks(workspace.filters.apply(dataset.requests), workspace.zone, start)
+    week = current_week(weeks, moment)
+    burning = None if week is None else (week, week_burn(week, moment))
+    if options["json"]:
+        from sniff.present.blocks_json import week_burn_json, week_json
+
+        current = None if burning is None else week_burn_json(burning[1], moment)
+        o.print_json({"weeks": [week_json(row) for row in weeks], "current": current})
+        return
+    from rich.console import Console
+
+    from sniff.present.weekly_view import print_weeks
+
+    print_weeks(Console(), weeks, workspace.zone, burning)
 
 
 def _now(text: str | None) -> datetime:

@@ -1,4 +1,4 @@
-"""Provides `sniff blocks --json`: the 5-hour blocks with stable keys."""
+"""Provides `sniff blocks --json`: the 5-hour blocks (or, --weekly, the weeks) with stable keys."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from sniff.analyses.block_burn import Burn, Burner, Rate, block_causes
 from sniff.analyses.blocks import Block
+from sniff.analyses.weekly import Week, WeekBurn
 from sniff.present.jsonout import RATE_DIGITS, rounded, totals_json
 
 
@@ -71,3 +72,24 @@ def burner_json(item: Burner) -> dict[str, Any]:
     """One thing that burned a block."""
     return {"kind": item.kind, "name": item.name, "cost_usd": rounded(item.usd),
             "tokens": item.tokens}  # fmt: skip
+
+
+def week_json(week: Week) -> dict[str, Any]:
+    """One week: its window, its totals, and the totals of each model family it used."""
+    return {
+        "start": iso(week.start),
+        "end": iso(week.end),
+        **totals_json(week.totals),
+        "by_family": {name: totals_json(totals) for name, totals in week.families.items()},
+    }
+
+
+def week_burn_json(burn: WeekBurn, now: datetime) -> dict[str, Any]:
+    """The current week's rate so far, time left and projection to its end."""
+    return {
+        "now": iso(now),
+        "week_so_far": rate_json(burn.rate),
+        "hours_left": round(burn.hours_left, 2),
+        "projected_tokens": burn.projected_tokens,
+        "projected_cost_usd": rounded(burn.projected_usd),
+    }

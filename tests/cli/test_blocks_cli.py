@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
@@ -127,3 +128,21 @@ def test_lines_the_peer_drops_still_count(tmp_path: Path, cc: type[Lines]) -> No
     path = cc.write(tmp_path / "p" / "s.jsonl", [cc.user("u1", None, when), odd, bare])
     (block,) = blocks("--json", "--now", NOW, path)["blocks"]
     assert (block["requests"], block["input_tokens"], block["output_tokens"]) == (2, 12, 5)
+
+
+def test_weekly_gives_weeks_by_family_from_the_week_start(tmp_path: Path, cc: type[Lines]) -> None:
+    path = transcript(tmp_path, cc)
+    data = blocks("--json", "--weekly", "--week-start", "mon 09:00", "--tz", "Europe/Paris",
+                  "--now", NOW, path)  # fmt: skip
+    assert set(data) == {"weeks", "current"}
+    last, this = data["weeks"]  # Monday 09:00 in Paris is 08:00 UTC
+    assert (last["start"], last["end"]) == ("2026-02-23T08:00:00.000Z", "2026-03-02T08:00:00.000Z")
+    assert (last["requests"], this["requests"]) == (2, 3)
+    assert list(this["by_family"]) == ["sonnet"]
+    assert this["by_family"]["sonnet"]["cost_usd"] == this["cost_usd"]
+    assert data["current"]["hours_left"] == pytest.approx(168 - 3 - 20 / 60, abs=0.01)
+    iso = blocks("--json", "--weekly", "--tz", "UTC", "--now", NOW, path)
+    assert [row["requests"] for row in iso["weeks"]] == [2, 3]
+    assert iso["current"]["hours_left"] == pytest.approx(6 * 24 + 12 + 40 / 60, abs=0.01)
+    bad = blocks("--weekly", "--week-start", "someday", path, code=2)
+    assert "--week-start" in bad.output and "Traceback" not in bad.output
