@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, tzinfo
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -14,6 +15,7 @@ from sniff.cli.progress import shown, wanted
 if TYPE_CHECKING:
     from sniff.analyses.block_burn import Burn
     from sniff.analyses.blocks import Block
+    from sniff.analyses.plans import Plan
     from sniff.workspace import Workspace
 
 DEFAULT_HARNESS = "claude-code"
@@ -44,6 +46,21 @@ def blocks(
             metavar="DAY HH:MM",
         ),
     ] = None,
+    plan: Annotated[
+        str | None,
+        typer.Option(
+            "--plan",
+            help="Add the API-equivalent cost per month (and block) against a plan: pro, max5, "
+            "max20, or its price in dollars per month.",
+            metavar="PLAN",
+        ),
+    ] = None,
+    plan_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan-file", help="TOML file of plan prices over the bundled ones.", metavar="FILE"
+        ),
+    ] = None,
     now: Annotated[str | None, typer.Option("--now", hidden=True)] = None,
     **options: Any,
 ) -> None:
@@ -53,16 +70,31 @@ def blocks(
     ends 5 hours later; --tz changes only how times are shown. By default only Claude Code's
     requests count (--harness chooses another agent's).
     """
-    from sniff.analyses.block_burn import burn
-    from sniff.analyses.blocks import active_block, build_blocks, largest_tokens
-
     moment = _now(now)
     limit_text = _limit_text(token_limit)
+    chosen = _plan(plan, plan_file)
     options["harness"] = options["harness"] or DEFAULT_HARNESS
     workspace = o.workspace(options)
     if weekly:
         _weekly(workspace, week_start, moment, options)
         return
+    _blocks(workspace, moment, limit_text, chosen, active=active, options=options)
+
+
+def _blocks(
+    workspace: Workspace,
+    moment: datetime,
+    limit_text: int | str | None,
+    plan: Plan | None,
+    *,
+    active: bool,
+    options: dict[str, Any],
+) -> None:
+    """The blocks, the active one's burn and the limit's verdict, and the plan's value."""
+    from sniff.analyses.block_burn import burn
+    from sniff.analyses.blocks import active_block, build_blocks, largest_tokens
+    from sniff.analyses.plans import month_values
+
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         dataset = workspace.dataset("sized")
         found = build_blocks(workspace.filters.apply(dataset.requests),
@@ -73,16 +105,25 @@ def blocks(
     assert not isinstance(limit, str)
     burning = burn(current, moment) if current is not None else None
     shown_blocks = [current] if active and current is not None else [] if active else found
+    requests = [request for block in found for request in block.requests]
+    months = [] if plan is None else month_values(requests, workspace.zone, plan)
     if options["json"]:
-        from sniff.present.blocks_json import block_json, burn_json
+        from sniff.present.blocks_json import block_json, burn_json, plan_json
 
         o.print_json({
-            "blocks": [block_json(block, moment) for block in shown_blocks],
+            "blocks": [block_json(block, moment, plan) for block in shown_blocks],
             "active": None if burning is None else burn_json(burning, limit),
             "token_limit": limit,
+            **({} if plan is None else {"plan": plan_json(plan, months)}),
         })  # fmt: skip
         return
     _print(shown_blocks, current, burning, workspace.zone, moment, limit)
+    if plan is not None:
+        from rich.console import Console
+
+        from sniff.present.blocks_view import print_plan
+
+        print_plan(Console(), plan, months, f"{moment.astimezone(workspace.zone):%Y-%m}")
 
 
 def _print(
@@ -130,6 +171,19 @@ def _weekly(
     from sniff.present.weekly_view import print_weeks
 
     print_weeks(Console(), weeks, workspace.zone, burning)
+
+
+def _plan(text: str | None, plan_file: Path | None) -> Plan | None:
+    """`--plan` (with `--plan-file`'s prices), or None."""
+    from sniff.errors import UserError
+
+    if text is None:
+        if plan_file is not None:
+            raise UserError("--plan-file gives plan prices: name a plan with --plan too")
+        return None
+    from sniff.analyses.plans import choose_plan, load_plans
+
+    return choose_plan(text, load_plans(plan_file))
 
 
 def _now(text: str | None) -> datetime:

@@ -7,6 +7,7 @@ from typing import Any
 
 from sniff.analyses.block_burn import Burn, Burner, Rate, block_causes
 from sniff.analyses.blocks import Block
+from sniff.analyses.plans import MonthValue, Plan
 from sniff.analyses.weekly import Week, WeekBurn
 from sniff.present.jsonout import RATE_DIGITS, rounded, totals_json
 
@@ -18,10 +19,14 @@ def iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
-def block_json(block: Block, now: datetime) -> dict[str, Any]:
-    """One block (or gap): its window, sums, models, breaks and agents' shares."""
+def block_json(block: Block, now: datetime, plan: Plan | None = None) -> dict[str, Any]:
+    """One block (or gap): its window, sums, models, breaks and agents' shares; with a plan,
+    its cost as a share of the plan's monthly price (`plan_share`)."""
     breaks = block.breaks
-    return {
+    cost = block.totals.cost
+    share = None if plan is None or cost is None else cost / plan.usd_per_month
+    extra = {} if plan is None else {"plan_share": rounded(share, RATE_DIGITS)}
+    return extra | {
         "start": iso(block.start),
         "end": iso(block.end),
         "last_activity": iso(block.last),
@@ -92,4 +97,22 @@ def week_burn_json(burn: WeekBurn, now: datetime) -> dict[str, Any]:
         "hours_left": round(burn.hours_left, 2),
         "projected_tokens": burn.projected_tokens,
         "projected_cost_usd": rounded(burn.projected_usd),
+    }
+
+
+def plan_json(plan: Plan, months: list[MonthValue]) -> dict[str, Any]:
+    """The plan, and each month's API-equivalent cost against its price."""
+    return {
+        "key": plan.key,
+        "name": plan.name,
+        "usd_per_month": plan.usd_per_month,
+        "since": plan.since or None,
+        "months": [
+            {
+                "month": row.month,
+                "cost_usd": rounded(row.totals.cost),
+                "multiple": rounded(row.multiple, RATE_DIGITS),
+            }  # fmt: skip
+            for row in months
+        ],
     }

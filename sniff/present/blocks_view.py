@@ -10,6 +10,7 @@ from rich.table import Table
 
 from sniff.analyses.block_burn import Burn, Burner, Rate
 from sniff.analyses.blocks import Block
+from sniff.analyses.plans import MonthValue, Plan
 from sniff.numbers import compact, duration, money, percent, tokens
 from sniff.present.console import measures_table, zone_name
 
@@ -105,3 +106,16 @@ def _burner(item: Burner) -> str:
 
 def _rate(rate: Rate) -> str:
     return f"{rate.tokens_per_minute:,.0f} tokens/min, {money(rate.usd_per_hour)}/h"
+
+
+def print_plan(console: Console, plan: Plan, months: Sequence[MonthValue], this_month: str) -> None:
+    """Per month: "API-equivalent $X for a $Y plan (Z×)"; `this_month` (YYYY-MM) is named so."""
+    price = money(plan.usd_per_month)
+    dated = f", price since {plan.since}" if plan.since else ""
+    console.print(f"[bold]{plan.name}[/] ({price} a month{dated})")
+    for row in months:
+        multiple = "–" if row.multiple is None else f"{row.multiple:.2f}×"
+        label = "this month" if row.month == this_month else row.month
+        console.print(
+            f"  {label}: API-equivalent {money(row.totals.cost)} for a {price} plan ({multiple})"
+        )

@@ -146,3 +146,22 @@ def test_weekly_gives_weeks_by_family_from_the_week_start(tmp_path: Path, cc: ty
     assert iso["current"]["hours_left"] == pytest.approx(6 * 24 + 12 + 40 / 60, abs=0.01)
     bad = blocks("--weekly", "--week-start", "someday", path, code=2)
     assert "--week-start" in bad.output and "Traceback" not in bad.output
+
+
+def test_plan_adds_each_months_value_and_each_blocks_share(tmp_path: Path, cc: type[Lines]) -> None:
+    path = transcript(tmp_path, cc)
+    data = blocks("--json", "--plan", "max5", "--now", NOW, "--tz", "UTC", path)
+    (month,) = data["plan"]["months"]
+    assert (data["plan"]["key"], data["plan"]["usd_per_month"], month["month"]) == (
+        "max5", 100.0, "2026-03",
+    )  # fmt: skip
+    cost = sum(row["cost_usd"] for row in data["blocks"] if not row["gap"])
+    assert month["cost_usd"] == pytest.approx(cost)
+    assert month["multiple"] == pytest.approx(cost / 100, abs=1e-6)
+    first = data["blocks"][0]
+    assert first["plan_share"] == pytest.approx(first["cost_usd"] / 100, abs=1e-6)
+    text = blocks("--plan", "25", "--now", NOW, path).stdout
+    assert "this month: API-equivalent $" in text and "for a $25.00 plan" in text
+    for arguments in (["--plan", "lots"], ["--plan-file", str(path)]):
+        result = blocks(*arguments, path, code=2)
+        assert "Traceback" not in result.output
