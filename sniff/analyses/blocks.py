@@ -63,6 +63,11 @@ def moment(request: Request) -> datetime:
     return request.ended_at
 
 
+def in_time_order(requests: Iterable[Request]) -> list[Request]:
+    """The requests by `moment`, ties in the order of their log lines."""
+    return sorted(requests, key=lambda request: (moment(request), request.file, request.line))
+
+
 def hour_floor(when: datetime) -> datetime:
     """`when` floored to the hour in UTC."""
     return when.astimezone(UTC).replace(minute=0, second=0, microsecond=0)
@@ -71,7 +76,7 @@ def hour_floor(when: datetime) -> datetime:
 def windows(requests: Iterable[Request]) -> list[tuple[datetime, list[Request]]]:
     """The requests (any order) split into blocks: each block's start and its requests in time
     order."""
-    ordered = sorted(requests, key=lambda request: (moment(request), request.file, request.line))
+    ordered = in_time_order(requests)
     found: list[tuple[datetime, list[Request]]] = []
     for request in ordered:
         at = moment(request)

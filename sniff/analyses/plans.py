@@ -14,7 +14,7 @@ from datetime import tzinfo
 from importlib.resources import files
 from pathlib import Path
 
-from sniff.analyses.blocks import moment
+from sniff.analyses.blocks import in_time_order, moment
 from sniff.analyses.summary import LocalDays, Totals
 from sniff.errors import UserError
 from sniff.model import Request
@@ -93,6 +93,6 @@ def month_values(requests: Iterable[Request], zone: tzinfo, plan: Plan) -> list[
     """Each calendar month (in `zone`) that holds a request, oldest first."""
     month_of = LocalDays(zone, "%Y-%m")
     months: dict[str, Totals] = {}
-    for request in sorted(requests, key=lambda item: (moment(item), item.file, item.line)):
+    for request in in_time_order(requests):
         months.setdefault(month_of(moment(request)), Totals()).add(request)
     return [MonthValue(month, months[month], plan) for month in sorted(months)]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 from sniff.analyses.block_burn import Rate
-from sniff.analyses.blocks import moment
+from sniff.analyses.blocks import in_time_order, moment
 from sniff.analyses.summary import Totals
 from sniff.errors import UserError
 from sniff.model import Request
@@ -95,9 +95,7 @@ def _local(day: date, at: time, zone: tzinfo) -> datetime:
 def build_weeks(requests: list[Request], zone: tzinfo, start: WeekStart) -> list[Week]:
     """Every week that holds a request, oldest first."""
     weeks: dict[datetime, Week] = {}
-    for request in sorted(
-        requests, key=lambda request: (moment(request), request.file, request.line)
-    ):
+    for request in in_time_order(requests):
         begin, end = week_of(moment(request), zone, start)
         week = weeks.get(begin)
         if week is None:
