@@ -18,7 +18,8 @@ from sniff.errors import SniffError
 from sniff.version import __version__
 
 COMMANDS = (
-    "scan", "sessions", "cache", "agents", "lint", "latency", "export", "report", "index", "tui",
+    "scan", "sessions", "blocks", "cache", "agents", "lint", "latency", "export", "report",
+    "index", "tui",
 )  # fmt: skip
 """Every command, in the order `--help` lists them; each is the function of its name in the
 module of its name."""

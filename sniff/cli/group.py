@@ -60,12 +60,17 @@ class SniffGroup(TyperGroup):
             context.fail(message)
 
 
+SLIP_RATIO = 0.61
+"""The least difflib ratio of a slip for a command's name."""
+
+
 def mistyped(word: str, commands: tuple[str, ...]) -> list[str]:
     """The commands `word` is a slip for; none when it may be a path.
 
     The rule: a word that is an existing file or folder, or that looks like a path (holds a
     separator or a dot), is a path for `sniff scan`; any other word close to a command name
-    (difflib's ratio of at least 0.6, as typer's own suggestions) is a mistyped command.
+    (difflib's ratio above 0.6: typer's own suggestions take 0.6 itself, which makes `logs`,
+    a folder's usual name, a slip for `blocks`) is a mistyped command.
     """
     if word.startswith("-") or os.sep in word or "/" in word or "." in word:
         return []
@@ -73,7 +78,7 @@ def mistyped(word: str, commands: tuple[str, ...]) -> list[str]:
         return []
     import difflib
 
-    return difflib.get_close_matches(word, commands, n=3, cutoff=0.6)
+    return difflib.get_close_matches(word, commands, n=3, cutoff=SLIP_RATIO)
 
 
 def respelled(command: Any, args: list[str]) -> list[str]:

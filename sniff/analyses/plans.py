@@ -1,0 +1,98 @@
+"""Provides what a subscription is worth: the API-equivalent cost per month against its price.
+
+Why dated data: plan prices change, and a number in code would go stale silently. The bundled
+prices (`sniff/data/plans.toml`) say when each took effect; a file of the same shape overrides
+them, and a plain number is a plan of that price.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import tzinfo
+from importlib.resources import files
+from pathlib import Path
+
+from sniff.analyses.blocks import in_time_order, moment
+from sniff.analyses.summary import LocalDays, Totals
+from sniff.errors import UserError
+from sniff.model import Request
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A subscription and its price."""
+
+    key: str
+    name: str
+    usd_per_month: float
+    since: str = ""
+    """When the price took effect (ISO date), where known."""
+
+
+@dataclass(frozen=True, slots=True)
+class MonthValue:
+    """One calendar month: what its requests would have cost on the API, against the plan."""
+
+    month: str
+    totals: Totals
+    plan: Plan
+
+    @property
+    def multiple(self) -> float | None:
+        """API-equivalent cost / the plan's price; None when nothing was priced."""
+        cost = self.totals.cost
+        return None if cost is None else cost / self.plan.usd_per_month
+
+
+def load_plans(path: Path | None = None) -> dict[str, Plan]:
+    """The bundled plans, with those of the TOML file at `path` laid over them.
+
+    Raises:
+        UserError: the file cannot be read, or a plan in it has no positive price.
+    """
+    raw = tomllib.loads(files("sniff.data").joinpath("plans.toml").read_text())
+    if path is not None:
+        try:
+            extra = tomllib.loads(path.read_text())
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+            raise UserError(f"cannot read plan file {path}: {error}") from error
+        for key, values in extra.items():
+            if not isinstance(values, dict):
+                raise UserError(f"{path}: {key!r} is not a table of a plan")
+            raw[key] = {**raw.get(key, {"name": key}), **values}
+    return {key: _plan(key, values, path) for key, values in raw.items()}
+
+
+def _plan(key: str, values: dict[str, object], path: Path | None) -> Plan:
+    price = values.get("usd_per_month")
+    if isinstance(price, bool) or not isinstance(price, int | float) or price <= 0:
+        raise UserError(f"{path or 'plans.toml'}: plan {key!r} needs usd_per_month > 0")
+    return Plan(key, str(values.get("name", key)), float(price), str(values.get("since", "")))
+
+
+def choose_plan(text: str, plans: dict[str, Plan]) -> Plan:
+    """`--plan`: a plan's key, or a price in dollars per month.
+
+    Raises:
+        UserError: neither.
+    """
+    if text in plans:
+        return plans[text]
+    try:
+        price = float(text.removeprefix("$"))
+    except ValueError:
+        price = 0.0
+    if price > 0 and price != float("inf"):
+        return Plan("custom", f"${price:g}/month plan", price)
+    raise UserError(f"--plan must be one of {', '.join(plans)} or dollars per month, not {text!r}")
+
+
+def month_values(requests: Iterable[Request], zone: tzinfo, plan: Plan) -> list[MonthValue]:
+    """Each calendar month (in `zone`) that holds a request, oldest first."""
+    month_of = LocalDays(zone, "%Y-%m")
+    months: dict[str, Totals] = {}
+    for request in in_time_order(requests):
+        months.setdefault(month_of(moment(request)), Totals()).add(request)
+    return [MonthValue(month, months[month], plan) for month in sorted(months)]

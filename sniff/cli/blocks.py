@@ -1,0 +1,214 @@
+"""Provides `sniff blocks`: the 5-hour windows, as ccusage draws them, and the active one's burn."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from sniff.cli import options as o
+from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
+
+if TYPE_CHECKING:
+    from sniff.analyses.block_burn import Burn
+    from sniff.analyses.blocks import Block
+    from sniff.analyses.plans import Plan
+    from sniff.workspace import Workspace
+
+DEFAULT_HARNESS = "claude-code"
+"""The subscription the 5-hour windows describe: Claude Code's."""
+
+
+@one_line_errors
+@o.shared(omit=("dask",))
+def blocks(
+    active: Annotated[bool, typer.Option("--active", help="Show only the active block.")] = False,
+    token_limit: Annotated[
+        str | None,
+        typer.Option(
+            "--token-limit",
+            help="Warn when the active block's projection passes N tokens (every class, cache "
+            "reads included); max: the largest finished block.",
+            metavar="N|max",
+        ),
+    ] = None,
+    weekly: Annotated[
+        bool, typer.Option("--weekly", help="7-day totals by model family instead.")
+    ] = False,
+    week_start: Annotated[
+        str | None,
+        typer.Option(
+            "--week-start",
+            help="When --weekly weeks start, in --tz, e.g. 'mon 09:00'. Default: the ISO week.",
+            metavar="DAY HH:MM",
+        ),
+    ] = None,
+    plan: Annotated[
+        str | None,
+        typer.Option(
+            "--plan",
+            help="Add the API-equivalent cost per month (and block) against a plan: pro, max5, "
+            "max20, or its price in dollars per month.",
+            metavar="PLAN",
+        ),
+    ] = None,
+    plan_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan-file", help="TOML file of plan prices over the bundled ones.", metavar="FILE"
+        ),
+    ] = None,
+    now: Annotated[str | None, typer.Option("--now", hidden=True)] = None,
+    **options: Any,
+) -> None:
+    """The 5-hour blocks: tokens by class, cost, hit rate, cache breaks, models, subagents.
+
+    A block starts at its first request floored to the hour in UTC (ccusage's convention) and
+    ends 5 hours later; --tz changes only how times are shown. By default only Claude Code's
+    requests count (--harness chooses another agent's).
+    """
+    moment = _now(now)
+    limit_text = _limit_text(token_limit)
+    chosen = _plan(plan, plan_file)
+    options["harness"] = options["harness"] or DEFAULT_HARNESS
+    workspace = o.workspace(options)
+    if weekly:
+        _weekly(workspace, week_start, moment, options)
+        return
+    _blocks(workspace, moment, limit_text, chosen, active=active, options=options)
+
+
+def _blocks(
+    workspace: Workspace,
+    moment: datetime,
+    limit_text: int | str | None,
+    plan: Plan | None,
+    *,
+    active: bool,
+    options: dict[str, Any],
+) -> None:
+    """The blocks, the active one's burn and the limit's verdict, and the plan's value."""
+    from sniff.analyses.block_burn import burn
+    from sniff.analyses.blocks import active_block, build_blocks, largest_tokens
+    from sniff.analyses.plans import month_values
+
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
+        dataset = workspace.dataset("sized")
+        found = build_blocks(workspace.filters.apply(dataset.requests),
+                             workspace.break_report().breaks)  # fmt: skip
+    o.report_issues(dataset, options["verbose"])
+    current = active_block(found, moment)
+    limit = largest_tokens(found, moment) if limit_text == "max" else limit_text
+    assert not isinstance(limit, str)
+    burning = burn(current, moment) if current is not None else None
+    shown_blocks = [current] if active and current is not None else [] if active else found
+    requests = [request for block in found for request in block.requests]
+    months = [] if plan is None else month_values(requests, workspace.zone, plan)
+    if options["json"]:
+        from sniff.present.blocks_json import block_json, burn_json, plan_json
+
+        o.print_json({
+            "blocks": [block_json(block, moment, plan) for block in shown_blocks],
+            "active": None if burning is None else burn_json(burning, limit),
+            "token_limit": limit,
+            **({} if plan is None else {"plan": plan_json(plan, months)}),
+        })  # fmt: skip
+        return
+    _print(shown_blocks, current, burning, workspace.zone, moment, limit)
+    if plan is not None:
+        from rich.console import Console
+
+        from sniff.present.blocks_view import print_plan
+
+        print_plan(Console(), plan, months, f"{moment.astimezone(workspace.zone):%Y-%m}")
+
+
+def _print(
+    shown_blocks: list[Block],
+    current: Block | None,
+    burning: Burn | None,
+    zone: tzinfo,
+    moment: datetime,
+    limit: int | None,
+) -> None:
+    from rich.console import Console
+
+    from sniff.present.blocks_view import blocks_table, print_active
+
+    console = Console()
+    if shown_blocks:
+        console.print(blocks_table(shown_blocks, zone, moment))
+    if current is not None and burning is not None:
+        print_active(console, current, burning, zone, limit)
+    else:
+        console.print("No active block: no request in the last 5 hours' window.")
+
+
+def _weekly(
+    workspace: Workspace, week_start: str | None, moment: datetime, options: dict[str, Any]
+) -> None:
+    """`--weekly`: the weeks, and the current one's rate and projection."""
+    from sniff.analyses.weekly import build_weeks, current_week, parse_week_start, week_burn
+
+    start = parse_week_start(week_start)
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
+        dataset = workspace.dataset()
+    o.report_issues(dataset, options["verbose"])
+    weeks = build_weeks(workspace.filters.apply(dataset.requests), workspace.zone, start)
+    week = current_week(weeks, moment)
+    burning = None if week is None else (week, week_burn(week, moment))
+    if options["json"]:
+        from sniff.present.blocks_json import week_burn_json, week_json
+
+        current = None if burning is None else week_burn_json(burning[1], moment)
+        o.print_json({"weeks": [week_json(row) for row in weeks], "current": current})
+        return
+    from rich.console import Console
+
+    from sniff.present.weekly_view import print_weeks
+
+    print_weeks(Console(), weeks, workspace.zone, burning)
+
+
+def _plan(text: str | None, plan_file: Path | None) -> Plan | None:
+    """`--plan` (with `--plan-file`'s prices), or None."""
+    from sniff.errors import UserError
+
+    if text is None:
+        if plan_file is not None:
+            raise UserError("--plan-file gives plan prices: name a plan with --plan too")
+        return None
+    from sniff.analyses.plans import choose_plan, load_plans
+
+    return choose_plan(text, load_plans(plan_file))
+
+
+def _now(text: str | None) -> datetime:
+    """The moment the active block is judged at: now, or the hidden --now (for tests)."""
+    from sniff.errors import UserError
+
+    if text is None:
+        return datetime.now(UTC)
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as error:
+        raise UserError(f"--now must be an ISO date-time, not {text!r}") from error
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _limit_text(text: str | None) -> int | str | None:
+    """`--token-limit`: a positive whole number of tokens, or `max`.
+
+    Raises:
+        UserError: anything else.
+    """
+    from sniff.errors import UserError
+
+    if text is None or text == "max":
+        return text
+    if not text.isdigit() or int(text) <= 0:
+        raise UserError(f"--token-limit must be a positive number of tokens or max, not {text!r}")
+    return int(text)
