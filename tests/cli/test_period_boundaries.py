@@ -126,6 +126,15 @@ def test_since_and_until_are_local_days(
     assert json_of("scan", logs, *window)["totals"]["output_tokens"] == expected(days)[last]
 
 
+def test_ccusage_dates_are_whole_local_days_too(tmp_path: Path) -> None:
+    logs = str(write_requests(tmp_path, PARIS))
+    window = ("--tz", "Europe/Paris", "--since", "20260329", "--until", "20260329")
+    rows = json_of("daily", logs, *window)["daily"]
+    assert [(row["day"], row["output_tokens"]) for row in rows] == [("2026-03-29", 10 + 100)]
+    assert json_of("daily", logs, "--tz", "Europe/Paris", "--since", "2026-03-29",
+                   "--until", "2026-03-29") == json_of("daily", logs, *window)  # fmt: skip
+
+
 def test_the_default_zone_is_the_machines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     logs = str(write_requests(tmp_path, FAR))
     monkeypatch.setenv("TZ", "Pacific/Kiritimati")
