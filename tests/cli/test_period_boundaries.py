@@ -7,6 +7,7 @@ it in UTC (or in the wrong offset of a DST day) puts it on the wrong day, week o
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -136,14 +137,22 @@ def test_ccusage_dates_are_whole_local_days_too(tmp_path: Path) -> None:
 
 
 def test_the_default_zone_is_the_machines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    logs = str(write_requests(tmp_path, FAR))
-    monkeypatch.setenv("TZ", "Pacific/Kiritimati")
     import time
 
+    import tzlocal
+
+    logs = str(write_requests(tmp_path, FAR))
+    before = os.environ.get("TZ")
+    monkeypatch.setenv("TZ", "Pacific/Kiritimati")
     time.tzset()
+    tzlocal.reload_localzone()  # it keeps the zone it found first
     try:
         rows = json_of("daily", logs)
     finally:
-        monkeypatch.delenv("TZ")
+        if before is None:
+            monkeypatch.delenv("TZ")
+        else:
+            monkeypatch.setenv("TZ", before)
         time.tzset()
+        tzlocal.reload_localzone()
     assert [row["day"] for row in rows["daily"]] == ["2026-03-01", "2026-03-02"]
