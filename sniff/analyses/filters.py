@@ -50,10 +50,11 @@ class Filters:
 def parse_bound(text: str, zone: tzinfo, *, end: bool) -> datetime | None:
     """A `--since`/`--until` value: a date (whole day, in `zone`) or an ISO date-time.
 
-    An `--until` date includes that whole day. A bound at or beyond the end of the dates logs
-    can hold (`ingest.plausible`) bounds nothing: `--until 9999-12-31` and `--since 0001-01-01`
-    mean no bound (None); a `--since` after them or an `--until` before them is kept at that
-    end, where no request can pass it.
+    A date is `2026-01-31`, or `20260131` as ccusage takes it. An `--until` date includes that
+    whole day. A bound at or beyond the end of the dates logs can hold (`ingest.plausible`)
+    bounds nothing: `--until 9999-12-31` and `--since 0001-01-01` mean no bound (None); a
+    `--since` after them or an `--until` before them is kept at that end, where no request can
+    pass it.
 
     Raises:
         UserError: the text is neither.
@@ -61,7 +62,7 @@ def parse_bound(text: str, zone: tzinfo, *, end: bool) -> datetime | None:
     from sniff.ingest.plausible import EARLIEST, LATEST
 
     try:
-        if len(text) == 10:
+        if len(text) == 10 or (len(text) == 8 and text.isdigit()):
             moment = datetime.combine(date.fromisoformat(text), time(), tzinfo=zone)
             if end:
                 moment += timedelta(days=1)

@@ -86,7 +86,7 @@ def build_report(
     return Report(
         by=by,
         summary=summary,
-        groups=_groups(summary, by),
+        groups=grouped(summary, by),
         breaks=find_breaks(dataset.requests, prices, zone=zone, keep=keep),
         dataset=dataset,
         source=prices.source(),
@@ -123,7 +123,9 @@ def _cost_by_class(requests: list[Request], zone: tzinfo) -> dict[str, dict[str,
     return days
 
 
-def _groups(summary: Summary, by: str) -> list[Group]:
+def grouped(summary: Summary, by: str) -> list[Group]:
+    """The rows of `summary` grouped `by` (one of GROUPINGS): calendar periods in the zone it
+    was summed in, oldest first; the others by cost, highest first."""
     if by == "day":
         return summary.by_day
     if by in ("week", "month"):

@@ -18,8 +18,8 @@ from sniff.errors import SniffError
 from sniff.version import __version__
 
 COMMANDS = (
-    "scan", "sessions", "blocks", "cache", "agents", "lint", "latency", "export", "report",
-    "index", "tui",
+    "scan", "sessions", "daily", "weekly", "monthly", "blocks", "cache", "agents", "lint",
+    "latency", "export", "report", "index", "tui",
 )  # fmt: skip
 """Every command, in the order `--help` lists them; each is the function of its name in the
 module of its name."""
@@ -28,7 +28,7 @@ module of its name."""
 def build_app(commands: tuple[str, ...] = COMMANDS) -> typer.Typer:
     """The typer app with `commands` (all of them by default).
 
-    Why a builder: a run needs only its own command, and building all ten costs a good part of
+    Why a builder: a run needs only its own command, and building all of them costs a good part of
     a status line's budget; `--help` and tests get them all.
     """
     built = typer.Typer(

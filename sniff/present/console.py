@@ -106,7 +106,7 @@ def _breakdown_rows(key_name: str, groups: Iterable[Group]) -> tuple[list[list[s
             compact(group.totals.cache_write_5m_tokens + group.totals.cache_write_1h_tokens),
             compact(group.totals.output_tokens),
             percent(group.totals.hit_rate),
-            _cost(group.totals),
+            cost_cell(group.totals),
             money(group.totals.savings),
         ]
         for group in groups
@@ -133,7 +133,7 @@ def harness_table(groups: list[Group]) -> Table:
             requests,
             compact(totals.total_tokens),
             percent(totals.hit_rate),
-            _cost(totals),
+            cost_cell(totals),
             money(totals.savings),
         ]
         if reported:
@@ -161,7 +161,7 @@ def sessions_table(rows: Sequence[SessionRow], title: str, zone: tzinfo) -> Tabl
             f"{row.totals.requests:,}",
             compact(row.totals.total_tokens),
             percent(row.totals.hit_rate),
-            _cost(row.totals),
+            cost_cell(row.totals),
         ]
         for row in rows
     ]
@@ -318,7 +318,7 @@ def measures_table(
     return table
 
 
-def _cost(totals: Totals) -> str:
+def cost_cell(totals: Totals) -> str:
     """The cost; a `*` marks a total that leaves out unpriced requests."""
     cost = money(totals.cost)
     return cost + "*" if totals.unpriced_requests and totals.priced_requests else cost

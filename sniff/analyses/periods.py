@@ -1,0 +1,99 @@
+"""Provides `period_table`: the rows of `sniff daily`, `sniff weekly` and `sniff monthly`.
+
+Why no grouping of its own: a day, an ISO week and a month are the groupings of
+`sniff report --by day|week|month` (`report.grouped`), summed by the same `summary` cells in
+the same zone, so the two commands cannot disagree. Each period's models are the same cells
+restricted to one model, grouped the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, tzinfo
+
+from sniff.analyses.report import grouped
+from sniff.analyses.summary import Cell, Group, Summary, Totals, summary_cells, summary_of_cells
+from sniff.model import Request
+
+PERIODS = {"daily": "day", "weekly": "week", "monthly": "month"}
+"""Each command and the `report --by` grouping it shows."""
+ORDERS = ("asc", "desc")
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodRow:
+    """One day, ISO week or month: its totals and those of each model used in it."""
+
+    key: str
+    """`2026-03-29`, `2026-W13` or `2026-03`."""
+    start: date
+    """The period's first day (a week's Monday)."""
+    totals: Totals
+    models: tuple[Group, ...]
+    """Per model, dearest first (unpriced ones by tokens after them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodTable:
+    """The periods of some requests, in the order asked for, and their sums."""
+
+    by: str
+    """day, week or month."""
+    rows: tuple[PeriodRow, ...]
+    summary: Summary
+    """The whole summary the rows come from (its totals are the table's)."""
+
+
+def period_table(
+    requests: Iterable[Request], zone: tzinfo, by: str, *, order: str = "asc"
+) -> PeriodTable:
+    """The requests by day, ISO week or month in `zone`, oldest first (`order` "asc") or
+    newest first ("desc").
+
+    Raises:
+        ValueError: `by` is not day, week or month, or `order` not asc or desc.
+    """
+    if by not in PERIODS.values():
+        raise ValueError(f"unknown period {by!r}")
+    if order not in ORDERS:
+        raise ValueError(f"unknown order {order!r}")
+    cells = summary_cells(requests, zone)
+    summary = summary_of_cells(cells)
+    per_model = _per_model(cells, by)
+    rows = [
+        PeriodRow(
+            group.key,
+            period_start(group.key),
+            group.totals,
+            tuple(sorted(per_model.get(group.key, ()), key=_dearest, reverse=True)),
+        )
+        for group in grouped(summary, by)
+    ]
+    return PeriodTable(by, tuple(reversed(rows) if order == "desc" else rows), summary)
+
+
+def _per_model(cells: dict[Cell, Totals], by: str) -> dict[str, list[Group]]:
+    """Period key → one group per model, each from that model's cells alone."""
+    models: dict[str, dict[Cell, Totals]] = {}
+    for key, cell in cells.items():
+        models.setdefault(key[0], {})[key] = cell
+    found: dict[str, list[Group]] = {}
+    for model, own in models.items():
+        for group in grouped(summary_of_cells(own), by):
+            found.setdefault(group.key, []).append(Group(model, group.totals))
+    return found
+
+
+def _dearest(group: Group) -> tuple[float, int, str]:
+    return (group.totals.cost_usd, group.totals.total_tokens, group.key)
+
+
+def period_start(key: str) -> date:
+    """The first day of a period key: `2026-03-29`, `2026-W13` (its Monday), `2026-03`."""
+    if "-W" in key:
+        year, week = key.split("-W")
+        return date.fromisocalendar(int(year), int(week), 1)
+    if len(key) == 7:
+        return date.fromisoformat(f"{key}-01")
+    return date.fromisoformat(key)

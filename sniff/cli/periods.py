@@ -1,0 +1,67 @@
+"""Provides the body of `sniff daily`, `sniff weekly` and `sniff monthly` (`period_command`).
+
+Why one body: the three differ only in the period; each has its own module (`cli.daily`,
+`cli.weekly`, `cli.monthly`) because the app finds a command in the module of its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any
+
+import typer
+
+from sniff.cli import options as o
+from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
+from sniff.workspace.answers import replayed
+
+Breakdown = Annotated[
+    bool, typer.Option("--breakdown", "-b", help="Add one row per model under each period.")
+]
+Order = Annotated[
+    str,
+    typer.Option(
+        "--order", "-o", help="asc: oldest first; desc: newest first.", metavar="asc|desc"
+    ),
+]
+
+
+def period_command(name: str, by: str, summary: str) -> Callable[..., None]:
+    """The command `name`: the requests by `by` (day, week or month), as `report --by`."""
+
+    def command(breakdown: Breakdown = False, order: Order = "asc", **options: Any) -> None:
+        _run(by, breakdown=breakdown, order=order, options=options)
+
+    command.__name__ = command.__qualname__ = name
+    command.__doc__ = summary
+    return one_line_errors(replayed(name)(o.shared(omit=("dask",))(command)))
+
+
+def _run(by: str, *, breakdown: bool, order: str, options: dict[str, Any]) -> None:
+    from sniff.analyses.periods import ORDERS, period_table
+    from sniff.errors import UserError
+
+    if order not in ORDERS:
+        raise UserError(f"--order must be one of {', '.join(ORDERS)}, not {order!r}")
+    workspace = o.workspace(options)
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
+        dataset = workspace.dataset()
+    o.report_issues(dataset, options["verbose"])
+    chosen = workspace.filters.apply(dataset.requests)
+    table = period_table(chosen, workspace.zone, by, order=order)
+    if options["json"]:
+        from sniff.present.jsonout import warnings_json
+        from sniff.present.periods_view import periods_json
+
+        data = periods_json(table, workspace.zone, breakdown=breakdown)
+        o.print_json(data | {"warnings": warnings_json(table.summary, dataset)})
+        return
+    from rich.console import Console
+
+    from sniff.present.console import print_warnings
+    from sniff.present.periods_view import periods_table
+
+    console = Console()
+    console.print(periods_table(table, workspace.zone, breakdown=breakdown))
+    print_warnings(console, table.summary, dataset)

@@ -1,0 +1,72 @@
+"""Provides the table and the JSON of `sniff daily`, `sniff weekly` and `sniff monthly`.
+
+The words are those a ccusage user knows: a period's models (with `--breakdown`), input,
+output, cache create and read tokens, and cost; sniff adds requests, hit rate and savings.
+"""
+
+from __future__ import annotations
+
+from datetime import tzinfo
+from typing import Any
+
+from rich.table import Table
+
+from sniff.analyses.periods import PeriodRow, PeriodTable
+from sniff.analyses.summary import Totals
+from sniff.numbers import compact, money, percent
+from sniff.present.console import cost_cell, measures_table, zone_name
+from sniff.present.jsonout import totals_json
+
+COMMAND_OF = {"day": "daily", "week": "weekly", "month": "monthly"}
+HEADERS = ["reqs", "input", "output", "create", "read", "hit", "cost", "saved"]
+"""ccusage's Cache Create and Cache Read are `create` and `read`; its Total Tokens is in the
+JSON (the table fits 80 columns without it)."""
+
+
+def periods_json(table: PeriodTable, zone: tzinfo, *, breakdown: bool) -> dict[str, Any]:
+    """`--json`: `daily`|`weekly`|`monthly` rows (`day`|`week`|`month`, `start`, `models`, the
+    totals' keys, and with `breakdown` one `breakdown` row per model), `totals` and `zone`."""
+    rows = []
+    for row in table.rows:
+        item = {table.by: row.key, "start": row.start.isoformat(), **totals_json(row.totals)}
+        item["models"] = [group.key for group in row.models]
+        if breakdown:
+            item["breakdown"] = [
+                {"model": group.key, **totals_json(group.totals)} for group in row.models
+            ]
+        rows.append(item)
+    return {
+        COMMAND_OF[table.by]: rows,
+        "totals": totals_json(table.summary.totals),
+        "zone": zone_name(zone),
+    }
+
+
+def periods_table(table: PeriodTable, zone: tzinfo, *, breakdown: bool) -> Table:
+    """One line per period (and with `breakdown`, one per model under it), then the total."""
+    cells: list[list[str]] = []
+    for row in table.rows:
+        cells.append([_label(row, table.by), *_measures(row.totals)])
+        if breakdown:
+            cells += [[f"└ {group.key}", *_measures(group.totals)] for group in row.models]
+    cells.append(["Total", *_measures(table.summary.totals)])
+    title = f"Cost by {table.by} ({zone_name(zone)})"
+    return measures_table(title, [table.by, *HEADERS], cells, text_columns=1, dated=breakdown)
+
+
+def _label(row: PeriodRow, by: str) -> str:
+    """A week shows its Monday too: `2026-W13 03-23`."""
+    return f"{row.key} {row.start:%m-%d}" if by == "week" else row.key
+
+
+def _measures(totals: Totals) -> list[str]:
+    return [
+        f"{totals.requests:,}",
+        compact(totals.input_tokens),
+        compact(totals.output_tokens),
+        compact(totals.cache_write_5m_tokens + totals.cache_write_1h_tokens),
+        compact(totals.cache_read_tokens),
+        percent(totals.hit_rate),
+        cost_cell(totals),
+        money(totals.savings),
+    ]
