@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 from sniff.errors import SniffError
+from sniff.statusline.archive import Kept, load, refresh, start_refresh, wants_refresh
 from sniff.statusline.line import PARTS, compose
 from sniff.statusline.session import SessionNumbers, session_numbers
 from sniff.statusline.stdin import StatusInput, read_input
@@ -37,6 +39,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--plain", action="store_true", help="no colours")
     parser.add_argument("--color", action="store_true", help="colours even when not a terminal")
     parser.add_argument("--timeout", type=float, default=0.5, help="seconds to wait for stdin")
+    parser.add_argument("--tz", default="", help="the zone of `today` (default: the machine's)")
+    parser.add_argument("--refresh", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 
@@ -64,6 +68,18 @@ def _numbers(given: StatusInput) -> SessionNumbers | None:
         return None
 
 
+def _kept(parts: list[str], zone: str) -> Kept | None:
+    """The archive's kept numbers, when a part shows them; an old or missing copy is worked
+    out again in the background (never here: that reads every transcript)."""
+    if not {"today", "block"} & set(parts):
+        return None
+    now = time.time()
+    kept = load(now)
+    if wants_refresh(kept, now, zone):
+        start_refresh(zone)
+    return kept
+
+
 def main(argv: list[str]) -> None:
     """Print the status line for the JSON on stdin; exit 0 (2 for a bad option)."""
     options = _parser().parse_args(argv)
@@ -73,12 +89,16 @@ def main(argv: list[str]) -> None:
         _parser().error(
             f"--parts: unknown part {', '.join(unknown) or '(none)'}; known: {', '.join(PARTS)}"
         )
+    if options.refresh:  # the background run: work the archive's numbers out and keep them
+        refresh(zone=options.tz)
+        raise SystemExit(0)
     given = read_input(timeout=options.timeout)
     if given is None:
         sys.stdout.write(f"{FALLBACK}\n")
         raise SystemExit(0)
     numbers = _numbers(given)
-    line = compose(parts, given, numbers, colour=wants_colour(options.plain, options.color))
+    kept = _kept(parts, options.tz)
+    line = compose(parts, given, numbers, kept, colour=wants_colour(options.plain, options.color))
     sys.stdout.write(f"{line or FALLBACK}\n")
     sys.stdout.flush()
     raise SystemExit(0)

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,9 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app, main
+from sniff.statusline import archive
+from sniff.statusline.line import compose
+from sniff.statusline.stdin import StatusInput
 from tests.conftest import Lines
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +60,14 @@ def test_session_cost_equals_scan(tmp_path, cc, monkeypatch, capsys):
     scanned = CliRunner().invoke(app, ["scan", str(path), "--json", "--no-progress"])
     assert scanned.exit_code == 0, scanned.output
     session = json.loads(scanned.stdout)["sessions"][0]
-    code, out = status(given(path), "--plain", monkeypatch=monkeypatch, capsys=capsys)
+    code, out = status(
+        given(path),
+        "--plain",
+        "--parts",
+        "model,session,hit,break",
+        monkeypatch=monkeypatch,
+        capsys=capsys,
+    )
     assert code == 0
     hit = session["cache_read_tokens"] / session["prompt_tokens"]
     assert out.startswith(f"Sonnet 4 · session ${session['cost_usd']:,.2f} · hit {hit:.0%} · ")
@@ -95,6 +106,46 @@ def test_unknown_part_is_a_user_error(monkeypatch, capsys):
     assert leaving.value.code == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "weather" in error
+
+
+def test_today_and_block_from_the_kept_numbers(tmp_path, cc, monkeypatch):
+    """A refresh prices every Claude Code transcript; the line shows today's cost and the
+    active block's, its time left and burn, as `sniff blocks --json` gives them."""
+    path = transcript(Path.home() / ".claude", cc)
+    CliRunner().invoke(app, ["scan", str(path), "--no-progress"])  # keeps the prices
+    now = datetime(2026, 3, 2, 10, 40, tzinfo=UTC)
+    kept = archive.refresh(now, "Pacific/Kiritimati")  # UTC+14: 10:40Z is March 3rd, 00:40
+    blocks = CliRunner().invoke(app, ["blocks", "--json", "--active", "--now", now.isoformat()])
+    assert blocks.exit_code == 0, blocks.output
+    active = json.loads(blocks.stdout)["blocks"][-1]
+    assert kept.day == "2026-03-03" and kept.today_requests == 1  # only 10:30Z is March 3rd there
+    third = kept.today_usd
+    assert third is not None and third > 0
+    assert kept.block_end == datetime(2026, 3, 2, 14, 0, tzinfo=UTC).timestamp()  # 09:00 + 5h
+    assert kept.block_usd is not None and kept.block_usd > third
+    assert kept.block_usd == pytest.approx(active["cost_usd"])
+    line = compose(["today", "block"], StatusInput(), None, kept, colour=False, now=now)
+    rate = kept.block_usd_per_hour
+    assert line == f"today ${third:,.2f} · block ${kept.block_usd:,.2f} 3h20m left (${rate:,.2f}/h)"
+    next_day = datetime(2026, 3, 3, 10, 0, tzinfo=UTC)  # March 4th there; the block has ended
+    assert compose(["today", "block"], StatusInput(), None, kept, colour=False, now=next_day) == ""
+
+
+def test_old_kept_numbers_start_one_background_refresh(tmp_path, cc, monkeypatch, capsys):
+    started: list[list[str]] = []
+    monkeypatch.setattr(archive.subprocess, "Popen", lambda command, **_: started.append(command))
+    path = transcript(tmp_path, cc)
+    for _ in range(2):
+        code, out = status(
+            given(path), "--plain", "--parts", "model,today", monkeypatch=monkeypatch, capsys=capsys
+        )
+        assert (code, out) == (0, "Sonnet 4\n")  # nothing kept yet: only what is known
+    assert started == [[sys.executable, "-m", "sniff", "statusline", "--refresh"]]  # one, locked
+    archive.refresh()  # what the background run does
+    code, out = status(
+        given(path), "--plain", "--parts", "model,today", monkeypatch=monkeypatch, capsys=capsys
+    )
+    assert out == "Sonnet 4 · today $0.00\n"  # the fixture's requests are not of today
 
 
 def test_silent_stdin_does_not_block(tmp_path):
