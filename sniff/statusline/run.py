@@ -16,6 +16,7 @@ from pathlib import Path
 from sniff.errors import SniffError
 from sniff.statusline.archive import Kept, load, refresh, start_refresh, wants_refresh
 from sniff.statusline.line import PARTS, compose
+from sniff.statusline.memo import remembered
 from sniff.statusline.session import SessionNumbers, session_numbers
 from sniff.statusline.stdin import StatusInput, read_input
 
@@ -61,7 +62,7 @@ def _numbers(given: StatusInput) -> SessionNumbers | None:
     if not path.is_file():
         return None
     try:
-        return session_numbers(path, given.session_id)
+        return remembered(path, given.session_id, session_numbers)
     except (SniffError, OSError, ValueError):
         return None
     except Exception:  # noqa: BLE001 - the status bar must never show a traceback

@@ -3,7 +3,8 @@
 Why through a `Workspace` of the session's own files: it reads them through the index (only
 lines appended since the last run are parsed) and gives the numbers `sniff scan --json` gives
 for the same session. Prices come only from the tables kept by earlier runs (`CachedPrices`): a
-model not among them is unpriced here, so the price library is never imported.
+model not among them is unpriced here, so the price library is never imported. Nothing
+heavy is imported until numbers are worked out (`statusline.memo` may have them).
 """
 
 from __future__ import annotations
@@ -11,25 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
-
-from sniff.pricing import PriceBook, PriceSource
-
-
-class CachedPrices(PriceBook):
-    """A price book that knows only the prices kept on disk by earlier runs."""
-
-    def _find(self, model: str) -> Any:
-        return None  # not kept: unpriced here, never looked up in the price library
-
-    def prepare(self) -> None:
-        """Loads nothing: the price library stays unimported."""
-
-    def save(self) -> None:
-        """Keeps nothing: a model missing here is one this run could not price."""
-
-    def source(self) -> PriceSource:
-        return PriceSource(library=self.cache.library or "kept prices", overrides=())
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +43,7 @@ def session_files(transcript: Path) -> list[Path]:
 def session_numbers(transcript: Path, session_id: str | None) -> SessionNumbers | None:
     """The numbers of `session_id` (else of every session) in `transcript`'s files; None when
     they hold no request."""
+    from sniff.statusline.prices import CachedPrices
     from sniff.workspace import Workspace
 
     workspace = Workspace([str(path) for path in session_files(transcript)])

@@ -79,6 +79,23 @@ def test_session_cost_equals_scan(tmp_path, cc, monkeypatch, capsys):
     assert out == f"\x1b[32msession ${session['cost_usd']:,.2f}\x1b[0m\n"
 
 
+def test_kept_session_numbers_follow_a_growing_transcript(tmp_path, cc, monkeypatch, capsys):
+    path = transcript(tmp_path, cc)
+    CliRunner().invoke(app, ["scan", str(path), "--no-progress"])  # keeps the prices
+    options = ("--plain", "--parts", "session")
+    first = status(given(path), *options, monkeypatch=monkeypatch, capsys=capsys)
+    assert status(given(path), *options, monkeypatch=monkeypatch, capsys=capsys) == first
+    usage = cc.usage(input=10, read=5300, write=40_000, output=9000)
+    with path.open("a") as appended:
+        appended.write(json.dumps(cc.user("u9", "a2", "2026-03-02T10:31:00Z")) + "\n")
+        line = cc.assistant("msg_9", "a9", "u9", "2026-03-02T10:31:00Z", usage)
+        appended.write(json.dumps(line) + "\n")
+    scanned = CliRunner().invoke(app, ["scan", str(path), "--json", "--no-progress"])
+    cost = json.loads(scanned.stdout)["sessions"][0]["cost_usd"]
+    grown = status(given(path), *options, monkeypatch=monkeypatch, capsys=capsys)
+    assert grown == (0, f"session ${cost:,.2f}\n") and grown != first
+
+
 def test_unkept_prices_say_unpriced_never_zero(tmp_path, cc, monkeypatch, capsys):
     path = transcript(tmp_path, cc)  # no earlier run kept this model's prices
     code, out = status(
