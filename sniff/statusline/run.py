@@ -45,6 +45,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _known_zone(name: str) -> None:
+    """A `--tz` that names no zone is a user error (here: the background run cannot say so)."""
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        _parser().error(f"--tz: unknown time zone {name!r} (try UTC or Europe/Paris)")
+
+
 def wants_colour(plain: bool, forced: bool) -> bool:
     """Colours only on a terminal that takes them (or when asked), never with `--plain`."""
     if plain or os.environ.get("NO_COLOR"):
@@ -93,6 +103,8 @@ def main(argv: list[str]) -> None:
     if options.refresh:  # the background run: work the archive's numbers out and keep them
         refresh(zone=options.tz)
         raise SystemExit(0)
+    if options.tz:
+        _known_zone(options.tz)
     given = read_input(timeout=options.timeout)
     if given is None:
         sys.stdout.write(f"{FALLBACK}\n")

@@ -116,13 +116,17 @@ def test_missing_transcript_shows_what_is_known(tmp_path, monkeypatch, capsys):
     assert (code, out) == (0, "Sonnet 4\n")
 
 
-def test_unknown_part_is_a_user_error(monkeypatch, capsys):
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [(["--parts", "model,weather"], "weather"), (["--tz", "Mars/Olympus"], "Mars")],
+)
+def test_bad_options_are_user_errors(options, named, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"{}")))
     with pytest.raises(SystemExit) as leaving:
-        main(["statusline", "--parts", "model,weather"])
+        main(["statusline", *options])
     assert leaving.value.code == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "weather" in error
+    assert error.count("\n") == 1 and named in error
 
 
 def test_today_and_block_from_the_kept_numbers(tmp_path, cc, monkeypatch):
