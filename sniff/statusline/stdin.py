@@ -1,0 +1,89 @@
+"""Provides `read_input`: Claude Code's status-line JSON from stdin, read with a timeout.
+
+Claude Code pipes an object with `session_id`, `transcript_path`, `model` (`id`,
+`display_name`), `workspace` (`current_dir`, `project_dir`), `cost` and more; any field may be
+absent, and absent ones are ignored. Reading never blocks the status bar: stdin that stays
+silent past the timeout counts as no input.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+import orjson
+
+LIMIT_BYTES = 1 << 20
+"""More than any status-line object; what is beyond is not read."""
+
+
+@dataclass(frozen=True, slots=True)
+class StatusInput:
+    """The fields of Claude Code's status-line object that sniff uses."""
+
+    session_id: str | None = None
+    transcript_path: str | None = None
+    model: str | None = None
+    """The model's display name (else its id)."""
+    current_dir: str | None = None
+
+
+def parse(raw: bytes) -> StatusInput | None:
+    """The fields of one status-line object; None when `raw` is not a JSON object."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    model, workspace = data.get("model"), data.get("workspace")
+    model_name = (
+        _text(model, "display_name") or _text(model, "id") if isinstance(model, dict) else None
+    )
+    return StatusInput(
+        session_id=_text(data, "session_id"),
+        transcript_path=_text(data, "transcript_path"),
+        model=model_name or (model if isinstance(model, str) and model else None),
+        current_dir=_text(workspace, "current_dir") or _text(data, "cwd"),
+    )
+
+
+def _text(data: Any, key: str) -> str | None:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def read_input(stream: BinaryIO | None = None, timeout: float = 0.5) -> StatusInput | None:
+    """The status-line object on `stream` (stdin), or None: empty, odd, or silent too long."""
+    stream = stream if stream is not None else sys.stdin.buffer
+    try:
+        return parse(_read(stream, timeout))
+    except (OSError, ValueError):
+        return None
+
+
+def _read(stream: BinaryIO, timeout: float) -> bytes:
+    """What `stream` holds until its end, or what came before `timeout` seconds passed."""
+    try:
+        descriptor = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # an in-memory stream: never blocks
+        return stream.read(LIMIT_BYTES)
+    if os.isatty(descriptor):
+        return b""
+    deadline = time.monotonic() + timeout
+    chunks: list[bytes] = []
+    size = 0
+    while size < LIMIT_BYTES:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([descriptor], [], [], left)[0]:
+            break
+        chunk = os.read(descriptor, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)

@@ -1,0 +1,198 @@
+"""`sniff statusline`: the line for a fixture transcript (its session cost equal to `sniff scan
+--json`'s), --parts, --plain, bad or silent stdin, and its light start-up."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from sniff.cli import app, main
+from sniff.statusline import archive
+from sniff.statusline.line import compose
+from sniff.statusline.stdin import StatusInput
+from tests.conftest import Lines
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("typer", "rich", "pandas", "textual", "scipy", "genai_prices", "click")
+
+
+def transcript(tmp_path: Path, cc: type[Lines]) -> Path:
+    """Three requests; the third, after an hour's pause, rebuilds the cache (ttl_expired)."""
+    lines: list[dict[str, Any]] = []
+    times = ["2026-03-02T09:00:00Z", "2026-03-02T09:02:00Z", "2026-03-02T10:30:00Z"]
+    usages = [cc.usage(input=10, read=0, write=5000, output=50),
+              cc.usage(input=10, read=5000, write=300, output=60),
+              cc.usage(input=10, read=0, write=5300, output=70)]  # fmt: skip
+    parent = None
+    for number, (when, usage) in enumerate(zip(times, usages, strict=True)):
+        lines.append(cc.user(f"u{number}", parent, when))
+        lines.append(cc.assistant(f"msg_{number}", f"a{number}", f"u{number}", when, usage))
+        parent = f"a{number}"
+    return cc.write(tmp_path / "projects" / "-home-dana-src-webshop" / f"{cc.SESSION}.jsonl", lines)
+
+
+def status(stdin: bytes, *options: str, monkeypatch: Any, capsys: Any) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    with pytest.raises(SystemExit) as leaving:
+        main(["statusline", *options])
+    return int(leaving.value.code or 0), capsys.readouterr().out
+
+
+def given(path: Path, session: str = Lines.SESSION) -> bytes:
+    return json.dumps(
+        {"session_id": session, "transcript_path": str(path),
+         "model": {"id": "claude-sonnet-4-20250514", "display_name": "Sonnet 4"},
+         "workspace": {"current_dir": "/home/dana/src/webshop"}, "version": "2.0.0"}
+    ).encode()  # fmt: skip
+
+
+def test_session_cost_equals_scan(tmp_path, cc, monkeypatch, capsys):
+    path = transcript(tmp_path, cc)
+    scanned = CliRunner().invoke(app, ["scan", str(path), "--json", "--no-progress"])
+    assert scanned.exit_code == 0, scanned.output
+    session = json.loads(scanned.stdout)["sessions"][0]
+    code, out = status(
+        given(path),
+        "--plain",
+        "--parts",
+        "model,session,hit,break",
+        monkeypatch=monkeypatch,
+        capsys=capsys,
+    )
+    assert code == 0
+    hit = session["cache_read_tokens"] / session["prompt_tokens"]
+    assert out.startswith(f"Sonnet 4 · session ${session['cost_usd']:,.2f} · hit {hit:.0%} · ")
+    assert "⚠ rebuilt " in out and "ttl_expired $" in out
+    assert "\x1b[" not in out
+    code, out = status(
+        given(path), "--parts", "session", "--color", monkeypatch=monkeypatch, capsys=capsys
+    )
+    assert out == f"\x1b[32msession ${session['cost_usd']:,.2f}\x1b[0m\n"
+
+
+def test_kept_session_numbers_follow_a_growing_transcript(tmp_path, cc, monkeypatch, capsys):
+    path = transcript(tmp_path, cc)
+    CliRunner().invoke(app, ["scan", str(path), "--no-progress"])  # keeps the prices
+    options = ("--plain", "--parts", "session")
+    first = status(given(path), *options, monkeypatch=monkeypatch, capsys=capsys)
+    assert status(given(path), *options, monkeypatch=monkeypatch, capsys=capsys) == first
+    usage = cc.usage(input=10, read=5300, write=40_000, output=9000)
+    with path.open("a") as appended:
+        appended.write(json.dumps(cc.user("u9", "a2", "2026-03-02T10:31:00Z")) + "\n")
+        line = cc.assistant("msg_9", "a9", "u9", "2026-03-02T10:31:00Z", usage)
+        appended.write(json.dumps(line) + "\n")
+    scanned = CliRunner().invoke(app, ["scan", str(path), "--json", "--no-progress"])
+    cost = json.loads(scanned.stdout)["sessions"][0]["cost_usd"]
+    grown = status(given(path), *options, monkeypatch=monkeypatch, capsys=capsys)
+    assert grown == (0, f"session ${cost:,.2f}\n") and grown != first
+
+
+def test_unkept_prices_say_unpriced_never_zero(tmp_path, cc, monkeypatch, capsys):
+    path = transcript(tmp_path, cc)  # no earlier run kept this model's prices
+    code, out = status(
+        given(path), "--plain", "--parts", "model,session", monkeypatch=monkeypatch, capsys=capsys
+    )
+    assert (code, out) == (0, "Sonnet 4 · session unpriced\n")
+
+
+@pytest.mark.parametrize("stdin", [b"", b"not json", b"[1, 2]", b'{"transcript_path": 3}'])
+def test_bad_stdin_prints_a_fallback(stdin, monkeypatch, capsys):
+    assert status(stdin, monkeypatch=monkeypatch, capsys=capsys) == (0, "sniff: no session\n")
+
+
+def test_missing_transcript_shows_what_is_known(tmp_path, monkeypatch, capsys):
+    code, out = status(
+        given(tmp_path / "gone.jsonl"), "--plain", monkeypatch=monkeypatch, capsys=capsys
+    )
+    assert (code, out) == (0, "Sonnet 4\n")
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [(["--parts", "model,weather"], "weather"), (["--tz", "Mars/Olympus"], "Mars")],
+)
+def test_bad_options_are_user_errors(options, named, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"{}")))
+    with pytest.raises(SystemExit) as leaving:
+        main(["statusline", *options])
+    assert leaving.value.code == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and named in error
+
+
+def test_today_and_block_from_the_kept_numbers(tmp_path, cc, monkeypatch):
+    """A refresh prices every Claude Code transcript; the line shows today's cost and the
+    active block's, its time left and burn, as `sniff blocks --json` gives them."""
+    path = transcript(Path.home() / ".claude", cc)
+    CliRunner().invoke(app, ["scan", str(path), "--no-progress"])  # keeps the prices
+    now = datetime(2026, 3, 2, 10, 40, tzinfo=UTC)
+    kept = archive.refresh(now, "Pacific/Kiritimati")  # UTC+14: 10:40Z is March 3rd, 00:40
+    blocks = CliRunner().invoke(app, ["blocks", "--json", "--active", "--now", now.isoformat()])
+    assert blocks.exit_code == 0, blocks.output
+    active = json.loads(blocks.stdout)["blocks"][-1]
+    assert kept.day == "2026-03-03" and kept.today_requests == 1  # only 10:30Z is March 3rd there
+    third = kept.today_usd
+    assert third is not None and third > 0
+    assert kept.block_end == datetime(2026, 3, 2, 14, 0, tzinfo=UTC).timestamp()  # 09:00 + 5h
+    assert kept.block_usd is not None and kept.block_usd > third
+    assert kept.block_usd == pytest.approx(active["cost_usd"])
+    line = compose(["today", "block"], StatusInput(), None, kept, colour=False, now=now)
+    rate = kept.block_usd_per_hour
+    assert line == f"today ${third:,.2f} · block ${kept.block_usd:,.2f} 3h20m left (${rate:,.2f}/h)"
+    next_day = datetime(2026, 3, 3, 10, 0, tzinfo=UTC)  # March 4th there; the block has ended
+    assert compose(["today", "block"], StatusInput(), None, kept, colour=False, now=next_day) == ""
+
+
+def test_old_kept_numbers_start_one_background_refresh(tmp_path, cc, monkeypatch, capsys):
+    started: list[list[str]] = []
+    monkeypatch.setattr(archive.subprocess, "Popen", lambda command, **_: started.append(command))
+    path = transcript(tmp_path, cc)
+    for _ in range(2):
+        code, out = status(
+            given(path), "--plain", "--parts", "model,today", monkeypatch=monkeypatch, capsys=capsys
+        )
+        assert (code, out) == (0, "Sonnet 4\n")  # nothing kept yet: only what is known
+    assert started == [[sys.executable, "-m", "sniff", "statusline", "--refresh"]]  # one, locked
+    archive.refresh()  # what the background run does
+    code, out = status(
+        given(path), "--plain", "--parts", "model,today", monkeypatch=monkeypatch, capsys=capsys
+    )
+    assert out == "Sonnet 4 · today $0.00\n"  # the fixture's requests are not of today
+
+
+def test_silent_stdin_does_not_block(tmp_path):
+    """A writer that never closes stdin: the line comes after the timeout, exit 0."""
+    read, write = os.pipe()
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "sniff", "statusline", "--timeout", "0.2"],
+            stdin=read, capture_output=True, text=True, timeout=20, cwd=ROOT,
+        )  # fmt: skip
+    finally:
+        os.close(read), os.close(write)
+    assert (result.returncode, result.stdout) == (0, "sniff: no session\n")
+
+
+def test_entry_point_imports_nothing_heavy(tmp_path, cc):
+    path = transcript(tmp_path, cc)
+    probe = (
+        "import io, json, sys\nimport sniff.cli\n"
+        f"sys.stdin = io.TextIOWrapper(io.BytesIO({given(path)!r}))\n"
+        "try:\n    sniff.cli.main(['statusline', '--plain'])\nexcept SystemExit:\n    pass\n"
+        "sys.stderr.write(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=ROOT,
+        env={**os.environ, "SNIFF_CACHE_DIR": str(tmp_path / "cache")},
+    )  # fmt: skip
+    assert result.stdout.startswith("Sonnet 4 · session unpriced"), result.stderr
+    assert sorted(set(json.loads(result.stderr)) & set(HEAVY)) == []
