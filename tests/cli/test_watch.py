@@ -160,3 +160,41 @@ def test_the_live_view_shows_today_block_sessions_and_events(
     assert result.exit_code == 0, result.output
     assert "today" in result.stdout and "events" in result.stdout
     assert "live sessions" in result.stdout
+
+
+def test_notify_without_its_library_is_a_user_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "desktop_notifier", None)  # an import of it fails
+    result = CliRunner().invoke(app, ["watch", str(tmp_path), "--notify", "--for", "0"])
+    assert result.exit_code == 2
+    assert "sniff[notify]" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_break_above_min_usd_notifies_and_one_below_does_not(
+    cc: type[Lines], tmp_path: Path
+) -> None:
+    from sniff.cli.watch_loop import Watch
+    from sniff.workspace import Workspace
+
+    log = _first(cc, tmp_path)
+    sent: list[tuple[str, str]] = []
+    run = Watch(Workspace(tmp_path), alert=lambda *message: sent.append(message), min_usd=0.10)
+    run.start()
+    _append(  # a $0.1725 rebuild (50,000 tokens at $3.45 more than a read)
+        log,
+        cc.user("u2", "a1", "2026-03-02T10:10:00.000Z"),
+        cc.assistant("msg_2", "a2", "u2", "2026-03-02T10:10:04.000Z",
+                     cc.usage(input=20, write=50_200, output=40)),
+    )  # fmt: skip
+    assert [event.kind for event in run.step()] == ["response", "cache_break"]
+    assert len(sent) == 1 and "ttl_expired" in sent[0][1] and "$0.17" in sent[0][1]
+    run.min_usd = 1.0
+    _append(
+        log,
+        cc.user("u3", "a2", "2026-03-02T10:20:00.000Z"),
+        cc.assistant("msg_3", "a3", "u3", "2026-03-02T10:20:04.000Z",
+                     cc.usage(input=20, write=50_300, output=40)),
+    )  # fmt: skip
+    assert "cache_break" in [event.kind for event in run.step()]
+    assert len(sent) == 1
