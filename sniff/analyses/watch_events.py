@@ -1,8 +1,9 @@
 """Provides the events of `sniff watch`: what a step of following the logs found, as it happened.
 
 A new response (its tokens and cost), a cache break among the new requests (judged by the
-breaks analysis on the whole session, so a new request's predecessor is known), a compaction,
-a failed tool call, and a session started (one seen for the first time after the first step).
+breaks analysis on the whole session, so a new request's predecessor is known), a compaction
+(the first call after the log marks the conversation compacted), a failed tool call, and a
+session started (one seen for the first time after the first step).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from sniff.analyses.blocks import Block, active_block, build_blocks
 from sniff.analyses.breaks import Break, find_breaks
 from sniff.analyses.summary import LocalDays, Totals
 from sniff.ingest.follow import Growth
-from sniff.model import Agent, Request
+from sniff.model import Request
 from sniff.pricing import PriceBook
 
-KINDS = ("session_started", "response", "compaction", "cache_break", "tool_failed")
+KINDS = ("session_started", "compaction", "response", "cache_break", "tool_failed")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +33,10 @@ class Event:
     session_id: str
     project: str
     model: str = ""
+    agent: str = ""
+    """The request's agent: main, subagent, compaction or other."""
+    harness: str = ""
+    """The agent whose logs it is in: claude-code, codex, ..."""
     tokens: dict[str, int] | None = None
     """The request's tokens by class (responses, compactions, breaks)."""
     cost_usd: float | None = None
@@ -49,6 +54,8 @@ class Event:
             "session_id": self.session_id,
             "project": self.project,
             "model": self.model,
+            "agent": self.agent,
+            "harness": self.harness,
             "tokens": self.tokens,
             "cost_usd": self.cost_usd,
             "cause": self.cause,
@@ -86,9 +93,10 @@ def events_of(
         if request.session_id not in known_sessions:
             known_sessions.add(request.session_id)
             events.append(_of(request, "session_started", tokens=None, cost=None))
-        kind = "compaction" if request.agent is Agent.COMPACTION else "response"
+        if request.compacted:
+            events.append(_of(request, "compaction", tokens=None, cost=None))
         cost = request.cost.total_usd if request.cost is not None else None
-        events.append(_of(request, kind, tokens=tokens_of(request), cost=cost))
+        events.append(_of(request, "response", tokens=tokens_of(request), cost=cost))
     for session in sorted(growth.touched):
         report = find_breaks(session_requests(session), prices)
         for found in report.breaks:
@@ -101,8 +109,9 @@ def events_of(
 
 def _of(request: Request, kind: str, *, tokens: dict[str, int] | None, cost: float | None) -> Event:
     return Event(
-        kind, request.when, request.session_id, request.project, request.model, tokens, cost
-    )
+        kind, request.when, request.session_id, request.project, request.model,
+        request.agent.value, request.harness.value, tokens, cost,
+    )  # fmt: skip
 
 
 def _break(found: Break) -> Event:
@@ -110,7 +119,8 @@ def _break(found: Break) -> Event:
     tokens = tokens_of(request) | {"rebuilt": found.rebuilt_tokens}
     return Event(
         "cache_break", request.when, request.session_id, request.project, request.model,
-        tokens, found.cost_usd, found.cause, found.detail,
+        request.agent.value, request.harness.value, tokens, found.cost_usd, found.cause,
+        found.detail,
     )  # fmt: skip
 
 
