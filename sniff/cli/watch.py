@@ -40,15 +40,18 @@ def watch(
     if min_usd < 0:
         raise UserError(f"--min-usd must be 0 or more, not {min_usd}")
     from sniff.cli.watch_loop import Watch, notifier
+    from sniff.ingest.changes import ticks
 
     alert = notifier() if notify else None
     workspace = o.workspace(options)
     until = None if seconds is None else time.monotonic() + seconds
     run = Watch(workspace, alert=alert, min_usd=min_usd, most=most)
+    beats = ticks(run.roots, poll=poll, interval=interval, until=until)
+    next(beats)  # watching from now on: what is written while the logs are read is not missed
     run.start()
     sys.stderr.write(f"sniff: watching {', '.join(map(str, run.roots))} (Ctrl-C to stop)\n")
     sys.stderr.flush()
     if options["json"]:
-        run.follow_json(sys.stdout, poll=poll, interval=interval, until=until)
+        run.follow_json(sys.stdout, beats)
     else:
-        run.follow_live(poll=poll, interval=interval, until=until)
+        run.follow_live(beats)

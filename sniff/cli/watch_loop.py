@@ -3,7 +3,7 @@ live view and notifications."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, TextIO
 
@@ -95,24 +95,23 @@ class Watch:
         """Whether the hidden `--events N` count is reached."""
         return self.most is not None and self.count >= self.most
 
-    def follow_json(self, out: TextIO, *, poll: bool, interval: float, until: float | None) -> None:
-        """One JSON object per event, each line flushed at once."""
-        from sniff.ingest.changes import ticks
+    def follow_json(self, out: TextIO, beats: Iterator[None]) -> None:
+        """One JSON object per event, each line flushed at once; a step on every beat
+        (`ingest.changes.ticks`)."""
         from sniff.present.jsonout import dumps
 
-        for _ in ticks(self.roots, poll=poll, interval=interval, until=until):
+        for _ in beats:
             for event in self.step():
                 out.write(dumps(event.as_json()).replace("\n", "") + "\n")
                 out.flush()
             if self.done():
                 return
 
-    def follow_live(self, *, poll: bool, interval: float, until: float | None) -> None:
-        """The live view, redrawn on every change and every `interval`."""
+    def follow_live(self, beats: Iterator[None]) -> None:
+        """The live view, redrawn on every beat: a change, or the refresh interval."""
         from rich.live import Live
 
         from sniff.analyses.watch_events import glance
-        from sniff.ingest.changes import ticks
         from sniff.present.watch_view import view
 
         zone = self.workspace.zone
@@ -123,7 +122,7 @@ class Watch:
             return view(glance(requests, zone, now), self.events, zone, now)
 
         with Live(drawn(), auto_refresh=False) as live:  # type: ignore[arg-type]
-            for _ in ticks(self.roots, poll=poll, interval=interval, until=until):
+            for _ in beats:
                 self.step()
                 live.update(drawn(), refresh=True)  # type: ignore[arg-type]
                 if self.done():

@@ -21,27 +21,37 @@ def watching_available() -> bool:
     return True
 
 
+WAKE_MS = 50
+"""How often the file-event wait wakes to check the deadline and the refresh clock."""
+
+
 def ticks(roots: list[Path], *, poll: bool, interval: float, until: float | None) -> Iterator[None]:
-    """Yield whenever the files under `roots` may have changed, and at least every `interval`
-    seconds (so a caller's clock-driven view stays current), until the monotonic time `until`."""
+    """Yield at once when the watching is set up (so a caller that reads the logs then misses
+    nothing written after), then whenever the files under `roots` may have changed, and at
+    least every `interval` seconds (a clock-driven view stays current), until the monotonic
+    time `until`."""
     if poll or not watching_available():
+        yield
         while until is None or time.monotonic() < until:
             time.sleep(_wait(interval, until))
             yield
         return
     import watchfiles
 
-    for _changes in watchfiles.watch(
-        *roots,
-        rust_timeout=int(_wait(interval, until) * 1000) or 1,
-        yield_on_timeout=True,
-        debounce=50,
-        step=20,
+    events = watchfiles.watch(
+        *roots, rust_timeout=WAKE_MS, yield_on_timeout=True, debounce=WAKE_MS, step=20,
         raise_interrupt=False,
-    ):
-        if until is not None and time.monotonic() >= until:
+    )  # fmt: skip
+    next(events)  # the first wait returns after WAKE_MS: the watches are in place
+    yield
+    last = time.monotonic()
+    for changes in events:
+        now = time.monotonic()
+        if until is not None and now >= until:
             return
-        yield
+        if changes or now - last >= interval:
+            last = now
+            yield
 
 
 def _wait(interval: float, until: float | None) -> float:

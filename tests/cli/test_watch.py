@@ -52,7 +52,11 @@ def _first(cc: type[Lines], tmp_path: Path) -> Path:
     )  # fmt: skip
 
 
-@pytest.mark.parametrize("mode", [(), ("--poll",)], ids=["events", "poll"])
+@pytest.mark.parametrize(
+    "mode",
+    [(), ("--poll",), ("--interval", "30")],
+    ids=["events", "poll", "events-not-the-refresh-clock"],
+)
 def test_an_appended_response_is_an_event_within_two_seconds(
     cc: type[Lines], tmp_path: Path, mode: tuple[str, ...]
 ) -> None:
