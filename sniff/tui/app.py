@@ -3,7 +3,8 @@
 The app owns the data: it reads the archive through the Workspace in a worker (newest files
 first, so the overview fills in while the rest loads; `Workspace.batches`), analyses it there,
 and hands each new `Archive` to the screens, which only present it. Lint findings follow in a
-second worker, run again when a reload changed the files.
+second worker, run again when a reload changed the files. In live mode (`--live`, or `w`), a
+timer asks a worker every few seconds whether the files changed, and it reads them if so.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from sniff.workspace.batches import Progress
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from textual.timer import Timer
     from textual.worker import Worker
 
     from sniff.model import Finding
@@ -50,6 +52,7 @@ class SniffApp(App[None]):
             tooltip="Tools, failures, and what each user request led to",
         ),
         Binding("r", "reload", "Reload", tooltip="Read the files that changed since"),
+        Binding("w", "live", "Live", tooltip="Follow the files as they grow (toggle)", show=False),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="Keys and how to read"),
     ]
 
@@ -61,6 +64,8 @@ class SniffApp(App[None]):
         workspace: Workspace | None = None,
         dataset: Dataset | None = None,
         lint_findings: list[Finding] | None = None,
+        live: bool = False,
+        interval: float = 2.0,
     ) -> None:
         super().__init__()
         self.prices = prices
@@ -77,6 +82,13 @@ class SniffApp(App[None]):
         """Every file has been read at least once."""
         self.linted_files: tuple[str, ...] | None = None
         """The files the last lint checked (None before any)."""
+        self.live = live
+        """Whether changed files are read as they change."""
+        self.interval = interval
+        """Seconds between two checks for changed files in live mode."""
+        self._listing: tuple[tuple[str, tuple[int, ...]], ...] | None = None
+        """The files and their identities as the last read listed them."""
+        self._ticker: Timer | None = None
 
     def get_default_screen(self) -> Screen[None]:
         return OverviewScreen()
@@ -86,6 +98,9 @@ class SniffApp(App[None]):
             self._analyse(self.given)
         else:
             self._load()
+        if self.live:
+            self.live = False
+            self.action_live()
 
     @work(thread=True, exclusive=True, group="load", exit_on_error=False)
     def _analyse(self, dataset: Dataset) -> None:
@@ -103,6 +118,7 @@ class SniffApp(App[None]):
         assert self.workspace is not None
         worker = get_current_worker()
         try:
+            self._listing = self.workspace.listing()
             batches, self._listed = self._listed or self.workspace.batches(), None
             for progress in batches:
                 if worker.is_cancelled:
@@ -132,7 +148,8 @@ class SniffApp(App[None]):
             if first and self.lint_findings is None:
                 self._lint()
             elif not first:
-                self.notify(f"Re-read {plural(progress.changed, 'changed file')}.")
+                if not self.live:  # live, the numbers changing in place say it
+                    self.notify(f"Re-read {plural(progress.changed, 'changed file')}.")
                 relint = progress.changed or archive.dataset.files != self.linted_files
                 if self.linted_files is not None and relint:  # (given findings are kept)
                     self._lint()  # the findings were of the files as they were
@@ -212,6 +229,35 @@ class SniffApp(App[None]):
         self.sub_title = "reading changed files…"
         self._load()
 
+    def action_live(self) -> None:
+        """Follow the files as they grow, or stop following them."""
+        if self.workspace is None:
+            self.notify("Nothing to follow: this archive was given, not read from files.")
+            return
+        self.live = not self.live
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
+        if self.live:
+            self._ticker = self.set_interval(self.interval, self._tick)
+        self.notify("Live: following the files as they grow." if self.live else "Live: off.")
+
+    def _tick(self) -> None:
+        if not any(worker.group == "load" and worker.is_running for worker in self.workers):
+            self._follow()
+
+    @work(thread=True, exclusive=True, group="load", exit_on_error=False)
+    def _follow(self) -> None:
+        """Read the files again if any changed since the last read listed them."""
+        assert self.workspace is not None
+        try:
+            changed = self.workspace.listing() != self._listing
+        except Exception as error:  # a folder gone must not end the app
+            self.call_from_thread(self._failed, "listing the logs", error)
+            return
+        if changed:
+            self.call_from_thread(self._load)
+
     def action_help(self) -> None:
         """Show the keys."""
         from sniff.tui.screens.help import HelpScreen
@@ -225,6 +271,8 @@ def make_app(
     prices: PriceBook | None = None,
     zone: tzinfo = UTC,
     lint_findings: list[Finding] | None = None,
+    live: bool = False,
+    interval: float = 2.0,
 ) -> SniffApp:
     """The app over a dataset already read (no file reading at all), or over a Workspace's
     logs, read through it (`Workspace.batches`) and again on reload.
@@ -233,6 +281,7 @@ def make_app(
         prices, zone: a dataset's (a Workspace has its own).
         lint_findings: findings to show beside a dataset's breaks (a Workspace's logs are
             checked by the app).
+        live, interval: follow a Workspace's files, checking for changes every `interval` s.
 
     Raises:
         UserError: a Workspace's path does not exist.
@@ -242,4 +291,6 @@ def make_app(
             prices=prices or PriceBook(), zone=zone, dataset=source,
             lint_findings=lint_findings or [],
         )  # fmt: skip
-    return SniffApp(prices=source.prices, zone=source.zone, workspace=source)
+    return SniffApp(
+        prices=source.prices, zone=source.zone, workspace=source, live=live, interval=interval
+    )

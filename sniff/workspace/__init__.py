@@ -197,6 +197,17 @@ class Workspace:
         files = expand(roots_for(self.paths)[0])
         return self._batches(files)
 
+    def listing(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """The log files under the paths and their identities (size, times, inode, tail
+        checksum), as listed now: what a live reader compares to know whether to read again.
+
+        Raises:
+            UserError: a path does not exist.
+        """
+        from sniff.ingest.discover import expand, roots_for
+
+        return tuple((file.path, file.identity) for file in expand(roots_for(self.paths)[0]))
+
     def _batches(self, files: list[SourceFile]) -> Iterator[Progress]:
         from sniff.ingest import progress
         from sniff.ingest.record import Prompts

@@ -13,7 +13,8 @@ INTRO = """\
 
 Walk from what the archive cost to the request that wasted it: **Enter** opens the row under the
 cursor (a project, a session, a request), **Escape** goes back. Figures are the same as
-`sniff scan` and `sniff cache --breaks`.
+`sniff scan` and `sniff cache --breaks`. **w** follows the files as they grow (`sniff tui --live`):
+new requests appear, and the totals move, as the agents log them.
 
 In a session, each request's *cache* bar shows its prompt as read from the cache, written to it,
 and uncached; **✖** marks a cache break with its cause and **┄ idle** a gap longer than the cache

@@ -1,0 +1,173 @@
+"""Provides the events of `sniff watch`: what a step of following the logs found, as it happened.
+
+A new response (its tokens and cost), a cache break among the new requests (judged by the
+breaks analysis on the whole session, so a new request's predecessor is known), a compaction
+(the first call after the log marks the conversation compacted), a failed tool call, and a
+session started (one seen for the first time after the first step).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, tzinfo
+from typing import Any
+
+from sniff.analyses.blocks import Block, active_block, build_blocks
+from sniff.analyses.breaks import Break, find_breaks
+from sniff.analyses.summary import LocalDays, Totals
+from sniff.ingest.follow import Growth
+from sniff.model import Request
+from sniff.pricing import PriceBook
+
+KINDS = ("session_started", "compaction", "response", "cache_break", "tool_failed")
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One thing that happened, with what a script or a person needs to act on it."""
+
+    kind: str
+    """One of `KINDS`."""
+    at: datetime
+    session_id: str
+    project: str
+    model: str = ""
+    agent: str = ""
+    """The request's agent: main, subagent, compaction or other."""
+    harness: str = ""
+    """The agent whose logs it is in: claude-code, codex, ..."""
+    tokens: dict[str, int] | None = None
+    """The request's tokens by class (responses, compactions, breaks)."""
+    cost_usd: float | None = None
+    """The request's cost, or for a break what the rebuild cost more than a read (None:
+    unpriced)."""
+    cause: str = ""
+    """A break's cause; a failed tool call's tool."""
+    detail: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        """The event as one JSON object with stable keys."""
+        return {
+            "kind": self.kind,
+            "at": self.at.isoformat(),
+            "session_id": self.session_id,
+            "project": self.project,
+            "model": self.model,
+            "agent": self.agent,
+            "harness": self.harness,
+            "tokens": self.tokens,
+            "cost_usd": self.cost_usd,
+            "cause": self.cause,
+            "detail": self.detail,
+        }
+
+
+def tokens_of(request: Request) -> dict[str, int]:
+    """A request's tokens by class."""
+    usage = request.usage
+    return {
+        "input": usage.input_tokens,
+        "cache_read": usage.cache_read_tokens,
+        "cache_write_5m": usage.cache_write_5m_tokens,
+        "cache_write_1h": usage.cache_write_1h_tokens,
+        "output": usage.output_tokens,
+    }
+
+
+def events_of(
+    growth: Growth,
+    session_requests: Callable[[str], Sequence[Request]],
+    prices: PriceBook,
+    *,
+    known_sessions: set[str],
+    keep: Callable[[Request], bool] = lambda _request: True,
+) -> list[Event]:
+    """The events of one step, in time order; `known_sessions` is updated with the sessions
+    seen (pass an empty set on the first step only to report every session as started)."""
+    events: list[Event] = []
+    new_keys = {request.key for request in growth.requests if keep(request)}
+    for request in growth.requests:
+        if request.key not in new_keys:
+            continue
+        if request.session_id not in known_sessions:
+            known_sessions.add(request.session_id)
+            events.append(_of(request, "session_started", tokens=None, cost=None))
+        if request.compacted:
+            events.append(_of(request, "compaction", tokens=None, cost=None))
+        cost = request.cost.total_usd if request.cost is not None else None
+        events.append(_of(request, "response", tokens=tokens_of(request), cost=cost))
+    for session in sorted(growth.touched):
+        report = find_breaks(session_requests(session), prices)
+        for found in report.breaks:
+            if found.request.key in new_keys:
+                events.append(_break(found))
+    events.extend(_failures(growth))
+    events.sort(key=lambda event: (event.at, KINDS.index(event.kind)))
+    return events
+
+
+def _of(request: Request, kind: str, *, tokens: dict[str, int] | None, cost: float | None) -> Event:
+    return Event(
+        kind, request.when, request.session_id, request.project, request.model,
+        request.agent.value, request.harness.value, tokens, cost,
+    )  # fmt: skip
+
+
+def _break(found: Break) -> Event:
+    request = found.request
+    tokens = tokens_of(request) | {"rebuilt": found.rebuilt_tokens}
+    return Event(
+        "cache_break", request.when, request.session_id, request.project, request.model,
+        request.agent.value, request.harness.value, tokens, found.cost_usd, found.cause,
+        found.detail,
+    )  # fmt: skip
+
+
+def _failures(growth: Growth) -> list[Event]:
+    failed: list[Event] = []
+    for result in growth.results:
+        if result.error is None:
+            continue
+        call = growth.calls.get(result.tool_use_id)
+        when = datetime.fromtimestamp(result.at or 0.0, UTC)
+        failed.append(
+            Event(
+                "tool_failed",
+                when,
+                result.session_id,
+                call.project if call else "",
+                cause=call.name if call else "",
+                detail=result.error[:200],
+            )  # fmt: skip
+        )
+    return failed
+
+
+@dataclass(frozen=True, slots=True)
+class Glance:
+    """What the live view shows besides the events: today, the active block, live sessions."""
+
+    today: Totals
+    block: Block | None
+    sessions: tuple[tuple[str, str, Totals], ...]
+    """(session id, project, totals) of the sessions active in the last `LIVE_SESSION`."""
+
+
+LIVE_SESSION = timedelta(hours=1)
+
+
+def glance(requests: Sequence[Request], zone: tzinfo, now: datetime) -> Glance:
+    """Today's totals (in `zone`), the active 5-hour block and the live sessions at `now`."""
+    day = LocalDays(zone)
+    today_key = day(now)
+    today = Totals()
+    sessions: dict[str, tuple[str, Totals]] = {}
+    for request in requests:
+        if day(request.when) == today_key:
+            today.add(request)
+        if now - request.ended_at <= LIVE_SESSION:
+            sessions.setdefault(request.session_id, (request.project, Totals()))[1].add(request)
+    block = active_block(build_blocks(requests), now)
+    live = sorted(sessions.items(), key=lambda item: -(item[1][1].last or now).timestamp())
+    return Glance(today, block, tuple((sid, project, totals) for sid, (project, totals) in live))

@@ -1,0 +1,141 @@
+"""Provides `Watch`: the loop of `sniff watch`, from file changes to events, JSON lines, the
+live view and notifications."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, TextIO
+
+from sniff.errors import UserError
+
+if TYPE_CHECKING:
+    from sniff.analyses.watch_events import Event
+    from sniff.workspace import Workspace
+
+Alert = Callable[[str, str], None]
+"""(title, message) → a desktop notification."""
+
+
+def notifier() -> Alert:
+    """A desktop notifier (`desktop-notifier`, the `notify` extra).
+
+    Raises:
+        UserError: the library is not installed.
+    """
+    try:
+        from desktop_notifier import DesktopNotifierSync
+    except ImportError:
+        raise UserError(
+            "--notify needs the desktop-notifier library: pip install 'sniff[notify]'"
+        ) from None
+    sender = DesktopNotifierSync(app_name="sniff")
+
+    def alert(title: str, message: str) -> None:
+        try:
+            sender.send(title=title, message=message)
+        except Exception as error:  # noqa: BLE001 - no notification service must not stop watching
+            import sys
+
+            sys.stderr.write(f"sniff: notification failed: {error}\n")
+
+    return alert
+
+
+class Watch:
+    """Logs followed through one Workspace's paths, filters, prices and zone."""
+
+    def __init__(
+        self,
+        workspace: Workspace,
+        *,
+        alert: Alert | None = None,
+        min_usd: float = 0.0,
+        most: int | None = None,
+    ) -> None:
+        from sniff.ingest.discover import roots_for
+        from sniff.ingest.follow import Follower
+
+        self.workspace = workspace
+        self.roots = roots_for(workspace.paths)[0]
+        for root in self.roots:
+            if not root.exists():
+                raise UserError(f"{root}: no such file or folder")
+        self.follower = Follower(self.roots, workspace.prices.cost, workspace.log_format)
+        self.alert = alert
+        self.min_usd = min_usd
+        self.most = most
+        self.sessions: set[str] = set()
+        self.events: list[Event] = []
+        self.count = 0
+
+    def start(self) -> None:
+        """Read what the logs hold now: no event for it, only the state."""
+        growth = self.follower.step()
+        keep = self.workspace.filters.keep
+        self.sessions.update(r.session_id for r in growth.requests if keep(r))
+
+    def step(self) -> list[Event]:
+        """The events of what was appended since the last step."""
+        from sniff.analyses.watch_events import events_of
+
+        growth = self.follower.step()
+        found = events_of(
+            growth, self.follower.by_session, self.workspace.prices,
+            known_sessions=self.sessions, keep=self.workspace.filters.keep,
+        )  # fmt: skip
+        for event in found:
+            if self.alert is not None and _alerting(event, self.min_usd):
+                self.alert("sniff: cache break", _alert_text(event))
+        self.events.extend(found)
+        self.count += len(found)
+        return found
+
+    def done(self) -> bool:
+        """Whether the hidden `--events N` count is reached."""
+        return self.most is not None and self.count >= self.most
+
+    def follow_json(self, out: TextIO, beats: Iterator[None]) -> None:
+        """One JSON object per event, each line flushed at once; a step on every beat
+        (`ingest.changes.ticks`)."""
+        from sniff.present.jsonout import dumps
+
+        for _ in beats:
+            for event in self.step():
+                out.write(dumps(event.as_json()).replace("\n", "") + "\n")
+                out.flush()
+            if self.done():
+                return
+
+    def follow_live(self, beats: Iterator[None]) -> None:
+        """The live view, redrawn on every beat: a change, or the refresh interval."""
+        from rich.live import Live
+
+        from sniff.analyses.watch_events import glance
+        from sniff.present.watch_view import view
+
+        zone = self.workspace.zone
+
+        def drawn() -> object:
+            now = datetime.now(UTC)
+            requests = self.workspace.filters.apply(self.follower.requests.values())
+            return view(glance(requests, zone, now), self.events, zone, now)
+
+        with Live(drawn(), auto_refresh=False) as live:  # type: ignore[arg-type]
+            for _ in beats:
+                self.step()
+                live.update(drawn(), refresh=True)  # type: ignore[arg-type]
+                if self.done():
+                    return
+
+
+def _alerting(event: Event, min_usd: float) -> bool:
+    """Whether `event` is a priced cache break of at least `min_usd`."""
+    cost = event.cost_usd
+    return event.kind == "cache_break" and cost is not None and cost >= min_usd
+
+
+def _alert_text(event: Event) -> str:
+    cost = f"${event.cost_usd:.2f}" if event.cost_usd is not None else "unpriced"
+    rebuilt = (event.tokens or {}).get("rebuilt", 0)
+    return f"{event.cause}: {rebuilt:,} tokens rebuilt ({cost}) in {event.project}"

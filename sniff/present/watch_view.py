@@ -1,0 +1,88 @@
+"""Provides the live view of `sniff watch`: today's cost, the active block, the live sessions
+and the running list of events (rich)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, tzinfo
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+
+from sniff.analyses.watch_events import Event, Glance
+
+SHOWN_EVENTS = 15
+
+
+def _usd(value: float | None) -> str:
+    return "unpriced" if value is None else f"${value:,.2f}"
+
+
+def _rate(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
+
+
+def view(glance: Glance, events: Sequence[Event], zone: tzinfo, now: datetime) -> RenderableType:
+    """The whole live view at `now`."""
+    today = glance.today
+    head = Table.grid(padding=(0, 2))
+    head.add_row(
+        f"[bold]today[/] {_usd(today.cost if today.requests else 0.0)}",
+        f"{today.requests} requests",
+        f"hit {_rate(today.hit_rate)}",
+    )
+    block = glance.block
+    if block is not None:
+        left = block.end - now
+        minutes = int(left.total_seconds() // 60)
+        head.add_row(
+            f"[bold]block[/] {block.start.astimezone(zone):%H:%M}"
+            f"–{block.end.astimezone(zone):%H:%M}",
+            f"{_usd(block.totals.cost)}, {block.totals.requests} requests",
+            f"{minutes // 60}h{minutes % 60:02d}m left",
+        )
+    else:
+        head.add_row("[bold]block[/] none active", "", "")
+    sessions = Table(title="live sessions", title_justify="left", expand=False)
+    for column in ("session", "project", "requests", "cost", "hit"):
+        sessions.add_column(
+            column, justify="right" if column in ("requests", "cost", "hit") else "left"
+        )
+    for session_id, project, totals in glance.sessions:
+        sessions.add_row(
+            session_id[:8], project, str(totals.requests), _usd(totals.cost), _rate(totals.hit_rate)
+        )
+    return Group(head, sessions, events_table(events, zone))
+
+
+def events_table(events: Sequence[Event], zone: tzinfo) -> Table:
+    """The latest events, newest last."""
+    table = Table(title="events", title_justify="left")
+    for column in ("time", "event", "session", "what", "$"):
+        table.add_column(column, justify="right" if column == "$" else "left")
+    for event in events[-SHOWN_EVENTS:]:
+        table.add_row(
+            f"{event.at.astimezone(zone):%H:%M:%S}",
+            _styled(event.kind),
+            event.session_id[:8],
+            _what(event),
+            "" if event.kind in ("session_started", "tool_failed") else _usd(event.cost_usd),
+        )
+    return table
+
+
+def _styled(kind: str) -> str:
+    style = {"cache_break": "bold red", "tool_failed": "yellow", "compaction": "magenta"}
+    return f"[{style[kind]}]{kind}[/]" if kind in style else kind
+
+
+def _what(event: Event) -> str:
+    tokens = event.tokens or {}
+    if event.kind == "cache_break":
+        return f"{event.cause}: {tokens.get('rebuilt', 0):,} tokens rebuilt"
+    if event.kind == "tool_failed":
+        return f"{event.cause}: {event.detail[:60]}"
+    if event.kind == "session_started":
+        return event.project
+    total = sum(tokens.values())
+    return f"{event.model} {total:,} tokens"
