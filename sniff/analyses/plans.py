@@ -7,15 +7,14 @@ them, and a plain number is a plan of that price.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import tzinfo
-from importlib.resources import files
 from pathlib import Path
 
 from sniff.analyses.blocks import in_time_order, moment
 from sniff.analyses.summary import LocalDays, Totals
+from sniff.data_files import bundled_and_given
 from sniff.errors import UserError
 from sniff.model import Request
 
@@ -52,16 +51,11 @@ def load_plans(path: Path | None = None) -> dict[str, Plan]:
     Raises:
         UserError: the file cannot be read, or a plan in it has no positive price.
     """
-    raw = tomllib.loads(files("sniff.data").joinpath("plans.toml").read_text())
-    if path is not None:
-        try:
-            extra = tomllib.loads(path.read_text())
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise UserError(f"cannot read plan file {path}: {error}") from error
-        for key, values in extra.items():
-            if not isinstance(values, dict):
-                raise UserError(f"{path}: {key!r} is not a table of a plan")
-            raw[key] = {**raw.get(key, {"name": key}), **values}
+    raw, extra = bundled_and_given("plans.toml", path, "plan")
+    for key, values in extra.items():
+        if not isinstance(values, dict):
+            raise UserError(f"{path}: {key!r} is not a table of a plan")
+        raw[key] = {**raw.get(key, {"name": key}), **values}
     return {key: _plan(key, values, path) for key, values in raw.items()}
 
 

@@ -7,13 +7,12 @@ command line or with a file of the same shape, without waiting for a release.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, replace
 from datetime import date
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from sniff.data_files import bundled_and_given
 from sniff.errors import UserError
 
 POLICIES = ("anthropic", "openai", "ideal", "engine")
@@ -150,18 +149,13 @@ def load_policies(path: Path | None = None) -> dict[str, Policy]:
     Raises:
         UserError: the file cannot be read or names unknown policies or parameters.
     """
-    raw = tomllib.loads(files("sniff.data").joinpath("cache_policies.toml").read_text())
-    if path is not None:
-        try:
-            extra = tomllib.loads(path.read_text())
-        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-            raise UserError(f"cannot read policy file {path}: {error}") from error
-        for name, values in extra.items():
-            if name not in raw or not isinstance(values, dict):
-                raise UserError(f"{path}: unknown policy {name!r} (known: {', '.join(POLICIES)})")
-            if "min_tokens" in values and "min_tokens_rules" not in values:
-                values = {**values, "min_tokens_rules": []}  # one minimum for every model
-            raw[name] = {**raw[name], **values}
+    raw, extra = bundled_and_given("cache_policies.toml", path, "policy")
+    for name, values in extra.items():
+        if name not in raw or not isinstance(values, dict):
+            raise UserError(f"{path}: unknown policy {name!r} (known: {', '.join(POLICIES)})")
+        if "min_tokens" in values and "min_tokens_rules" not in values:
+            values = {**values, "min_tokens_rules": []}  # one minimum for every model
+        raw[name] = {**raw[name], **values}
     return {name: _policy(name, raw[name]) for name in POLICIES}
 
 

@@ -27,14 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sniff.errors import UserError
-from sniff.workspace.choices import (
-    AGENTS,
-    FORMATS,
-    HARNESSES,
-    PathArgument,
-    given_paths,
-    resolve_zone,
-)
+from sniff.workspace.choices import PathArgument, check_choices, given_paths, resolve_zone
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -102,12 +95,7 @@ class Workspace:
         from sniff.pricing import PriceBook, load_overrides
 
         self.zone: tzinfo = resolve_zone(tz)
-        if agent is not None and agent not in AGENTS:
-            raise UserError(f"--agent must be one of {', '.join(AGENTS)}, not {agent!r}")
-        if harness is not None and harness not in HARNESSES:
-            raise UserError(f"--harness must be one of {', '.join(HARNESSES)}, not {harness!r}")
-        if log_format is not None and log_format not in FORMATS:
-            raise UserError(f"--log-format must be one of {', '.join(FORMATS)}, not {log_format!r}")
+        check_choices(agent=agent, harness=harness, log_format=log_format)
         self.filters = Filters(
             since=parse_bound(since, self.zone, end=False) if since else None,
             until=parse_bound(until, self.zone, end=True) if until else None,
@@ -192,10 +180,7 @@ class Workspace:
         Raises:
             UserError: a path does not exist (on the call, before any reading).
         """
-        from sniff.ingest.discover import expand, roots_for
-
-        files = expand(roots_for(self.paths)[0])
-        return self._batches(files)
+        return self._batches(self._files())
 
     def listing(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
         """The log files under the paths and their identities (size, times, inode, tail
@@ -204,9 +189,12 @@ class Workspace:
         Raises:
             UserError: a path does not exist.
         """
+        return tuple((file.path, file.identity) for file in self._files())
+
+    def _files(self) -> list[SourceFile]:
         from sniff.ingest.discover import expand, roots_for
 
-        return tuple((file.path, file.identity) for file in expand(roots_for(self.paths)[0]))
+        return expand(roots_for(self.paths)[0])
 
     def _batches(self, files: list[SourceFile]) -> Iterator[Progress]:
         from sniff.ingest import progress

@@ -24,7 +24,21 @@ FORMATS = (
 )  # fmt: skip
 """The formats `--log-format` may force (`ingest.log_formats` reads them: a test holds the two
 lists equal)."""
+CHOICES = {"agent": AGENTS, "harness": HARNESSES, "log_format": FORMATS}
 PathArgument = str | PathLike[str]
+
+
+def check_choices(**given: str | None) -> None:
+    """Each option given (by its parameter's name) is one of its choices.
+
+    Raises:
+        UserError: one is not, named as on the command line.
+    """
+    for name, value in given.items():
+        allowed = CHOICES[name]
+        if value is not None and value not in allowed:
+            option = "--" + name.replace("_", "-")
+            raise UserError(f"{option} must be one of {', '.join(allowed)}, not {value!r}")
 
 
 def given_paths(given: PathArgument | Sequence[PathArgument] | None) -> list[Path] | None:
