@@ -19,7 +19,7 @@ from sniff.version import __version__
 
 COMMANDS = (
     "scan", "sessions", "daily", "weekly", "monthly", "blocks", "cache", "agents", "lint",
-    "latency", "export", "report", "index", "tui", "watch",
+    "latency", "export", "report", "index", "tui", "watch", "statusline",
 )  # fmt: skip
 """Every command, in the order `--help` lists them; each is the function of its name in the
 module of its name."""
@@ -44,7 +44,11 @@ def build_app(commands: tuple[str, ...] = COMMANDS) -> typer.Typer:
     from importlib import import_module
 
     for name in commands:
-        built.command(name)(getattr(import_module(f"sniff.cli.{name}"), name))
+        module = import_module(f"sniff.cli.{name}")
+        settings = getattr(module, "CONTEXT_SETTINGS", None)  # a command reading its own options
+        built.command(name, context_settings=settings, add_help_option=settings is None)(
+            getattr(module, name)
+        )
     return built
 
 

@@ -1,5 +1,5 @@
 """Provides what an agent's format tells the detection: its layout, how it is recognised, and
-its parser (`log_formats.AGENT_FORMATS` lists them)."""
+its parser (`log_formats.agent_formats()` lists them)."""
 
 from __future__ import annotations
 

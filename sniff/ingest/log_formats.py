@@ -10,30 +10,14 @@ from __future__ import annotations
 import fnmatch
 import os
 import sqlite3
+from functools import cache
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from sniff.ingest import (
-    amp,
-    claude_code,
-    claude_trace,
-    cline,
-    cline_tasks,
-    codex,
-    copilot,
-    droid,
-    gemini_cli,
-    goose,
-    kimi,
-    opencode,
-    parquet_in,
-    pi,
-    qwen_code,
-    request_log,
-    sqlite_read,
-)
+from sniff.ingest import claude_code, claude_trace, codex, parquet_in, request_log, sqlite_read
 from sniff.ingest.agent_format import AgentFormat, Layout, Parser
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.lines import BOM
@@ -42,28 +26,42 @@ from sniff.ingest.regular import open_regular, why_unread
 from sniff.ingest.streamed import READERS, Read, head, read_lines
 from sniff.model import NO_USAGE, LineIssue
 
-AGENT_FORMATS: tuple[AgentFormat, ...] = (
-    *pi.FORMATS,
-    *kimi.FORMATS,
-    *cline.FORMATS,
-    *cline_tasks.FORMATS,
-    *amp.FORMATS,
-    *copilot.FORMATS,
-    *droid.FORMATS,
-    *goose.FORMATS,
-    *gemini_cli.FORMATS,
-    *qwen_code.FORMATS,
-    *opencode.FORMATS,
-)
-"""The other agents' formats, each claimed from its content before the formats below."""
+AGENT_MODULES = (
+    "pi", "kimi", "cline", "cline_tasks", "amp", "copilot", "droid", "goose", "gemini_cli",
+    "qwen_code", "opencode",
+)  # fmt: skip
+"""The modules of the other agents' formats (`sniff.ingest.<name>.FORMATS`), in the order
+their formats are tried."""
 
-PARSERS: dict[str, Parser] = {
+
+@cache
+def agent_formats() -> tuple[AgentFormat, ...]:
+    """The other agents' formats, each claimed from its content before Claude Code's and Codex's.
+
+    Why imported on first use: a file read as a named format (the status line's transcript)
+    needs none of them, and importing eleven parsers costs a status line a good part of its
+    time."""
+    return tuple(
+        agent_format
+        for name in AGENT_MODULES
+        for agent_format in import_module(f"sniff.ingest.{name}").FORMATS
+    )
+
+
+WHOLE_FILE_PARSERS: dict[str, Parser] = {
     claude_trace.SOURCE: claude_trace.parse_data,
     request_log.SOURCE: request_log.parse_data,
-    **{agent_format.name: agent_format.parse for agent_format in AGENT_FORMATS},
 }
-"""Format name → parser of a file's bytes, for the formats read whole (the others: `READERS`)."""
-AGENT_NAMES = frozenset(agent_format.name for agent_format in AGENT_FORMATS)
+"""The formats of sniff's own that are read whole (the others: `READERS`)."""
+
+
+def parser_of(log_format: str) -> Parser | None:
+    """The parser of a format read whole (its bytes at once); None for the others."""
+    named = WHOLE_FILE_PARSERS.get(log_format)
+    if named is not None:
+        return named
+    return next((found.parse for found in agent_formats() if found.name == log_format), None)
+
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEAD_LINES = 5
@@ -155,8 +153,12 @@ def parse_data(
     log_format = forced or detect(data) or detect_document(data)
     if log_format is None:
         return FileResult([], [], 0, None)
-    result = PARSERS[log_format](path, data, project_hint, with_prompts)
-    if log_format in AGENT_NAMES and not (result.responses or result.issues or _acts(result)):
+    parse = parser_of(log_format)
+    if parse is None:  # a format read a block at a time, handed its bytes whole
+        return FileResult([], [], 0, log_format)
+    result = parse(path, data, project_hint, with_prompts)
+    agent = log_format not in WHOLE_FILE_PARSERS
+    if agent and not (result.responses or result.issues or _acts(result)):
         return result._replace(issues=[LineIssue(path, 0, NO_USAGE, kept=True)])
     return result
 
@@ -195,14 +197,14 @@ def detect_database(path: str) -> str | None:
 def _named(path: str) -> str | None:
     """The agent format whose databases are named like `path`, if one is."""
     name = os.path.basename(path)
-    for agent_format in AGENT_FORMATS:
+    for agent_format in agent_formats():
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in agent_format.file_names):
             return agent_format.name
     return None
 
 
 def _claimed(layout: Layout, value: Any) -> str | None:
-    for agent_format in AGENT_FORMATS:
+    for agent_format in agent_formats():
         if agent_format.layout is layout and agent_format.claims(value):
             return agent_format.name
     return None

@@ -46,16 +46,19 @@ def session_numbers(transcript: Path, session_id: str | None) -> SessionNumbers 
     from sniff.statusline.prices import CachedPrices
     from sniff.workspace import Workspace
 
-    workspace = Workspace([str(path) for path in session_files(transcript)])
+    # UTC: a session's totals do not depend on the zone, and the machine's costs an import;
+    # Claude Code's format: its status line names its own transcript, and detecting the
+    # format would import every agent's parser
+    files = [str(path) for path in session_files(transcript)]
+    workspace = Workspace(files, tz="UTC", log_format="claude-code")
     workspace.prices = CachedPrices()
-    sessions = workspace.summary()["sessions"]
-    chosen = [row for row in sessions if session_id is None or row["session"] == session_id]
+    sessions = workspace.scan().summary.sessions
+    chosen = [row for row in sessions if session_id is None or row.session_id == session_id]
     chosen = chosen or sessions
     if not chosen:
         return None
-    requests = sum(int(row["requests"]) for row in chosen)
-    prompt = sum(int(row["prompt_tokens"]) for row in chosen)
-    read = sum(int(row["cache_read_tokens"]) for row in chosen)
+    totals = [row.totals for row in chosen]
+    prompt = sum(total.prompt_tokens for total in totals)
     breaks = [
         found
         for found in workspace.break_report().breaks
@@ -63,10 +66,10 @@ def session_numbers(transcript: Path, session_id: str | None) -> SessionNumbers 
     ]
     last = max(breaks, key=lambda found: found.request.ended_at, default=None)
     return SessionNumbers(
-        cost_usd=sum(float(row["cost_usd"] or 0.0) for row in chosen),
-        unpriced_requests=sum(int(row["unpriced_requests"]) for row in chosen),
-        requests=requests,
-        hit_rate=read / prompt if prompt else None,
+        cost_usd=sum(total.cost_usd for total in totals),
+        unpriced_requests=sum(total.unpriced_requests for total in totals),
+        requests=sum(total.requests for total in totals),
+        hit_rate=sum(total.cache_read_tokens for total in totals) / prompt if prompt else None,
         last_break=None
         if last is None
         else LastBreak(last.request.ended_at, last.cause, last.cost_usd),

@@ -546,9 +546,10 @@ def test_a_forked_rollouts_replayed_history_counts_once(tmp_path):
 
 def test_the_log_format_choices_are_the_formats_read() -> None:
     """`--log-format` offers exactly the formats there is a reader or parser of."""
-    from sniff.ingest.log_formats import PARSERS
+    from sniff.ingest.log_formats import WHOLE_FILE_PARSERS, agent_formats
     from sniff.ingest.streamed import READERS
     from sniff.workspace.choices import FORMATS
 
-    assert set(FORMATS) == set(READERS) | set(PARSERS)
+    agents = {agent_format.name for agent_format in agent_formats()}
+    assert set(FORMATS) == set(READERS) | set(WHOLE_FILE_PARSERS) | agents
     assert len(FORMATS) == len(set(FORMATS))
