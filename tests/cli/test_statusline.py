@@ -196,3 +196,25 @@ def test_entry_point_imports_nothing_heavy(tmp_path, cc):
     )  # fmt: skip
     assert result.stdout.startswith("Sonnet 4 · session unpriced"), result.stderr
     assert sorted(set(json.loads(result.stderr)) & set(HEAVY)) == []
+
+
+def test_parts_come_in_the_order_named_and_no_color_wins(tmp_path, cc, monkeypatch, capsys):
+    path = transcript(tmp_path, cc)
+    CliRunner().invoke(app, ["scan", str(path), "--no-progress"])  # keeps the prices
+    code, out = status(
+        given(path), "--plain", "--parts", "hit,model", monkeypatch=monkeypatch, capsys=capsys
+    )
+    assert (code, out) == (0, "hit 32% · Sonnet 4\n")  # 5,000 read of 15,630 prompt tokens
+    monkeypatch.setenv("NO_COLOR", "1")
+    code, out = status(given(path), "--color", "--parts", "model", monkeypatch=monkeypatch,
+                       capsys=capsys)  # fmt: skip
+    assert out == "Sonnet 4\n"
+
+
+def test_help_lists_statusline_and_forwards_to_it(tmp_path, cc):
+    listed = CliRunner().invoke(app, ["--help"])
+    assert "statusline" in listed.stdout
+    path = transcript(tmp_path, cc)
+    result = CliRunner().invoke(app, ["statusline", "--plain", "--parts", "model"],
+                                input=given(path))  # fmt: skip
+    assert (result.exit_code, result.stdout) == (0, "Sonnet 4\n")
