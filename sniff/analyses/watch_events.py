@@ -3,7 +3,8 @@
 A new response (its tokens and cost), a cache break among the new requests (judged by the
 breaks analysis on the whole session, so a new request's predecessor is known), a compaction
 (the first call after the log marks the conversation compacted), a failed tool call, and a
-session started (one seen for the first time after the first step).
+session started (one seen for the first time after the first step); `watch_idle` adds a
+session ended (idle) or resumed.
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from sniff.ingest.follow import Growth
 from sniff.model import Request
 from sniff.pricing import PriceBook
 
-KINDS = ("session_started", "compaction", "response", "cache_break", "tool_failed")
+KINDS = (
+    "session_started", "session_resumed", "compaction", "response", "cache_break", "tool_failed",
+    "session_ended",
+)  # fmt: skip
+"""The kinds of event, in the order of events at the same time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,10 @@ class Event:
     cause: str = ""
     """A break's cause; a failed tool call's tool."""
     detail: str = ""
+    reason: str = ""
+    """Why a session counts as ended: "idle" (the logs mark no end)."""
+    idle_minutes: float | None = None
+    """For an ended session, the idle time it was judged by (`--idle`)."""
 
     def as_json(self) -> dict[str, Any]:
         """The event as one JSON object with stable keys."""
@@ -60,6 +69,8 @@ class Event:
             "cost_usd": self.cost_usd,
             "cause": self.cause,
             "detail": self.detail,
+            "reason": self.reason,
+            "idle_minutes": self.idle_minutes,
         }
 
 

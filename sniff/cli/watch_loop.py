@@ -4,7 +4,7 @@ live view and notifications."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, TextIO
 
 from sniff.errors import UserError
@@ -15,6 +15,13 @@ if TYPE_CHECKING:
 
 Alert = Callable[[str, str], None]
 """(title, message) → a desktop notification."""
+Clock = Callable[[], datetime]
+"""The watch loop's clock: now, aware (a test passes a fake one)."""
+
+
+def utc_now() -> datetime:
+    """The machine's clock, in UTC."""
+    return datetime.now(UTC)
 
 
 def notifier() -> Alert:
@@ -52,7 +59,10 @@ class Watch:
         alert: Alert | None = None,
         min_usd: float = 0.0,
         most: int | None = None,
+        idle_minutes: float | None = None,
+        clock: Clock = utc_now,
     ) -> None:
+        from sniff.analyses.watch_idle import IDLE_MINUTES, Idleness
         from sniff.ingest.discover import roots_for
         from sniff.ingest.follow import Follower
 
@@ -68,22 +78,32 @@ class Watch:
         self.sessions: set[str] = set()
         self.events: list[Event] = []
         self.count = 0
+        self.clock = clock
+        minutes = IDLE_MINUTES if idle_minutes is None else idle_minutes
+        self.idleness = Idleness(timedelta(minutes=minutes))
 
     def start(self) -> None:
         """Read what the logs hold now: no event for it, only the state."""
         growth = self.follower.step()
-        keep = self.workspace.filters.keep
-        self.sessions.update(r.session_id for r in growth.requests if keep(r))
+        kept = [r for r in growth.requests if self.workspace.filters.keep(r)]
+        self.sessions.update(r.session_id for r in kept)
+        self.idleness.start(kept, self.clock())
 
     def step(self) -> list[Event]:
-        """The events of what was appended since the last step."""
-        from sniff.analyses.watch_events import events_of
+        """The events of what was appended since the last step, then of the sessions that
+        went idle by the clock (a step with no growth still ends them)."""
+        from sniff.analyses.watch_events import KINDS, events_of
 
         growth = self.follower.step()
+        keep = self.workspace.filters.keep
         found = events_of(
             growth, self.follower.by_session, self.workspace.prices,
-            known_sessions=self.sessions, keep=self.workspace.filters.keep,
+            known_sessions=self.sessions, keep=keep,
         )  # fmt: skip
+        now = self.clock()
+        found += self.idleness.saw([r for r in growth.requests if keep(r)], now)
+        found.sort(key=lambda event: (event.at, KINDS.index(event.kind)))
+        found += self.idleness.due(now)
         for event in found:
             if self.alert is not None and _alerting(event, self.min_usd):
                 self.alert("sniff: cache break", _alert_text(event))
@@ -117,9 +137,9 @@ class Watch:
         zone = self.workspace.zone
 
         def drawn() -> object:
-            now = datetime.now(UTC)
+            now = self.clock()
             requests = self.workspace.filters.apply(self.follower.requests.values())
-            return view(glance(requests, zone, now), self.events, zone, now)
+            return view(glance(requests, zone, now), self.events, zone, now, self.idleness.ended)
 
         with Live(drawn(), auto_refresh=False) as live:  # type: ignore[arg-type]
             for _ in beats:

@@ -3,7 +3,7 @@ and the running list of events (rich)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, tzinfo
 
 from rich.console import Group, RenderableType
@@ -22,8 +22,17 @@ def _rate(value: float | None) -> str:
     return "–" if value is None else f"{value:.0%}"
 
 
-def view(glance: Glance, events: Sequence[Event], zone: tzinfo, now: datetime) -> RenderableType:
-    """The whole live view at `now`."""
+SESSION_KINDS = ("session_started", "session_resumed", "session_ended")
+
+
+def view(
+    glance: Glance,
+    events: Sequence[Event],
+    zone: tzinfo,
+    now: datetime,
+    ended: Collection[str] = (),
+) -> RenderableType:
+    """The whole live view at `now`; `ended` are the sessions reported ended (idle)."""
     today = glance.today
     head = Table.grid(padding=(0, 2))
     head.add_row(
@@ -44,14 +53,15 @@ def view(glance: Glance, events: Sequence[Event], zone: tzinfo, now: datetime) -
     else:
         head.add_row("[bold]block[/] none active", "", "")
     sessions = Table(title="live sessions", title_justify="left", expand=False)
-    for column in ("session", "project", "requests", "cost", "hit"):
+    for column in ("session", "project", "requests", "cost", "hit", "state"):
         sessions.add_column(
             column, justify="right" if column in ("requests", "cost", "hit") else "left"
         )
     for session_id, project, totals in glance.sessions:
         sessions.add_row(
-            session_id[:8], project, str(totals.requests), _usd(totals.cost), _rate(totals.hit_rate)
-        )
+            session_id[:8], project, str(totals.requests), _usd(totals.cost),
+            _rate(totals.hit_rate), "[dim]ended (idle)[/]" if session_id in ended else "live",
+        )  # fmt: skip
     return Group(head, sessions, events_table(events, zone))
 
 
@@ -66,13 +76,16 @@ def events_table(events: Sequence[Event], zone: tzinfo) -> Table:
             _styled(event.kind),
             event.session_id[:8],
             _what(event),
-            "" if event.kind in ("session_started", "tool_failed") else _usd(event.cost_usd),
+            "" if event.kind in (*SESSION_KINDS, "tool_failed") else _usd(event.cost_usd),
         )
     return table
 
 
 def _styled(kind: str) -> str:
-    style = {"cache_break": "bold red", "tool_failed": "yellow", "compaction": "magenta"}
+    style = {
+        "cache_break": "bold red", "tool_failed": "yellow", "compaction": "magenta",
+        "session_ended": "dim",
+    }  # fmt: skip
     return f"[{style[kind]}]{kind}[/]" if kind in style else kind
 
 
@@ -82,7 +95,9 @@ def _what(event: Event) -> str:
         return f"{event.cause}: {tokens.get('rebuilt', 0):,} tokens rebuilt"
     if event.kind == "tool_failed":
         return f"{event.cause}: {event.detail[:60]}"
-    if event.kind == "session_started":
+    if event.kind == "session_ended":
+        return f"{event.project}: {event.detail}"
+    if event.kind in SESSION_KINDS:
         return event.project
     total = sum(tokens.values())
     return f"{event.model} {total:,} tokens"

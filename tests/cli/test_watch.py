@@ -87,6 +87,7 @@ def test_an_appended_cache_break_is_a_break_event_with_its_cause(
     log = _first(cc, tmp_path)
     watching = _start(tmp_path, "--events", "2")
     assert watching.stdout is not None
+    appended = time.monotonic()
     _append(  # ten minutes later: the 5-minute cache expired, the prefix is written again
         log,
         cc.user("u2", "a1", "2026-03-02T10:10:00.000Z"),
@@ -94,6 +95,7 @@ def test_an_appended_cache_break_is_a_break_event_with_its_cause(
                      cc.usage(input=20, read=0, write=50_200, output=40)),
     )  # fmt: skip
     response, broke = _events(watching.stdout, 2)
+    assert time.monotonic() - appended < 2.0
     assert response["kind"] == "response"
     assert broke["kind"] == "cache_break"
     assert broke["cause"] == "ttl_expired"
@@ -137,11 +139,32 @@ def test_a_new_session_is_an_event(cc: type[Lines], tmp_path: Path) -> None:
     assert watching.wait(10) == 0
 
 
+def test_a_session_idle_for_idle_minutes_is_ended_by_the_clock_then_resumed(
+    cc: type[Lines], tmp_path: Path
+) -> None:
+    log = _first(cc, tmp_path)
+    watching = _start(tmp_path, "--events", "5", "--idle", "0.01")  # 0.6 s, not 30 minutes
+    assert watching.stdout is not None
+    kinds = []
+    for number in (2, 3):  # no file changes after an append: the clock ends the session
+        line = cc.assistant(f"msg_{number}", f"a{number}", "a1", "2026-03-02T10:01:00.000Z",
+                            cc.usage(read=50_000))  # fmt: skip
+        _append(log, line)
+        events = _events(watching.stdout, 2 if number == 2 else 3)
+        kinds.append([event["kind"] for event in events])
+        ended = events[-1]
+        assert (ended["reason"], ended["idle_minutes"]) == ("idle", 0.01)
+    assert kinds == [["response", "session_ended"],
+                     ["session_resumed", "response", "session_ended"]]  # fmt: skip
+    assert watching.wait(10) == 0
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--interval", "0"], "--interval must be above 0"),
         (["--min-usd", "-1"], "--min-usd must be 0 or more"),
+        (["--idle", "0"], "--idle must be above 0 minutes"),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
