@@ -43,6 +43,16 @@ def compact(value: int) -> str:
     return f"{value:,}"
 
 
+def short_count(value: int) -> str:
+    """`937`, `4.3k`, `207k`, `4.3M`, `1.2B`: a count in at most 4 characters, for tables
+    that must fit 80 columns."""
+    for size, suffix in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")):
+        if value >= size * 0.9995:  # what would round to 1000 of the smaller unit
+            scaled = value / size
+            return f"{scaled:.1f}{suffix}" if round(scaled, 1) < 10 else f"{scaled:.0f}{suffix}"
+    return f"{value}"
+
+
 def percent(rate: float | None) -> str:
     """`95.4%`, or `–` when there is no rate."""
     return "–" if rate is None else f"{rate * 100:.1f}%"
