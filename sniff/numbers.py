@@ -44,12 +44,14 @@ def compact(value: int) -> str:
 
 
 def short_count(value: int) -> str:
-    """`937`, `4.3k`, `207k`, `4.3M`, `1.2B`: a count in at most 4 characters, for tables
-    that must fit 80 columns."""
-    for size, suffix in ((1_000_000_000, "B"), (1_000_000, "M"), (1_000, "k")):
-        if value >= size * 0.9995:  # what would round to 1000 of the smaller unit
-            scaled = value / size
-            return f"{scaled:.1f}{suffix}" if round(scaled, 1) < 10 else f"{scaled:.0f}{suffix}"
+    """`937`, `4.3k`, `207k`, `4.3M`, `1.2B`: a count in at most 4 characters (below 10^12),
+    rounded half up, for tables that must fit 80 columns."""
+    for size, suffix in ((10**9, "B"), (10**6, "M"), (10**3, "k")):
+        if value * 2000 >= size * 1999:  # it would round to 1000 of the next smaller unit
+            tenths = (value * 10 + size // 2) // size
+            if tenths < 100:
+                return f"{tenths // 10}.{tenths % 10}{suffix}"
+            return f"{(value + size // 2) // size}{suffix}"
     return f"{value}"
 
 
