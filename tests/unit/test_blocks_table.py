@@ -38,8 +38,9 @@ def test_the_widest_block_fits_80_columns_whole() -> None:
     usage = Usage(input_tokens=1_000, output_tokens=50_000, cache_write_5m_tokens=80_000,
                   cache_read_tokens=800_000)  # fmt: skip
     requests = [
-        replace(req(f"r{number}", "2026-01-05T10:05", usd=1_234.0 / 12_000, model=model),
-                usage=usage)  # fmt: skip
+        replace(
+            req(f"r{number}", "2026-01-05T10:05", usd=1_234.0 / 12_000, model=model), usage=usage
+        )  # fmt: skip
         for number, model in enumerate(
             ["claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929", "claude-3-5-haiku-20241022"]
             * 4_000,
