@@ -52,8 +52,9 @@ def blocks(
         str | None,
         typer.Option(
             "--plan",
-            help="Add the API-equivalent cost per month (and block) against a plan: pro, max5, "
-            "max20, or its price in dollars per month.",
+            help="Add the API-equivalent cost per month (by requests' start, as monthly) and "
+            "per block against a plan: pro, max5, max20, or its price in dollars per month. "
+            "With --weekly, per week against the price x 12 / 52.",
             metavar="PLAN",
         ),
     ] = None,
