@@ -43,6 +43,18 @@ def compact(value: int) -> str:
     return f"{value:,}"
 
 
+def short_count(value: int) -> str:
+    """`937`, `4.3k`, `207k`, `4.3M`, `1.2B`: a count in at most 4 characters (below 10^12),
+    rounded half up, for tables that must fit 80 columns."""
+    for size, suffix in ((10**9, "B"), (10**6, "M"), (10**3, "k")):
+        if value * 2000 >= size * 1999:  # it would round to 1000 of the next smaller unit
+            tenths = (value * 10 + size // 2) // size
+            if tenths < 100:
+                return f"{tenths // 10}.{tenths % 10}{suffix}"
+            return f"{(value + size // 2) // size}{suffix}"
+    return f"{value}"
+
+
 def percent(rate: float | None) -> str:
     """`95.4%`, or `–` when there is no rate."""
     return "–" if rate is None else f"{rate * 100:.1f}%"

@@ -3,6 +3,11 @@
 Why dated data: plan prices change, and a number in code would go stale silently. The bundled
 prices (`sniff/data/plans.toml`) say when each took effect; a file of the same shape overrides
 them, and a plain number is a plan of that price.
+
+Why months by start: a month holds the requests that started in it (`Request.when`), summed by
+`periods.period_table`, the rows of `sniff monthly` and `report --by month`, so "this month"
+is the same number there and here. A week's share of a monthly price is the price x 12 / 52
+(a year's price spread over its 52 weeks), not a quarter of it.
 """
 
 from __future__ import annotations
@@ -12,11 +17,14 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 
-from sniff.analyses.blocks import in_time_order, moment
-from sniff.analyses.summary import LocalDays, Totals
+from sniff.analyses.periods import period_table
+from sniff.analyses.summary import Totals
 from sniff.data_files import bundled_and_given
 from sniff.errors import UserError
 from sniff.model import Request
+
+MONTHS_PER_YEAR = 12
+WEEKS_PER_YEAR = 52
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +36,11 @@ class Plan:
     usd_per_month: float
     since: str = ""
     """When the price took effect (ISO date), where known."""
+
+    @property
+    def usd_per_week(self) -> float:
+        """The weekly share of the monthly price: x 12 / 52."""
+        return self.usd_per_month * MONTHS_PER_YEAR / WEEKS_PER_YEAR
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,9 +97,12 @@ def choose_plan(text: str, plans: dict[str, Plan]) -> Plan:
 
 
 def month_values(requests: Iterable[Request], zone: tzinfo, plan: Plan) -> list[MonthValue]:
-    """Each calendar month (in `zone`) that holds a request, oldest first."""
-    month_of = LocalDays(zone, "%Y-%m")
-    months: dict[str, Totals] = {}
-    for request in in_time_order(requests):
-        months.setdefault(month_of(moment(request)), Totals()).add(request)
-    return [MonthValue(month, months[month], plan) for month in sorted(months)]
+    """Each calendar month (in `zone`) that holds a request's start, oldest first: the rows of
+    `sniff monthly`."""
+    table = period_table(requests, zone, "month")
+    return [MonthValue(row.key, row.totals, plan) for row in table.rows]
+
+
+def week_multiple(cost: float | None, plan: Plan) -> float | None:
+    """A week's API-equivalent cost / the plan's weekly share (`Plan.usd_per_week`)."""
+    return None if cost is None else cost / plan.usd_per_week

@@ -13,9 +13,11 @@ from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from sniff.analyses.block_burn import Burn
     from sniff.analyses.blocks import Block
-    from sniff.analyses.plans import Plan
+    from sniff.analyses.plans import MonthValue, Plan
     from sniff.workspace import Workspace
 
 DEFAULT_HARNESS = "claude-code"
@@ -50,8 +52,9 @@ def blocks(
         str | None,
         typer.Option(
             "--plan",
-            help="Add the API-equivalent cost per month (and block) against a plan: pro, max5, "
-            "max20, or its price in dollars per month.",
+            help="Add the API-equivalent cost per month (by requests' start, as monthly) and "
+            "per block against a plan: pro, max5, max20, or its price in dollars per month. "
+            "With --weekly, per week against the price x 12 / 52.",
             metavar="PLAN",
         ),
     ] = None,
@@ -76,7 +79,7 @@ def blocks(
     options["harness"] = options["harness"] or DEFAULT_HARNESS
     workspace = o.workspace(options)
     if weekly:
-        _weekly(workspace, week_start, moment, options)
+        _weekly(workspace, week_start, moment, chosen, options)
         return
     _blocks(workspace, moment, limit_text, chosen, active=active, options=options)
 
@@ -117,16 +120,26 @@ def _blocks(
             **({} if plan is None else {"plan": plan_json(plan, months)}),
         })  # fmt: skip
         return
-    _print(shown_blocks, current, burning, workspace.zone, moment, limit)
-    if plan is not None:
-        from rich.console import Console
+    from rich.console import Console
 
-        from sniff.present.blocks_view import print_plan
+    console = Console()
+    _print(console, shown_blocks, current, burning, workspace.zone, moment, limit)
+    _print_plan(console, plan, months, moment, workspace.zone)
 
-        print_plan(Console(), plan, months, f"{moment.astimezone(workspace.zone):%Y-%m}")
+
+def _print_plan(
+    console: Console, plan: Plan | None, months: list[MonthValue], moment: datetime, zone: tzinfo
+) -> None:
+    """With a plan, each month's value against it, the month of `moment` as "this month"."""
+    if plan is None:
+        return
+    from sniff.present.blocks_view import print_plan
+
+    print_plan(console, plan, months, f"{moment.astimezone(zone):%Y-%m}")
 
 
 def _print(
+    console: Console,
     shown_blocks: list[Block],
     current: Block | None,
     burning: Burn | None,
@@ -134,11 +147,8 @@ def _print(
     moment: datetime,
     limit: int | None,
 ) -> None:
-    from rich.console import Console
-
     from sniff.present.blocks_view import blocks_table, print_active
 
-    console = Console()
     if shown_blocks:
         console.print(blocks_table(shown_blocks, zone, moment))
     if current is not None and burning is not None:
@@ -148,29 +158,42 @@ def _print(
 
 
 def _weekly(
-    workspace: Workspace, week_start: str | None, moment: datetime, options: dict[str, Any]
+    workspace: Workspace,
+    week_start: str | None,
+    moment: datetime,
+    plan: Plan | None,
+    options: dict[str, Any],
 ) -> None:
-    """`--weekly`: the weeks, and the current one's rate and projection."""
+    """`--weekly`: the weeks, the current one's rate and projection, and the plan's value."""
+    from sniff.analyses.plans import month_values
     from sniff.analyses.weekly import build_weeks, current_week, parse_week_start, week_burn
 
     start = parse_week_start(week_start)
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         dataset = workspace.dataset()
     o.report_issues(dataset, options["verbose"])
-    weeks = build_weeks(workspace.filters.apply(dataset.requests), workspace.zone, start)
+    chosen = workspace.filters.apply(dataset.requests)
+    weeks = build_weeks(chosen, workspace.zone, start)
     week = current_week(weeks, moment)
     burning = None if week is None else (week, week_burn(week, moment))
+    months = [] if plan is None else month_values(chosen, workspace.zone, plan)
     if options["json"]:
-        from sniff.present.blocks_json import week_burn_json, week_json
+        from sniff.present.blocks_json import plan_json, week_burn_json, week_json
 
         current = None if burning is None else week_burn_json(burning[1], moment)
-        o.print_json({"weeks": [week_json(row) for row in weeks], "current": current})
+        o.print_json({
+            "weeks": [week_json(row, plan) for row in weeks],
+            "current": current,
+            **({} if plan is None else {"plan": plan_json(plan, months)}),
+        })  # fmt: skip
         return
     from rich.console import Console
 
     from sniff.present.weekly_view import print_weeks
 
-    print_weeks(Console(), weeks, workspace.zone, burning)
+    console = Console()
+    print_weeks(console, weeks, workspace.zone, burning, plan)
+    _print_plan(console, plan, months, moment, workspace.zone)
 
 
 def _plan(text: str | None, plan_file: Path | None) -> Plan | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from sniff.analyses.block_burn import Burn, Burner, Rate, block_causes
 from sniff.analyses.blocks import Block
-from sniff.analyses.plans import MonthValue, Plan
+from sniff.analyses.plans import MonthValue, Plan, week_multiple
 from sniff.analyses.weekly import Week, WeekBurn
 from sniff.present.jsonout import RATE_DIGITS, rounded, totals_json
 
@@ -79,9 +79,13 @@ def burner_json(item: Burner) -> dict[str, Any]:
             "tokens": item.tokens}  # fmt: skip
 
 
-def week_json(week: Week) -> dict[str, Any]:
-    """One week: its window, its totals, and the totals of each model family it used."""
-    return {
+def week_json(week: Week, plan: Plan | None = None) -> dict[str, Any]:
+    """One week: its window, its totals, and the totals of each model family it used; with a
+    plan, its cost over the plan's weekly share, `usd_per_month` x 12 / 52
+    (`plan_weekly_multiple`)."""
+    multiple = None if plan is None else week_multiple(week.totals.cost, plan)
+    extra = {} if plan is None else {"plan_weekly_multiple": rounded(multiple, RATE_DIGITS)}
+    return extra | {
         "start": iso(week.start),
         "end": iso(week.end),
         **totals_json(week.totals),
@@ -100,12 +104,19 @@ def week_burn_json(burn: WeekBurn, now: datetime) -> dict[str, Any]:
     }
 
 
+WEEK_RULE = "usd_per_month * 12 / 52"
+"""How `usd_per_week`, the weekly share of a monthly price, is reckoned."""
+
+
 def plan_json(plan: Plan, months: list[MonthValue]) -> dict[str, Any]:
-    """The plan, and each month's API-equivalent cost against its price."""
+    """The plan (its weekly share too), and each month's API-equivalent cost against its
+    price."""
     return {
         "key": plan.key,
         "name": plan.name,
         "usd_per_month": plan.usd_per_month,
+        "usd_per_week": rounded(plan.usd_per_week),
+        "usd_per_week_rule": WEEK_RULE,
         "since": plan.since or None,
         "months": [
             {

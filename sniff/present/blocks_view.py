@@ -5,56 +5,94 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from sniff.analyses.block_burn import Burn, Burner, Rate
 from sniff.analyses.blocks import Block
 from sniff.analyses.plans import MonthValue, Plan
-from sniff.numbers import compact, duration, money, percent, tokens
-from sniff.present.console import measures_table, zone_name
+from sniff.numbers import duration, money, percent, short_count, tokens
+from sniff.present.console import DATE_STAMP, zone_name
 
-HEADERS = ["start", "last", "models", "reqs", "in", "out", "wr", "rd", "hit", "cost", "breaks",
-           "sub"]  # fmt: skip
-"""`in`, `out`, `wr`, `rd`: uncached input, output, cache writes and cache reads; `sub`: the
-share of the cost spent by subagents and compaction."""
+HEADERS = ("start", "last", "reqs", "in", "out", "wr", "rd", "hit", "cost", "breaks", "sub")
+LEGEND = (
+    "start: the block's first hour, * the active one, then its models; last: its last request; "
+    "in, out, wr, rd: tokens of uncached input, output, cache writes, cache reads; breaks: "
+    "cache breaks that were faults, and their cost; sub: the share of the cost spent by "
+    "subagents and compaction. Each block is 5 hours long."
+)
+"""What the columns hold. The table fits 80 columns: one space between columns, token counts
+in at most 4 characters (`short_count`), the models under the start; the exact counts are in
+the active block's lines and in --json."""
 
 
 def blocks_table(blocks: Sequence[Block], zone: tzinfo, now: datetime) -> Table:
     """One row per block (gaps as one line each), times in `zone`."""
-    if not blocks:
-        return measures_table("5-hour blocks: none", HEADERS, [], text_columns=3, shrinkable=2)
-    rows = [_gap_row(block, zone) if block.gap else _row(block, zone, now) for block in blocks]
     years = sorted({f"{block.start.astimezone(zone):%Y}" for block in blocks})
-    span = years[0] if len(years) == 1 else f"{years[0]}–{years[-1]}"
-    title = f"5-hour blocks, {span}, {zone_name(zone)} (from the hour in UTC, 5 h long)"
-    return measures_table(title, HEADERS, rows, text_columns=3, shrinkable=2, dated=True)
+    span = "none" if not years else years[0] if len(years) == 1 else f"{years[0]}–{years[-1]}"
+    title = f"5-hour blocks, {span}, {zone_name(zone)} (from the hour in UTC)"
+    table = narrow_table(title, HEADERS, text_columns=2, caption=LEGEND)
+    for block in blocks:
+        table.add_row(*(_gap_row(block) if block.gap else _row(block, zone, now)))
+    return table
+
+
+def narrow_table(
+    title: str, headers: Sequence[str], *, text_columns: int, caption: str | None = None
+) -> Table:
+    """A table one space between columns, for tables that must fit 80 columns: numbers (the
+    columns from `text_columns` on) never wrap, the first column folds its extra lines."""
+    table = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        header_style="bold",
+        caption=caption,
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 0),
+    )
+    table.add_column(headers[0], overflow="fold")
+    for index, header in enumerate(headers[1:], start=1):
+        numeric = index >= text_columns
+        table.add_column(header, justify="right" if numeric else "left", no_wrap=True)
+    return table
 
 
 def _row(block: Block, zone: tzinfo, now: datetime) -> list[str]:
     totals, breaks = block.totals, block.breaks
     last = block.last.astimezone(zone).strftime("%H:%M") if block.last else ""
     start = block.start.astimezone(zone).strftime("%m-%d %H:%M")
+    start += "*" if block.active(now) else ""
     sub = block.share(block.subagent_usd + block.compaction_usd)
+    models = "\n".join(escape(short_model(name)) for name in block.models)
     return [
-        start + ("*" if block.active(now) else ""),
+        f"{start}\n[dim]{models}[/]" if models else start,
         last,
-        ", ".join(block.models),
         f"{totals.requests:,}",
-        compact(totals.input_tokens),
-        compact(totals.output_tokens),
-        compact(totals.cache_write_tokens),
-        compact(totals.cache_read_tokens),
+        short_count(totals.input_tokens),
+        short_count(totals.output_tokens),
+        short_count(totals.cache_write_tokens),
+        short_count(totals.cache_read_tokens),
         percent(totals.hit_rate),
         money(totals.cost) + ("*" if totals.unpriced_requests and totals.priced_requests else ""),
-        money(breaks.fault_cost_usd) if breaks.faults else "–",
+        f"{breaks.faults} {money(breaks.fault_cost_usd)}" if breaks.faults else "–",
         percent(sub),
     ]
 
 
-def _gap_row(block: Block, zone: tzinfo) -> list[str]:
+def _gap_row(block: Block) -> list[str]:
     idle = duration((block.end - block.start).total_seconds())
     return [f"gap {idle}", *[""] * (len(HEADERS) - 1)]
+
+
+def short_model(name: str) -> str:
+    """A model's name without its snapshot date and `claude-`: `sonnet-4` for
+    `claude-sonnet-4-20250514`."""
+    return DATE_STAMP.sub("", name).removeprefix("claude-")
 
 
 def print_active(

@@ -7,19 +7,41 @@ from datetime import tzinfo
 
 from rich.console import Console
 
+from sniff.analyses.plans import Plan, week_multiple
 from sniff.analyses.weekly import FAMILIES, Week, WeekBurn
 from sniff.numbers import compact, duration, money, percent, tokens
-from sniff.present.console import measures_table, zone_name
+from sniff.present.blocks_view import narrow_table
+from sniff.present.console import zone_name
 
 
 def print_weeks(
-    console: Console, weeks: Sequence[Week], zone: tzinfo, current: tuple[Week, WeekBurn] | None
+    console: Console,
+    weeks: Sequence[Week],
+    zone: tzinfo,
+    current: tuple[Week, WeekBurn] | None,
+    plan: Plan | None = None,
 ) -> None:
-    """The weeks' table, then the current week's rate and projection."""
-    headers = ["week from", "reqs", "tokens", "hit", *FAMILIES, "cost"]
-    rows = [_row(week, zone) for week in weeks]
-    title = f"Weeks, {zone_name(zone)} (cost by model family)"
-    console.print(measures_table(title, headers, rows, text_columns=1))
+    """The weeks' table (with a plan, each week's cost over the plan's weekly share, its
+    monthly price x 12 / 52), then the current week's rate and projection."""
+    used = [name for name in FAMILIES if any(name in week.families for week in weeks)]
+    headers = ["week from", "reqs", "tokens", "hit", *used, "cost"]
+    rows = [_row(week, zone, used) for week in weeks]
+    if plan is not None:
+        headers.append("×plan")
+        for row, week in zip(rows, weeks, strict=True):
+            multiple = week_multiple(week.totals.cost, plan)
+            row.append("–" if multiple is None else f"{multiple:.2f}×")
+    day = f"{weeks[0].start.astimezone(zone):%A %H:%M} " if weeks else ""
+    title = f"Weeks from {day}in {zone_name(zone)} (cost by model family)"
+    table = narrow_table(title, headers, text_columns=1)
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+    if plan is not None:
+        console.print(
+            f"×plan: the week's cost over {money(plan.usd_per_week)}, the weekly share of a "
+            f"{money(plan.usd_per_month)} monthly price (× 12 / 52)."
+        )
     if current is None:
         console.print("No current week: no request this week.")
         return
@@ -39,12 +61,12 @@ def print_weeks(
     )
 
 
-def _row(week: Week, zone: tzinfo) -> list[str]:
+def _row(week: Week, zone: tzinfo, used: list[str]) -> list[str]:
     totals = week.totals
     by_family = [money(week.families[name].cost) if name in week.families else "–"
-                 for name in FAMILIES]  # fmt: skip
+                 for name in used]  # fmt: skip
     return [
-        week.start.astimezone(zone).strftime("%Y-%m-%d %a %H:%M"),
+        week.start.astimezone(zone).strftime("%Y-%m-%d %H:%M"),
         f"{totals.requests:,}",
         compact(totals.total_tokens),
         percent(totals.hit_rate),

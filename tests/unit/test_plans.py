@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from sniff.analyses.plans import choose_plan, load_plans, month_values
+from sniff.analyses.plans import choose_plan, load_plans, month_values, week_multiple
 from sniff.errors import UserError
 from tests.unit.test_blocks import req
 
@@ -50,3 +50,22 @@ def test_months_follow_the_zone_and_compare_with_the_price() -> None:
     assert [(row.month, row.multiple) for row in tokyo] == [("2026-02", 2.0)]
     unpriced = month_values([req("r3", "2026-01-02T00:00", usd=None)], ZoneInfo("UTC"), plan)
     assert unpriced[0].multiple is None
+
+
+def test_a_request_straddling_midnight_counts_in_the_month_it_started() -> None:
+    """Asked at 23:59 on 31 January, answered at 00:01 on 1 February (`req` starts 2 minutes
+    before its end): January's, as in `sniff monthly`."""
+    requests = [req("r1", "2026-02-01T00:01", usd=3.0), req("r2", "2026-02-01T00:03", usd=5.0)]
+    plan = load_plans()["pro"]
+    months = month_values(requests, ZoneInfo("UTC"), plan)
+    assert [(row.month, row.totals.cost) for row in months] == [("2026-01", 3.0), ("2026-02", 5.0)]
+    # 00:01 UTC is 19:01 on 31 January in New York: both requests are January's there
+    (january,) = month_values(requests, ZoneInfo("America/New_York"), plan)
+    assert (january.month, january.totals.requests) == ("2026-01", 2)
+
+
+def test_a_weeks_share_of_a_monthly_price_is_twelve_fifty_seconds() -> None:
+    plan = load_plans()["max5"]
+    assert plan.usd_per_week == pytest.approx(100 * 12 / 52)
+    assert week_multiple(46.0, plan) == pytest.approx(46.0 * 52 / 1200)
+    assert week_multiple(None, plan) is None
