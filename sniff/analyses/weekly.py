@@ -5,6 +5,9 @@ logs do not say. A week starts at `--week-start` (a weekday and a time, read in 
 zone; by default Monday 00:00, the ISO week) and ends at the same local time seven days later,
 so a week that spans a clock change is 167 or 169 hours long. The current week's burn rate is
 over the week so far, and its projection carries that rate to the week's end.
+
+A request is placed in the week of its start (`Request.when`), as `sniff weekly` and
+`sniff monthly` place it: only the 5-hour blocks place it by its end, as the peer does.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
 from sniff.analyses.block_burn import Rate
-from sniff.analyses.blocks import in_time_order, moment
 from sniff.analyses.summary import Totals
 from sniff.errors import UserError
 from sniff.model import Request
@@ -95,8 +97,8 @@ def _local(day: date, at: time, zone: tzinfo) -> datetime:
 def build_weeks(requests: list[Request], zone: tzinfo, start: WeekStart) -> list[Week]:
     """Every week that holds a request, oldest first."""
     weeks: dict[datetime, Week] = {}
-    for request in in_time_order(requests):
-        begin, end = week_of(moment(request), zone, start)
+    for request in sorted(requests, key=lambda request: (request.when, request.file, request.line)):
+        begin, end = week_of(request.when, zone, start)
         week = weeks.get(begin)
         if week is None:
             week = weeks[begin] = Week(begin, end)
@@ -122,6 +124,13 @@ def week_burn(week: Week, now: datetime) -> WeekBurn:
         projected_tokens=round(totals.total_tokens + rate.tokens_per_minute * left),
         projected_usd=None if usd is None else usd + rate.usd_per_hour * left / MINUTE,
     )
+
+
+def largest_week_tokens(weeks: list[Week], now: datetime) -> int | None:
+    """The most tokens (every class) a finished week holds: `--weekly --token-limit max`;
+    None when no week has finished."""
+    done = [week.totals.total_tokens for week in weeks if week.end <= now]
+    return max(done) if done else None
 
 
 def current_week(weeks: list[Week], now: datetime) -> Week | None:

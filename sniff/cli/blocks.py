@@ -27,13 +27,17 @@ DEFAULT_HARNESS = "claude-code"
 @one_line_errors
 @o.shared(omit=("dask",))
 def blocks(
-    active: Annotated[bool, typer.Option("--active", help="Show only the active block.")] = False,
+    active: Annotated[
+        bool,
+        typer.Option("--active", help="Show only the active block (with --weekly: this week)."),
+    ] = False,
     token_limit: Annotated[
         str | None,
         typer.Option(
             "--token-limit",
             help="Warn when the active block's projection passes N tokens (every class, cache "
-            "reads included); max: the largest finished block.",
+            "reads included); max: the largest finished block. With --weekly: the current "
+            "week's, and the largest finished week.",
             metavar="N|max",
         ),
     ] = None,
@@ -79,7 +83,7 @@ def blocks(
     options["harness"] = options["harness"] or DEFAULT_HARNESS
     workspace = o.workspace(options)
     if weekly:
-        _weekly(workspace, week_start, moment, chosen, options)
+        _weekly(workspace, (week_start, limit_text), moment, chosen, active=active, options=options)
         return
     _blocks(workspace, moment, limit_text, chosen, active=active, options=options)
 
@@ -159,15 +163,25 @@ def _print(
 
 def _weekly(
     workspace: Workspace,
-    week_start: str | None,
+    given: tuple[str | None, int | str | None],
     moment: datetime,
     plan: Plan | None,
+    *,
+    active: bool,
     options: dict[str, Any],
 ) -> None:
-    """`--weekly`: the weeks, the current one's rate and projection, and the plan's value."""
+    """`--weekly`: the weeks (`--week-start`, the token limit given), the current one's rate
+    and projection against the limit, and the plan's value."""
     from sniff.analyses.plans import month_values
-    from sniff.analyses.weekly import build_weeks, current_week, parse_week_start, week_burn
+    from sniff.analyses.weekly import (
+        build_weeks,
+        current_week,
+        largest_week_tokens,
+        parse_week_start,
+        week_burn,
+    )
 
+    week_start, limit_text = given
     start = parse_week_start(week_start)
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         dataset = workspace.dataset()
@@ -176,14 +190,18 @@ def _weekly(
     weeks = build_weeks(chosen, workspace.zone, start)
     week = current_week(weeks, moment)
     burning = None if week is None else (week, week_burn(week, moment))
+    limit = largest_week_tokens(weeks, moment) if limit_text == "max" else limit_text
+    assert not isinstance(limit, str)
     months = [] if plan is None else month_values(chosen, workspace.zone, plan)
+    shown_weeks = ([] if week is None else [week]) if active else weeks
     if options["json"]:
         from sniff.present.blocks_json import plan_json, week_burn_json, week_json
 
-        current = None if burning is None else week_burn_json(burning[1], moment)
+        current = None if burning is None else week_burn_json(burning[1], moment, limit)
         o.print_json({
-            "weeks": [week_json(row, plan) for row in weeks],
+            "weeks": [week_json(row, plan) for row in shown_weeks],
             "current": current,
+            "token_limit": limit,
             **({} if plan is None else {"plan": plan_json(plan, months)}),
         })  # fmt: skip
         return
@@ -192,7 +210,7 @@ def _weekly(
     from sniff.present.weekly_view import print_weeks
 
     console = Console()
-    print_weeks(console, weeks, workspace.zone, burning, plan)
+    print_weeks(console, shown_weeks, workspace.zone, burning, plan, limit)
     _print_plan(console, plan, months, moment, workspace.zone)
 
 

@@ -93,14 +93,17 @@ def week_json(week: Week, plan: Plan | None = None) -> dict[str, Any]:
     }
 
 
-def week_burn_json(burn: WeekBurn, now: datetime) -> dict[str, Any]:
-    """The current week's rate so far, time left and projection to its end."""
+def week_burn_json(burn: WeekBurn, now: datetime, limit: int | None = None) -> dict[str, Any]:
+    """The current week's rate so far, time left, projection to its end and the limit's
+    verdict."""
     return {
         "now": iso(now),
         "week_so_far": rate_json(burn.rate),
         "hours_left": round(burn.hours_left, 2),
         "projected_tokens": burn.projected_tokens,
         "projected_cost_usd": rounded(burn.projected_usd),
+        "token_limit": limit,
+        "over_limit": None if limit is None else burn.projected_tokens > limit,
     }
 
 

@@ -118,12 +118,13 @@ def print_active(
         f"cache reads {tokens(totals.cache_read_tokens)}"
     )
     if limit is not None:
-        _print_limit(console, burn.projected_tokens, totals.total_tokens, limit)
+        print_limit(console, burn.projected_tokens, totals.total_tokens, limit)
     for item in burn.burners:
         console.print(f"  burning: {_burner(item)} {money(item.usd)}")
 
 
-def _print_limit(console: Console, projected: int, now_tokens: int, limit: int) -> None:
+def print_limit(console: Console, projected: int, now_tokens: int, limit: int) -> None:
+    """Whether the projection passes the token limit, and the share of it used so far."""
     share = percent(now_tokens / limit) if limit else "–"
     if projected > limit:
         console.print(

@@ -10,7 +10,7 @@ from rich.console import Console
 from sniff.analyses.plans import Plan, week_multiple
 from sniff.analyses.weekly import FAMILIES, Week, WeekBurn
 from sniff.numbers import compact, duration, money, percent, tokens
-from sniff.present.blocks_view import narrow_table
+from sniff.present.blocks_view import narrow_table, print_limit
 from sniff.present.console import zone_name
 
 
@@ -20,9 +20,11 @@ def print_weeks(
     zone: tzinfo,
     current: tuple[Week, WeekBurn] | None,
     plan: Plan | None = None,
+    limit: int | None = None,
 ) -> None:
     """The weeks' table (with a plan, each week's cost over the plan's weekly share, its
-    monthly price x 12 / 52), then the current week's rate and projection."""
+    monthly price x 12 / 52), then the current week's rate and projection (and, with a token
+    limit, whether the projection passes it)."""
     used = [name for name in FAMILIES if any(name in week.families for week in weeks)]
     headers = ["week from", "reqs", "tokens", "hit", *used, "cost"]
     rows = [_row(week, zone, used) for week in weeks]
@@ -59,6 +61,8 @@ def print_weeks(
         f"  projected at the end: {tokens(burn.projected_tokens)} tokens, "
         f"{money(burn.projected_usd)}"
     )
+    if limit is not None:
+        print_limit(console, burn.projected_tokens, week.totals.total_tokens, limit)
 
 
 def _row(week: Week, zone: tzinfo, used: list[str]) -> list[str]:

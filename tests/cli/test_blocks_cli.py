@@ -134,7 +134,7 @@ def test_weekly_gives_weeks_by_family_from_the_week_start(tmp_path: Path, cc: ty
     path = transcript(tmp_path, cc)
     data = blocks("--json", "--weekly", "--week-start", "mon 09:00", "--tz", "Europe/Paris",
                   "--now", NOW, path)  # fmt: skip
-    assert set(data) == {"weeks", "current"}
+    assert set(data) == {"weeks", "current", "token_limit"}
     last, this = data["weeks"]  # Monday 09:00 in Paris is 08:00 UTC
     assert (last["start"], last["end"]) == ("2026-02-23T08:00:00.000Z", "2026-03-02T08:00:00.000Z")
     assert (last["requests"], this["requests"]) == (2, 3)
@@ -146,6 +146,25 @@ def test_weekly_gives_weeks_by_family_from_the_week_start(tmp_path: Path, cc: ty
     assert iso["current"]["hours_left"] == pytest.approx(6 * 24 + 12 + 40 / 60, abs=0.01)
     bad = blocks("--weekly", "--week-start", "someday", path, code=2)
     assert "--week-start" in bad.output and "Traceback" not in bad.output
+
+
+def test_weekly_active_shows_this_week_and_the_limit_judges_its_projection(
+    tmp_path: Path, cc: type[Lines]
+) -> None:
+    path = transcript(tmp_path, cc)
+    common = ("--json", "--weekly", "--tz", "UTC", "--now", NOW, path)
+    weeks = blocks(*common)["weeks"]
+    (this,) = blocks("--active", *common)["weeks"]
+    assert this == weeks[-1]
+    tight = blocks("--token-limit", "1000", *common)
+    assert (tight["token_limit"], tight["current"]["over_limit"]) == (1000, True)
+    largest = blocks("--token-limit", "max", *common)  # the finished week: the first
+    first = weeks[0]
+    assert largest["token_limit"] == first["input_tokens"] + first["output_tokens"] + sum(
+        first[name] for name in first if name.startswith("cache_") and name.endswith("_tokens")
+    )
+    text = blocks("--weekly", "--token-limit", "1000", "--now", NOW, path).stdout
+    assert "pass the limit of" in text
 
 
 def test_plan_adds_each_months_value_and_each_blocks_share(tmp_path: Path, cc: type[Lines]) -> None:

@@ -76,7 +76,7 @@ def test_weekly_with_a_plan_gives_each_weeks_value_and_the_months(
 ) -> None:
     path = transcript(tmp_path, cc)
     data = run("blocks", "--weekly", "--json", "--plan", "max5", "--tz", "UTC", "--now", NOW, path)
-    assert set(data) == {"weeks", "current", "plan"}
+    assert set(data) == {"weeks", "current", "token_limit", "plan"}
     weekly_price = 100 * 12 / 52
     assert data["plan"]["usd_per_week"] == pytest.approx(weekly_price, abs=1e-6)
     assert data["plan"]["usd_per_week_rule"] == "usd_per_month * 12 / 52"

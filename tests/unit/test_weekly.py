@@ -74,3 +74,14 @@ def test_weeks_sum_by_family_and_project_the_current_week() -> None:
     assert burn.projected_tokens == 3000 * 7 // 2
     assert burn.projected_usd == pytest.approx(3.0 * 7 / 2)
     assert current_week(weeks, at("2026-01-12T00:00")) is None
+
+
+def test_a_request_straddling_the_week_start_is_in_the_week_it_started_as_in_weekly() -> None:
+    """Started Sunday 23:59 in Paris, ended Monday 00:01: the week `sniff weekly` puts it in."""
+    from sniff.analyses.periods import period_table
+
+    straddling = req("r1", "2026-01-04T23:01")  # started 22:59 UTC: 23:59 in Paris
+    [week] = build_weeks([straddling], PARIS, WeekStart())
+    assert week.start == at("2025-12-28T23:00")  # Monday 29 December, local midnight
+    [row] = period_table([straddling], PARIS, "week").rows
+    assert row.start == week.start.astimezone(PARIS).date()
