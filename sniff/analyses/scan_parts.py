@@ -47,6 +47,8 @@ class BreakDigest:
     """Every fault's cost (unpriced ones count 0), ascending; summed exactly in `cost_usd`."""
     top: tuple[Break, ...]
     """The dearest faults, dearest first, at most `TOP_BREAKS`."""
+    latest: Break | None = None
+    """The last break of any kind (by its request's end): what a status line warns of."""
 
     @property
     def cost_usd(self) -> float:
@@ -63,6 +65,7 @@ def digest(breaks: Sequence[Break]) -> BreakDigest:
         expected=len(breaks) - len(faults),
         fault_costs=tuple(sorted(found.cost_usd or 0.0 for found in faults)),
         top=tuple(faults[:TOP_BREAKS]),
+        latest=max(breaks, key=_ended, default=None),
     )
 
 
@@ -74,7 +77,16 @@ def join_digests(digests: Sequence[BreakDigest]) -> BreakDigest:
         expected=sum(found.expected for found in digests),
         fault_costs=tuple(sorted(cost for found in digests for cost in found.fault_costs)),
         top=tuple(found for _, found in zip(range(TOP_BREAKS), top, strict=False)),
+        latest=max(
+            (found.latest for found in digests if found.latest is not None),
+            key=_ended,
+            default=None,
+        ),
     )
+
+
+def _ended(found: Break) -> datetime:
+    return found.request.ended_at
 
 
 @dataclass(frozen=True, slots=True)

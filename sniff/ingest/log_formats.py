@@ -17,13 +17,13 @@ from typing import Any
 
 import orjson
 
-from sniff.ingest import claude_code, claude_trace, codex, parquet_in, request_log, sqlite_read
+from sniff.ingest import sqlite_read
 from sniff.ingest.agent_format import AgentFormat, Layout, Parser
 from sniff.ingest.discover import SourceFile
 from sniff.ingest.lines import BOM
 from sniff.ingest.record import FileResult, Prompts
 from sniff.ingest.regular import open_regular, why_unread
-from sniff.ingest.streamed import READERS, Read, head, read_lines
+from sniff.ingest.streamed import Read, head, read_lines, reader_of
 from sniff.model import NO_USAGE, LineIssue
 
 AGENT_MODULES = (
@@ -48,18 +48,20 @@ def agent_formats() -> tuple[AgentFormat, ...]:
     )
 
 
-WHOLE_FILE_PARSERS: dict[str, Parser] = {
-    claude_trace.SOURCE: claude_trace.parse_data,
-    request_log.SOURCE: request_log.parse_data,
-}
-"""The formats of sniff's own that are read whole (the others: `READERS`)."""
+CLAUDE_CODE, CODEX = "claude-code", "codex"
+CLAUDE_TRACE, REQUEST_LOG = "claude-trace", "request-log"
+"""The names of the formats told apart below (each its module's `SOURCE`, a test checks)."""
+WHOLE_FILE_PARSERS: dict[str, str] = {CLAUDE_TRACE: "claude_trace", REQUEST_LOG: "request_log"}
+"""The formats of sniff's own that are read whole (the others: `streamed.READERS`), and the
+module of each (`sniff.ingest.<module>.parse_data`), imported when a file of it is read."""
 
 
 def parser_of(log_format: str) -> Parser | None:
     """The parser of a format read whole (its bytes at once); None for the others."""
-    named = WHOLE_FILE_PARSERS.get(log_format)
-    if named is not None:
-        return named
+    module = WHOLE_FILE_PARSERS.get(log_format)
+    if module is not None:
+        parse: Parser = import_module(f"sniff.ingest.{module}").parse_data
+        return parse
     return next((found.parse for found in agent_formats() if found.name == log_format), None)
 
 
@@ -116,7 +118,7 @@ def read_log(
                 log_format = forced or detect_database(path)
                 return Read(parse_data(path, b"", project_hint, log_format, with_prompts))
             log_format = forced or detect(start)
-            make_reader = READERS.get(log_format) if log_format is not None else None
+            make_reader = reader_of(log_format) if log_format is not None else None
             if make_reader is not None:
                 reader = make_reader(path, project_hint)
                 return read_lines(descriptor, reader, read=start, keep_state=keep_state)
@@ -141,6 +143,8 @@ def parse_source(
 
 def unreadable(path: str, problem: LineIssue | None, forced: str | None = None) -> FileResult:
     """What a path `open` refused yields: a `sniff export` folder read as one, else why not."""
+    from sniff.ingest import parquet_in  # only for a folder: the rest never needs it
+
     if parquet_in.is_export(Path(path)):
         return parquet_in.read_export(path)
     return FileResult([], [problem] if problem else [], 0, forced)
@@ -258,16 +262,16 @@ def classify(record: dict[str, Any]) -> str | None:
     """The format one record belongs to, or None when it does not tell."""
     kind = record.get("type")
     if isinstance(record.get("payload"), dict) and kind in CODEX_TYPES:
-        return codex.SOURCE
+        return CODEX
     request = record.get("request")
     if isinstance(request, dict):
         if "url" in request or "method" in request or "logged_at" in record:
-            return claude_trace.SOURCE
+            return CLAUDE_TRACE
         if "model" in request or "messages" in request or "input" in request:
-            return request_log.SOURCE
+            return REQUEST_LOG
     if kind in CLAUDE_CODE_TYPES or "sessionId" in record or "parentUuid" in record:
-        return claude_code.SOURCE
+        return CLAUDE_CODE
     message = record.get("message")
     if "leafUuid" in record or (isinstance(message, dict) and "usage" in message):
-        return claude_code.SOURCE
+        return CLAUDE_CODE
     return None

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pickle
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Protocol
 
-from sniff.ingest import claude_code, codex
 from sniff.ingest.record import FileResult
 from sniff.ingest.regular import read_at
 from sniff.model import LineIssue
@@ -34,11 +34,18 @@ class Resumable(Protocol):
     def result(self) -> FileResult: ...
 
 
-READERS: dict[str, Callable[[str, str], Resumable]] = {
-    claude_code.SOURCE: claude_code.Reader,
-    codex.SOURCE: codex.Reader,
-}
-"""Formats whose reader reads a block at a time and can resume; the others are read whole."""
+READERS: dict[str, str] = {"claude-code": "claude_code", "codex": "codex"}
+"""Formats whose reader reads a block at a time and can resume (the others are read whole),
+and the module of each (`sniff.ingest.<module>.Reader`), imported when a file of it is read."""
+
+
+def reader_of(log_format: str) -> Callable[[str, str], Resumable] | None:
+    """The maker of a format's resumable reader; None for a format read whole."""
+    module = READERS.get(log_format)
+    if module is None:
+        return None
+    reader: Callable[[str, str], Resumable] = import_module(f"sniff.ingest.{module}").Reader
+    return reader
 
 
 @dataclass(frozen=True, slots=True)

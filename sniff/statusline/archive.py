@@ -11,7 +11,6 @@ them while they are recent, and the time left and age from the clock. The number
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -80,6 +79,8 @@ def wants_refresh(kept: Kept | None, now: float, zone: str) -> bool:
 def start_refresh(zone: str) -> bool:
     """Start `sniff statusline --refresh` detached, its output discarded, unless one is running;
     whether one was started."""
+    import subprocess  # only here: a status line that starts no refresh need not import it
+
     folder = cache_folder()
     if folder is None:
         return False

@@ -52,19 +52,20 @@ def session_numbers(transcript: Path, session_id: str | None) -> SessionNumbers 
     files = [str(path) for path in session_files(transcript)]
     workspace = Workspace(files, tz="UTC", log_format="claude-code")
     workspace.prices = CachedPrices()
-    sessions = workspace.scan().summary.sessions
-    chosen = [row for row in sessions if session_id is None or row.session_id == session_id]
-    chosen = chosen or sessions
-    if not chosen:
+    numbers = workspace.scan()
+    sessions = numbers.summary.sessions
+    if not any(row.session_id == session_id for row in sessions):
+        session_id = None  # not among them: the files' sessions, all of them
+    totals = [row.totals for row in sessions if session_id in (None, row.session_id)]
+    if not totals:
         return None
-    totals = [row.totals for row in chosen]
     prompt = sum(total.prompt_tokens for total in totals)
-    breaks = [
-        found
-        for found in workspace.break_report().breaks
-        if session_id is None or found.request.session_id == session_id
-    ]
-    last = max(breaks, key=lambda found: found.request.ended_at, default=None)
+    last = numbers.breaks.latest
+    if last is not None and session_id not in (None, last.request.session_id):
+        # the files' last break is another session's: find this one's among all of them
+        breaks = workspace.break_report().breaks
+        mine = (found for found in breaks if found.request.session_id == session_id)
+        last = max(mine, key=lambda found: found.request.ended_at, default=None)
     return SessionNumbers(
         cost_usd=sum(total.cost_usd for total in totals),
         unpriced_requests=sum(total.unpriced_requests for total in totals),

@@ -154,7 +154,7 @@ def test_today_and_block_from_the_kept_numbers(tmp_path, cc, monkeypatch):
 
 def test_old_kept_numbers_start_one_background_refresh(tmp_path, cc, monkeypatch, capsys):
     started: list[list[str]] = []
-    monkeypatch.setattr(archive.subprocess, "Popen", lambda command, **_: started.append(command))
+    monkeypatch.setattr("subprocess.Popen", lambda command, **_: started.append(command))
     path = transcript(tmp_path, cc)
     for _ in range(2):
         code, out = status(
@@ -218,3 +218,26 @@ def test_help_lists_statusline_and_forwards_to_it(tmp_path, cc):
     result = CliRunner().invoke(app, ["statusline", "--plain", "--parts", "model"],
                                 input=given(path))  # fmt: skip
     assert (result.exit_code, result.stdout) == (0, "Sonnet 4\n")
+
+
+def test_the_last_break_shown_is_the_sessions_own(tmp_path, cc):
+    """A transcript holding a later break of another session: the named session's is shown."""
+    from sniff.statusline.session import session_numbers
+
+    path = transcript(tmp_path, cc)
+    other, lines = "other-session", []
+    for number, when in enumerate(["2026-03-02T11:00:00Z", "2026-03-02T12:30:00Z"]):
+        user = cc.user(f"o-u{number}", f"o-a{number - 1}" if number else None, when, session=other)
+        usage = cc.usage(input=10, read=0, write=6000, output=40)
+        lines += [user, cc.assistant(f"msg_o{number}", f"o-a{number}", f"o-u{number}", when,
+                                     usage, session=other)]  # fmt: skip
+    with path.open("a") as appended:
+        appended.writelines(json.dumps(line) + "\n" for line in lines)
+    CliRunner().invoke(app, ["scan", str(path), "--no-progress"])  # keeps the prices
+    own = session_numbers(path, cc.SESSION)
+    assert own is not None and own.last_break is not None
+    assert own.last_break.when == datetime(2026, 3, 2, 10, 30, tzinfo=UTC)
+    assert own.last_break.cause == "ttl_expired"
+    theirs = session_numbers(path, other)
+    assert theirs is not None and theirs.last_break is not None
+    assert theirs.last_break.when == datetime(2026, 3, 2, 12, 30, tzinfo=UTC)

@@ -552,4 +552,8 @@ def test_the_log_format_choices_are_the_formats_read() -> None:
 
     agents = {agent_format.name for agent_format in agent_formats()}
     assert set(FORMATS) == set(READERS) | set(WHOLE_FILE_PARSERS) | agents
+    from importlib import import_module
+
+    for name, module in {**READERS, **WHOLE_FILE_PARSERS}.items():
+        assert name == import_module(f"sniff.ingest.{module}").SOURCE
     assert len(FORMATS) == len(set(FORMATS))
