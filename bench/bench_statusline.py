@@ -36,7 +36,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from measure import compile_sniff  # bench/ is on the path when a script runs
+from measure import chosen_session, compile_sniff  # bench/ is on the path when a script runs
 
 
 class Grower:
@@ -124,8 +124,7 @@ def main() -> None:
     parser.add_argument("--session", type=Path)
     parser.add_argument("--grow", action="store_true", help="append a response before each run")
     arguments = parser.parse_args()
-    projects = arguments.corpus / "projects"
-    session = arguments.session or max(projects.glob("*/*.jsonl"), key=lambda p: p.stat().st_size)
+    session = chosen_session(arguments.corpus, arguments.session)
     scratch = Path(tempfile.mkdtemp(prefix="bench-statusline-"))
     config, grow = arguments.corpus, None
     if arguments.grow:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from fresh_ids import Fresh  # bench/ is on the path when a script runs
-from measure import compile_sniff
+from measure import chosen_session, compile_sniff
 
 WAIT = 10.0
 """Seconds an event may take before the run counts it as missing."""
@@ -133,8 +133,7 @@ def main() -> None:
     parser.add_argument("--session", type=Path)
     parser.add_argument("--poll", action="store_true", help="pass --poll to sniff watch")
     arguments = parser.parse_args()
-    projects = arguments.corpus / "projects"
-    session = arguments.session or max(projects.glob("*/*.jsonl"), key=lambda p: p.stat().st_size)
+    session = chosen_session(arguments.corpus, arguments.session)
     scratch = Path(tempfile.mkdtemp(prefix="bench-watch-"))
     log = scratch / "projects" / session.parent.name / session.name
     log.parent.mkdir(parents=True)

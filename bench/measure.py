@@ -137,3 +137,10 @@ def sniff_in(tree: Path, arguments: list[str], cache: Path | None) -> Run:
     # -P: `-m` would otherwise put the working folder before PYTHONPATH
     env = {**os.environ, "PYTHONPATH": str(tree), "SNIFF_CACHE_DIR": str(cache or "")}
     return run([sys.executable, "-P", "-m", "sniff", *arguments], env)
+
+
+def chosen_session(corpus: Path, named: Path | None) -> Path:
+    """The session a benchmark reads: the one named, else the corpus's largest transcript."""
+    if named is not None:
+        return named
+    return max((corpus / "projects").glob("*/*.jsonl"), key=lambda path: path.stat().st_size)
