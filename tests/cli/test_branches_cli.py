@@ -83,3 +83,34 @@ def test_a_bad_by_or_sort_is_one_line_and_exit_2(tmp_path: Path, args: list[str]
     assert len(lines) == 1, result.stderr
     assert named in lines[0] and "--" in lines[0]
     assert result.stdout == ""
+
+
+def test_the_report_has_the_branch_table_of_sessions_by_branch(tmp_path: Path) -> None:
+    paths = logs(tmp_path)
+    expected = rows("--by", "branch", *paths)
+    report = run("report", *paths, "--json", "--tz", "UTC")
+    assert report.exit_code == 0, report.output
+    assert json.loads(report.stdout)["by_branch"] == expected
+    markdown = run("report", *paths, "-f", "md", "--tz", "UTC")
+    section = markdown.stdout.split("## Cost by git branch", 1)[1].split("\n## ", 1)[0]
+    cells = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in section.splitlines()
+        if line.startswith("| ") and not line.startswith("| branch")
+    ]
+    assert [(row[0], int(row[1]), int(row[2])) for row in cells] == [
+        (row["branch"], row["requests"], row["sessions"]) for row in expected
+    ]
+
+
+def test_a_redacted_report_names_no_branch_but_keeps_its_figures(tmp_path: Path) -> None:
+    paths = logs(tmp_path)
+    result = run("report", *paths, "--json", "--redact", "--tz", "UTC")
+    assert result.exit_code == 0, result.output
+    redacted = json.loads(result.stdout)["by_branch"]
+    plain = rows("--by", "branch", *paths)
+    assert [row["branch"] for row in redacted if not row["branch"].startswith("branch-")] == [
+        "(no branch)"
+    ]
+    assert "feature/cache" not in result.stdout and "metrics-cache-ratio" not in result.stdout
+    assert [row["cost_usd"] for row in redacted] == [row["cost_usd"] for row in plain]
