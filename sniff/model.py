@@ -246,6 +246,12 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     calls: int = 1
     """The model calls it stands for: one, or a rollup's count as its agent logged it (0 where
     the agent logs none: Droid's and Goose's session totals)."""
+    git_branch: str | None = None
+    """The git branch the call was made on, where the log names one (Claude Code's
+    `gitBranch`, Codex's `session_meta.git.branch`); None where it is absent or empty."""
+    repository: str | None = None
+    """The git repository the call was made in, where the log names one (Codex's
+    `session_meta.git.repository_url`); None elsewhere."""
 
     @property
     def when(self) -> datetime:

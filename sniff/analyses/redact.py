@@ -1,9 +1,10 @@
 """Provides `redact`: a report to share with a team, every number kept, nothing private said.
 
 Dropped: the text of prompts, user requests, slash command names and tool results (excerpts
-in failure examples, lint evidence and messages). Replaced by stable pseudonyms: project names
-and every path (roots, log files), so the same project keeps one name across reports made with
-the same data. Kept: models, tools, days, session ids (random ids), causes and all figures.
+in failure examples, lint evidence and messages). Replaced by stable pseudonyms: project names,
+git branches and repositories, and every path (roots, log files), so the same project keeps one
+name across reports made with the same data. Kept: models, tools, days, session ids (random
+ids), causes and all figures.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import hashlib
 import msgspec
 
 from sniff.analyses.agents import AgentReport, CommandRow, ErrorRow
+from sniff.analyses.branches import NO_BRANCH
 from sniff.analyses.breaks import Break, BreakReport
 from sniff.analyses.report import Report
 from sniff.analyses.summary import Group, Summary
@@ -48,11 +50,16 @@ def redact(report: Report) -> Report:
             for finding in report.lint
         ],
         agents=_agents(report.agents) if report.agents is not None else None,
+        branches=[dataclasses.replace(row, key=_branch(row.key)) for row in report.branches],
     )
 
 
 def _project(name: str) -> str:
     return pseudonym("project", name) if name else name
+
+
+def _branch(name: str) -> str:
+    return name if name == NO_BRANCH else pseudonym("branch", name)
 
 
 def _path(path: str) -> str:
@@ -73,8 +80,10 @@ def _summary(summary: Summary) -> Summary:
 
 def _request(request: Request) -> Request:
     return msgspec.structs.replace(
-        request, project=_project(request.project), file=_path(request.file), blocks=()
-    )
+        request, project=_project(request.project), file=_path(request.file), blocks=(),
+        git_branch=request.git_branch and _branch(request.git_branch),
+        repository=request.repository and pseudonym("repository", request.repository),
+    )  # fmt: skip
 
 
 def _break(found: Break) -> Break:

@@ -13,6 +13,7 @@ from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sniff.analyses.branches import Attributed, attribute
 from sniff.analyses.break_report import iso_week
 from sniff.analyses.breaks import BreakReport, find_breaks
 from sniff.analyses.summary import Group, LocalDays, Summary, Totals, summarize
@@ -52,6 +53,8 @@ class Report:
     """Per day: dollars of uncached input, cache reads, 5m and 1h writes, and output."""
     agents: AgentReport | None = None
     """Tool use, failures and user requests, where the logs hold them."""
+    branches: list[Attributed] = field(default_factory=list)
+    """Cost by git branch, each request booked to the branch its log line names."""
 
     @property
     def totals(self) -> Totals:
@@ -96,6 +99,7 @@ def build_report(
         latency=_latency(chosen, zone) if latency else [],
         cost_by_class=_cost_by_class(chosen, zone),
         agents=_agents(chosen, dataset.activity if activity is None else activity, zone),
+        branches=attribute(chosen, "branch"),
     )
 
 

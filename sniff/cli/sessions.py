@@ -1,4 +1,5 @@
-"""Provides `sniff sessions`: one row per session, sortable."""
+"""Provides `sniff sessions`: one row per session, sortable; or, `--by branch|repo`, one row per
+git branch or repository, each request booked to the branch its own log line names."""
 
 from __future__ import annotations
 
@@ -23,7 +24,16 @@ def sessions(
         str, typer.Option("--sort", help=f"Order by: {', '.join(SORTS)}.", metavar="KEY")
     ] = "cost",
     limit: Annotated[
-        int | None, typer.Option("--limit", "-n", help="Show only the first N sessions.", min=1)
+        int | None, typer.Option("--limit", "-n", help="Show only the first N rows.", min=1)
+    ] = None,
+    by: Annotated[
+        str | None,
+        typer.Option(
+            "--by",
+            help="One row per git branch (branch) or repository (repo) instead, each request "
+            "booked to its own; no branch: the row (no branch).",
+            metavar="branch|repo",
+        ),
     ] = None,
     **options: Any,
 ) -> None:
@@ -31,6 +41,9 @@ def sessions(
     from sniff.analyses.summary import SESSION_SORTS
     from sniff.errors import UserError
 
+    if by is not None:
+        _by(by, sort, limit, options)
+        return
     if sort not in SORTS:
         raise UserError(f"--sort must be one of {', '.join(SORTS)}, not {sort!r}")
     workspace = o.workspace(options)
@@ -54,3 +67,42 @@ def sessions(
     console = Console()
     console.print(sessions_table(rows, f"Sessions by {sort}", workspace.zone))
     print_warnings(console, summary, dataset)
+
+
+def _by(by: str, sort: str, limit: int | None, options: dict[str, Any]) -> None:
+    """`--by branch|repo`: the rows per branch or repository.
+
+    Raises:
+        UserError: `by` or `sort` is not one of theirs (before any log is read).
+    """
+    from sniff.analyses.branches import ATTRIBUTION_SORTS, ATTRIBUTIONS
+    from sniff.errors import UserError
+
+    if by not in ATTRIBUTIONS:
+        raise UserError(f"--by must be one of {', '.join(ATTRIBUTIONS)}, not {by!r}")
+    if sort not in ATTRIBUTION_SORTS:
+        keys = ", ".join(ATTRIBUTION_SORTS)
+        raise UserError(f"--sort with --by must be one of {keys}, not {sort!r}")
+    workspace = o.workspace(options)
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
+        rows = workspace.attribution(by)
+        numbers = workspace.scan()  # the warnings of the same requests, as `sessions` gives
+    rows.sort(key=ATTRIBUTION_SORTS[sort], reverse=True)
+    rows = rows[:limit] if limit else rows
+    o.report_issues(numbers.dataset, options["verbose"])
+    if options["json"]:
+        from sniff.present.branches_view import attributed_json
+        from sniff.present.jsonout import warnings_json
+
+        warnings = warnings_json(numbers.summary, numbers.dataset)
+        o.print_json({"by": by, "rows": attributed_json(rows, by), "warnings": warnings})
+        return
+    from rich.console import Console
+
+    from sniff.present.branches_view import NOTES, attributed_table
+    from sniff.present.console import print_warnings
+
+    console = Console()
+    console.print(attributed_table(rows, by))
+    console.print(NOTES[by])
+    print_warnings(console, numbers.summary, numbers.dataset)

@@ -81,6 +81,9 @@ class Reader:
         """uuids of user records with new user content (not only tool results)."""
         self.boundaries: set[str] = set()
         """uuids of compaction records: `compact_boundary` lines and compaction summaries."""
+        self.branches: dict[str, str] = {}
+        """uuid → `gitBranch` of user records that name one, for a response whose own lines
+        name none (`branch_of`)."""
         self.groups: dict[str, Group] = {}
         self.last_time = ""
         self.activity = ActivityLog()
@@ -101,6 +104,7 @@ class Reader:
         roots = {uuid: self.sidechain_root(uuid) for uuid in recent & self.sidechains}
         groups = {key: self.groups[key] for key in islice(reversed(self.groups), WINDOW_GROUPS)}
         named = set().union(*uuids, self.parents.values(), self.sidechains, self.turns)
+        named |= self.branches.keys()
         named |= {group.parent for group in self.groups.values() if group.parent}
         named |= self.boundaries | self.groups.keys()
         kept = _Kept(
@@ -111,6 +115,7 @@ class Reader:
             owners={u: self.owners[u] for u in recent if u in self.owners},
             sidechains=recent & self.sidechains, sidechain_roots=roots,
             turns=recent & self.turns, boundaries=recent & self.boundaries,
+            branches={u: self.branches[u] for u in recent if u in self.branches},
             groups=dict(reversed(groups.items())),
             last_time=self.last_time, activity=ActivityLog(), stem=self.stem,
         )  # fmt: skip
@@ -169,6 +174,8 @@ class Reader:
         """Remember what a user record means to the cache: a new turn, a compaction summary."""
         if entry.isCompactSummary:
             self.boundaries.add(uuid)
+        if entry.gitBranch:
+            self.branches[uuid] = sys.intern(entry.gitBranch)
         content = entry.message.content if entry.message is not None else None
         if isinstance(content, str):
             self.turns.add(uuid)
@@ -205,6 +212,7 @@ class Reader:
             (kept["sidechains"], self.sidechains),
             (kept["turns"], self.turns),
             (kept["boundaries"], self.boundaries),
+            (kept["branches"].keys(), self.branches.keys()),
         ]
         window = set().union(*(before for before, _ in pairs))
         for before, now in pairs:
@@ -272,6 +280,8 @@ class Reader:
         else:
             group.widen(timestamp)
             group.offer(number, usage, model, copy_rank)
+            if group.branch is None and line.gitBranch:
+                group.branch = sys.intern(line.gitBranch)
         if not group.thinks and _thinks(message.content):
             group.thinks = True
 
@@ -290,6 +300,7 @@ class Reader:
         agent, agent_id = self._agent(line, copy_rank, embedded_agent)
         session_id = line.sessionId or envelope.sessionId
         version = line.version or envelope.version
+        branch = line.gitBranch or envelope.gitBranch
         tokens, ttl_assumed = usage.tokens()
         return Group(
             key,
@@ -305,6 +316,7 @@ class Reader:
             timestamp,
             line.parentUuid,
             sys.intern(version) if version else None,
+            branch=sys.intern(branch) if branch else None,
         )
 
     def _agent(
@@ -342,6 +354,19 @@ class Reader:
             uuid = self.parents.get(uuid)
             steps += 1
         return None, turn, compacted
+
+    def branch_of(self, uuid: str | None) -> str | None:
+        """The `gitBranch` of the user record `uuid` (the one a response answers), if any.
+
+        Raises:
+            Unresumable: the record is older than a kept reader's window.
+        """
+        if uuid is None:
+            return None
+        branch = self.branches.get(uuid)
+        if branch is None and uuid in self.closed:
+            raise Unresumable
+        return branch
 
     def sidechain_root(self, uuid: str | None) -> str:
         """The first record of the inline sidechain `uuid` belongs to."""
@@ -381,6 +406,7 @@ class _Kept(TypedDict):
     sidechain_roots: dict[str, str]
     turns: set[str]
     boundaries: set[str]
+    branches: dict[str, str]
     groups: dict[str, Group]
     last_time: str
     activity: ActivityLog

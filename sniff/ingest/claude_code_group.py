@@ -41,6 +41,8 @@ class Group(msgspec.Struct, array_like=True, gc=False):
     parent: str | None
     version: str | None
     thinks: bool = False
+    branch: str | None = None
+    """The first `gitBranch` its lines name (empty: None)."""
 
     def widen(self, timestamp: str) -> None:
         """Stretch the response's time span to cover another of its lines."""
@@ -97,4 +99,5 @@ class Group(msgspec.Struct, array_like=True, gc=False):
             opens_turn=opens_turn,
             thinks=self.thinks,
             compacted=compacted,
+            git_branch=self.branch or reader.branch_of(self.parent),
         )

@@ -104,6 +104,7 @@ class EmbeddedLine(msgspec.Struct, gc=False):
     sessionId: str | None = None  # noqa: N815
     version: str | None = None
     isApiErrorMessage: bool | None = None  # noqa: N815
+    gitBranch: str | None = None  # noqa: N815
 
 
 class ProgressData(msgspec.Struct, gc=False):
@@ -128,6 +129,8 @@ class WireLine(msgspec.Struct, gc=False):
     agentId: str | None = None  # noqa: N815
     version: str | None = None
     cwd: str | None = None
+    gitBranch: str | None = None  # noqa: N815
+    """The branch checked out when the line was written: absent in 1.0.x, often empty."""
     requestId: str | None = None  # noqa: N815
     isApiErrorMessage: bool | None = None  # noqa: N815
     isMeta: bool | None = None  # noqa: N815

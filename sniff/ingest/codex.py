@@ -93,6 +93,13 @@ class TokenInfo(msgspec.Struct, gc=False):
     model: str | None = None
 
 
+class Git(msgspec.Struct, gc=False):
+    """`session_meta.payload.git`: the checkout the session ran in."""
+
+    branch: str | None = None
+    repository_url: str | None = None
+
+
 class Payload(msgspec.Struct, gc=False):
     """Any line's payload: the fields of every line type sniff reads (texts stay raw JSON)."""
 
@@ -101,6 +108,7 @@ class Payload(msgspec.Struct, gc=False):
     id: str | None = None
     cwd: str | None = None
     cli_version: str | None = None
+    git: Git | None = None
     source: msgspec.Raw = msgspec.Raw(b"")
     """Decoded only where read (`session_meta`), after its depth is checked."""
     model: str | None = None
@@ -137,6 +145,7 @@ class Reader:
         self.parent_id: str | None = None
         self.agent, self.agent_id = Agent.MAIN, Agent.MAIN.value
         self.version: str | None = None
+        self.git = Git()
         self.model = "(unknown)"
         self.metas = 0
         self.previous: tuple[int, int, int, int, int] | None = None
@@ -258,6 +267,7 @@ class Reader:
         self.session_id = payload.id or self.session_id
         self.project = payload.cwd or self.project
         self.version = payload.cli_version
+        self.git = payload.git or self.git
         parent = _spawning_parent(source)
         if parent is not None or _is_subagent(source):
             self.agent, self.agent_id = Agent.SUBAGENT, self.session_id
@@ -334,6 +344,8 @@ class Reader:
             self.path,
             number,
             previous=previous,
+            git_branch=self.git.branch or None,
+            repository=self.git.repository_url or None,
         )
 
 

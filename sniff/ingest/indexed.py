@@ -31,7 +31,7 @@ from sniff.ingest.record import FileResult, Prompts, decode_result, encode_resul
 from sniff.model import Activity, LineIssue, ToolCall, ToolResult
 from sniff.paths import cache_folder, identity
 
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6
 """Bump when what the index stores changes meaning."""
 JOINED_PARTS = 16
 """A file whose records are stored in more parts (one per reading on) is stored in one again

@@ -115,6 +115,8 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         rollup=response.rollup,
         reasoning_apart=response.reasoning_apart,
         calls=response.calls,
+        git_branch=response.git_branch,
+        repository=response.repository,
     )
 
 

@@ -52,6 +52,8 @@ AGENT_COLUMNS = (
 )  # fmt: skip
 """Columns exports have had since they hold other agents' requests: absent, the harness is
 the one the row's format names (`record.HARNESS_OF`), and nothing was reported."""
+GIT_COLUMNS = ("git_branch", "repository")
+"""Columns exports have had since they attribute requests to branches: null where absent."""
 HARNESSES = frozenset(harness.value for harness in Harness)
 AGENTS = frozenset(agent.value for agent in Agent)
 ATTEMPTS = 3
@@ -113,7 +115,7 @@ def _load(file: Path) -> pa.Table:
         missing = [column for column in COLUMNS if column not in names]
         if missing:
             raise ValueError(f"not a sniff requests table (no column {', '.join(missing)})")
-        optional = (column for column in (*FLAGS, *AGENT_COLUMNS) if column in names)
+        optional = (c for c in (*FLAGS, *AGENT_COLUMNS, *GIT_COLUMNS) if c in names)
         return parquet.read(columns=[*COLUMNS, *optional])
 
 
@@ -167,6 +169,8 @@ def to_response(row: dict[str, Any]) -> Response:
         thinks=bool(row.get("thinks")),
         compacted=bool(row.get("compacted")),
         **agent_fields(row),
+        git_branch=row.get("git_branch") or None,
+        repository=row.get("repository") or None,
     )
 
 

@@ -101,6 +101,7 @@ class QwenRow(msgspec.Struct, gc=False):
     subtype: str | None = None
     cwd: str | None = None
     version: str | None = None
+    gitBranch: str | None = None
     model: str | None = None
     isSidechain: bool | None = None
     agentId: str | None = None
@@ -235,6 +236,7 @@ class Reader:
             compacted=compacted,
             harness=Harness.QWEN_CODE,
             reasoning_apart=True,
+            git_branch=row.gitBranch or None,
         )
 
     def _branch(

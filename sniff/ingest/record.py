@@ -114,6 +114,10 @@ class Response(NamedTuple):
     calls: int = 1
     """The model calls it stands for: one, or a rollup's count as its agent logged it (0 where
     the agent logs none)."""
+    git_branch: str | None = None
+    """The git branch the call was made on, where the log names one (empty: None)."""
+    repository: str | None = None
+    """The git repository (its remote's URL) the call was made in, where the log names one."""
 
     @property
     def total(self) -> int:

@@ -14,6 +14,7 @@ from typing import Any
 from sniff.analyses.report import Report, period_text
 from sniff.numbers import compact, money, percent, plural
 from sniff.present.agents_view import agents_json
+from sniff.present.branches_view import attributed_json
 from sniff.present.causes import headline
 from sniff.present.jsonout import groups_json, summary_json, totals_json, warnings_json
 from sniff.present.report_tables import Table, tables
@@ -57,6 +58,7 @@ def report_json(report: Report) -> dict[str, Any]:
     data["lint"] = [finding_json(finding) for finding in report.lint]
     data["latency"] = [latency_json(item) for item in report.latency]
     data["agents"] = agents_json(report.agents) if report.agents is not None else None
+    data["by_branch"] = attributed_json(report.branches, "branch")
     data["assumptions"] = assumptions(report)
     return data
 

@@ -15,6 +15,7 @@ from sniff.analyses.report import Report
 from sniff.analyses.summary import Group
 from sniff.model import Finding
 from sniff.numbers import compact, money, percent, plural, seconds, signed_money
+from sniff.present.branches_view import NOTES
 from sniff.present.latency_view import NAMES
 from sniff.present.report_agents import Row, sections
 
@@ -44,6 +45,7 @@ def tables(report: Report) -> list[Table]:
     """Every table of the report, in the order shown."""
     found = [_groups(report, by) for by in dict.fromkeys((*DEFAULT_GROUPINGS, report.by))]
     found.append(_harnesses(report))
+    found.append(_branches(report))
     found.append(_breaks(report))
     if report.cache is not None and report.cache.what_if:
         found.append(_what_ifs(report))
@@ -103,6 +105,16 @@ def _harnesses(report: Report) -> Table:
         "others log one); diff: sniff's cost minus it, over the requests that have both."
     )
     return Table("cost-by-harness", "Cost by harness", headers, rows, note=note)
+
+
+def _branches(report: Report) -> Table:
+    """Cost by git branch, with the sessions that made it."""
+    rows = []
+    for row in report.branches:
+        cells = _group_row(Group(row.key, row.totals))
+        rows.append([*cells[:2], (f"{row.sessions:,}", row.sessions), *cells[2:]])
+    headers = ["branch", "requests", "sessions", "cost", "hit rate", "saved", "tokens"]
+    return Table("cost-by-branch", "Cost by git branch", headers, rows, note=NOTES["branch"])
 
 
 def _group_row(group: Group) -> Row:

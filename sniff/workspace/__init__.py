@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from sniff.analyses.agents import AgentReport
+    from sniff.analyses.branches import Attributed
     from sniff.analyses.breaks import BreakReport
     from sniff.analyses.cache import CacheReport
     from sniff.analyses.report import Report
@@ -353,6 +354,13 @@ class Workspace:
 
         dataset = self.dataset()
         return keep_activity(dataset.activity, self.filters, dataset.requests)
+
+    def attribution(self, by: str) -> list[Attributed]:
+        """`sniff sessions --by`'s rows: the requests the filters keep, per git branch
+        (`by="branch"`) or repository (`"repo"`), each request booked to its own."""
+        from sniff.analyses.branches import attribute
+
+        return attribute(self._chosen(), by)
 
     def agents_report(self) -> AgentReport:
         """`sniff agents`' report: tool use, failures by class, what each user request led to."""

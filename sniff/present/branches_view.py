@@ -1,0 +1,46 @@
+"""Presents `sniff sessions --by branch|repo`: one row per branch or repository, as a table
+or as JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+
+from sniff.analyses.branches import Attributed
+from sniff.numbers import compact, percent
+from sniff.present.console import cost_cell, measures_table
+from sniff.present.jsonout import totals_json
+
+TITLES = {"branch": "git branch", "repo": "repository"}
+"""What a row's key is, per attribution."""
+NOTES = {
+    "branch": "Each request is booked to the branch its own log line names; a session that "
+    "changed branch counts in each of its branches' rows.",
+    "repo": "Each request is booked to the repository its log names (Codex's session_meta; "
+    "Claude Code's transcripts name none).",
+}
+
+
+def attributed_json(rows: Sequence[Attributed], by: str) -> list[dict[str, Any]]:
+    """One object a row: the branch (or repository), its sessions, and its totals."""
+    name = "branch" if by == "branch" else "repository"
+    return [{name: row.key, "sessions": row.sessions, **totals_json(row.totals)} for row in rows]
+
+
+def attributed_table(rows: Sequence[Attributed], by: str) -> Table:
+    """One line a row: the branch (or repository), requests, sessions, tokens, hit rate, cost."""
+    cells = [
+        [
+            row.key,
+            f"{row.totals.requests:,}",
+            f"{row.sessions:,}",
+            compact(row.totals.total_tokens),
+            percent(row.totals.hit_rate),
+            cost_cell(row.totals),
+        ]
+        for row in rows
+    ]
+    headers = [TITLES[by], "reqs", "sessions", "tokens", "hit", "cost"]
+    return measures_table(f"Cost by {TITLES[by]}", headers, cells, text_columns=1, shrinkable=0)
