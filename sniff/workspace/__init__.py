@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from sniff.analyses.branches import Attributed
     from sniff.analyses.breaks import BreakReport
     from sniff.analyses.cache import CacheReport
+    from sniff.analyses.context_growth import ContextReport
     from sniff.analyses.report import Report
     from sniff.ingest.discover import SourceFile
     from sniff.ingest.record import Prompts
@@ -367,6 +368,13 @@ class Workspace:
         from sniff.analyses.agents import analyze_agents
 
         return analyze_agents(self._chosen(), self.activity(), self.zone)
+
+    def context_report(self, base_tokens: int | None = None) -> ContextReport:
+        """`sniff context`'s report: each session's prompt sizes, and where a fresh session
+        would have been cheaper (`analyses.context_growth`; `base_tokens`: its `--base`)."""
+        from sniff.analyses.context_growth import context_growth
+
+        return context_growth(self._chosen(), self.prices, base_tokens)
 
     def report(self, by: str = "day", *, redact: bool = False) -> Report:
         """`sniff report`'s report, grouped `by` (`analyses.report.GROUPINGS`), its text parts

@@ -18,7 +18,9 @@ from sniff.cli.group import mistyped, respelled
 from tests.conftest import SAMPLE_LOGS
 
 CLAUDE_CODE = SAMPLE_LOGS / "claude-code"
-READING = ("scan", "sessions", "cache", "agents", "lint", "latency", "export", "report")
+READING = (
+    "scan", "sessions", "cache", "agents", "lint", "latency", "context", "export", "report",
+)  # fmt: skip
 """The commands that read logs and print or write results."""
 
 
@@ -181,7 +183,7 @@ def test_an_option_of_no_command_keeps_clicks_suggestion(
 
 LOG_COMMANDS = [
     ["scan"], ["sessions"], ["cache"], ["cache", "--breaks"], ["agents"], ["latency"],
-    ["report", "-f", "md"], ["export"],
+    ["report", "-f", "md"], ["export"], ["context"],
 ]  # fmt: skip
 
 

@@ -68,6 +68,19 @@ def test_session_with_breaks_and_an_idle_gap(
     assert snap_compare(new_app(), terminal_size=(120, 30), run_before=open_session)
 
 
+def test_session_with_its_context_growth(
+    snap_compare: Snap, new_app: Callable[[], SniffApp]
+) -> None:
+    """The sample session that grew past the point a fresh one pays off, with a compaction."""
+
+    async def open_session(pilot: Any) -> None:
+        await settle(pilot)
+        pilot.app.push_screen(SessionScreen("348de662-5735-484d-85aa-270437afec5e"))
+        await settle(pilot)
+
+    assert snap_compare(new_app(), terminal_size=(120, 30), run_before=open_session)
+
+
 def test_request_with_its_prompt_blocks(
     snap_compare: Snap, new_app: Callable[[], SniffApp], archive_dataset: Dataset
 ) -> None:

@@ -26,6 +26,7 @@ from sniff.analyses.agents import (
     command_requests,
 )
 from sniff.analyses.browse import Archive, TimelineEntry
+from sniff.analyses.context_growth import SessionGrowth
 from sniff.numbers import compact, first_line, money, percent
 from sniff.present.console import elide, short_project
 from sniff.tui.screens.base import ArchiveScreen
@@ -247,6 +248,10 @@ class CommandScreen(SessionScreen):
 
     def _what(self) -> str:
         return f"user request in session {self.session_id}"
+
+    def _growth(self, archive: Archive) -> SessionGrowth | None:
+        """None: the growth is the whole session's, not one user request's."""
+        return None
 
     def _title(self, timeline: list[TimelineEntry], zone: tzinfo) -> Text:
         command = self.command

@@ -10,12 +10,14 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive, BreakCost, TimelineEntry
+from sniff.analyses.context_growth import SessionGrowth, session_growth
 from sniff.analyses.latency import timing
 from sniff.analyses.summary import Totals
 from sniff.model import Request
 from sniff.numbers import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import cache_bar, count, figure, usd
+from sniff.tui.widgets.growth import GrowthStrip
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
 COLUMNS = [
@@ -51,6 +53,7 @@ class SessionScreen(ArchiveScreen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="title")
+        yield GrowthStrip(id="growth")
         yield BrowseTable(COLUMNS, sort_column=-1, id="timeline")
         yield Footer()
 
@@ -58,6 +61,7 @@ class SessionScreen(ArchiveScreen):
         timeline = self._timeline(archive)
         self.sub_title = self._what()
         self.query_one("#title", Static).update(self._title(timeline, archive.zone))
+        self.query_one(GrowthStrip).show(self._growth(archive), self.colours)
         rows: list[Row] = []
         for entry in timeline:
             if entry.idle:
@@ -71,6 +75,13 @@ class SessionScreen(ArchiveScreen):
 
     def _what(self) -> str:
         return f"session {self.session_id}"
+
+    def _growth(self, archive: Archive) -> SessionGrowth | None:
+        """The session's prompt sizes and its context-growth flag (`sniff context`)."""
+        requests = [entry.request for entry in archive.timeline(self.session_id)]
+        if not requests:
+            return None
+        return session_growth(self.session_id, requests, self.sniff.prices, None)
 
     def _title(self, timeline: list[TimelineEntry], zone: tzinfo) -> Text:
         from sniff.tui.widgets.totals import totals_text

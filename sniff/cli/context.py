@@ -1,0 +1,57 @@
+"""Provides `sniff context`: sessions whose context grew past the point where a fresh session
+would have been cheaper, with the computation, and each session's prompt sizes (`--json`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from sniff.cli import options as o
+from sniff.cli.errors import one_line_errors
+from sniff.cli.progress import shown, wanted
+from sniff.workspace.answers import replayed
+
+
+@one_line_errors
+@replayed("context")
+@o.shared(omit=("agent", "dask"), after="json")
+def context(
+    base: Annotated[
+        int | None,
+        typer.Option(
+            "--base",
+            help="The short context a fresh session starts from, in tokens "
+            "(default: each segment's first prompt).",
+            min=1,
+            metavar="TOKENS",
+        ),
+    ] = None,
+    every: Annotated[
+        bool, typer.Option("--all", help="List every session, not only the flagged ones.")
+    ] = False,
+    limit: Annotated[
+        int | None, typer.Option("--limit", "-n", help="Show only the first N sessions.", min=1)
+    ] = None,
+    **options: Any,
+) -> None:
+    """Sessions whose prompts grew past the point where a fresh session would have been cheaper.
+
+    Per session (main chain; subagents apart; a compaction starts a new segment), the first
+    request from which the cache reads of what the context carried beyond a short base, over
+    the later requests, cost more than writing the base once.
+    """
+    workspace = o.workspace(options)
+    with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
+        report = workspace.context_report(base)
+    o.report_issues(workspace.dataset(), options["verbose"])
+    if options["json"]:
+        from sniff.present.context_view import context_json
+
+        o.print_json(context_json(report, every=every, limit=limit))
+        return
+    from rich.console import Console
+
+    from sniff.present.context_view import print_context
+
+    print_context(Console(), report, workspace.zone, every=every, limit=limit)
