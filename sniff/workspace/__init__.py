@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from sniff.analyses.agents import AgentReport
     from sniff.analyses.breaks import BreakReport
     from sniff.analyses.cache import CacheReport
+    from sniff.analyses.commits import CommitReport
     from sniff.analyses.report import Report
     from sniff.ingest.discover import SourceFile
     from sniff.ingest.record import Prompts
@@ -359,6 +360,12 @@ class Workspace:
         from sniff.analyses.agents import analyze_agents
 
         return analyze_agents(self._chosen(), self.activity(), self.zone)
+
+    def commits_report(self) -> CommitReport:
+        """`sniff commits`' report: each commit made in a session, its requests and cost."""
+        from sniff.analyses.commits import analyze_commits
+
+        return analyze_commits(self._chosen(), self.activity())
 
     def report(self, by: str = "day", *, redact: bool = False) -> Report:
         """`sniff report`'s report, grouped `by` (`analyses.report.GROUPINGS`), its text parts
