@@ -96,17 +96,19 @@ def print_commits(
     if after.requests:
         console.print(
             f"After the last commit of those sessions (in no commit): "
-            f"{plural(after.requests, 'request')}, {_cost(after)}"
+            f"{plural(after.requests, 'request')}, {cost_text(after)}"
         )
     console.print(ONLY_IN_SESSIONS)
 
 
 def _spent(spent: Spent) -> list[str]:
-    return [f"{spent.requests:,}", compact(spent.tokens), _cost(spent)]
+    return [f"{spent.requests:,}", compact(spent.tokens), cost_text(spent)]
 
 
-def _cost(spent: Spent) -> str:
-    """The cost, and how many requests it leaves out as unpriced."""
+def cost_text(spent: Spent) -> str:
+    """The cost, and how many requests it leaves out as unpriced; `–` for no request."""
+    if not spent.requests:
+        return "–"
     shown = money(spent.cost_usd)
     if spent.unpriced and spent.cost_usd is not None:
         shown += f" (+{spent.unpriced:,} unpriced)"
