@@ -45,10 +45,15 @@ def write_session(
     agent: str | None = None,
     start: datetime = START,
     prompt: str = "build the feature",
+    gap: timedelta = timedelta(minutes=1),
+    sidechain: str | None = None,
 ) -> Path:
-    """The transcript of `steps` (a subagent's, `agent-<agent>.jsonl` under the session's
-    `subagents` folder, when `agent` is given), one minute apart from `start`."""
-    if agent is None:
+    """The transcript of `steps`, `gap` apart from `start`: the session's, or a subagent's
+    (`agent-<agent>.jsonl` under the session's `subagents` folder, when `agent` is given), or
+    a 1.0-style inline sidechain's (`isSidechain`, no `agentId`: file `<sidechain>.jsonl`)."""
+    if sidechain is not None:
+        path = folder / "-home-dev-planted" / f"{sidechain}.jsonl"
+    elif agent is None:
         path = folder / "-home-dev-planted" / f"{session}.jsonl"
     else:
         path = folder / "-home-dev-planted" / session / "subagents" / f"agent-{agent}.jsonl"
@@ -57,7 +62,9 @@ def write_session(
     common: dict[str, Any] = {"sessionId": session, "cwd": "/home/dev/planted", "version": "2.1.30"}
     if agent is not None:
         common |= {"agentId": agent, "isSidechain": True}
-    prefix = agent or "main"
+    elif sidechain is not None:
+        common |= {"isSidechain": True}
+    prefix = agent or sidechain or "main"
     parent = f"{prefix}-u0"
     lines.append(
         {
@@ -70,7 +77,7 @@ def write_session(
         }
     )
     for number, step in enumerate(steps, 1):
-        at = start + timedelta(minutes=number)
+        at = start + gap * number
         content: list[dict[str, Any]] = [{"type": "text", "text": f"step {number}"}]
         tool_id = f"toolu_{prefix}_{number}"
         if step.tool:

@@ -221,3 +221,14 @@ def test_no_session_no_commit(tmp_path: Path) -> None:
     _, _, report = read(tmp_path)
     assert (report.commits, report.pulls, report.sessions) == ([], [], 0)
     assert SESSION  # the planted session is the one read
+
+
+def test_the_index_keeps_what_the_calls_were_for(tmp_path: Path) -> None:
+    write_session(tmp_path, three_commits())
+    fresh = Workspace(tmp_path).commits_report()  # parsed, and written to the index
+    again = Workspace(tmp_path)
+    assert (
+        again.activity().results[0].head
+        == "[main abc1234] Add the parser\n 2 files changed, 40 insertions(+)"
+    )
+    assert again.commits_report() == fresh
