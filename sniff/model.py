@@ -289,6 +289,9 @@ class ToolCall(msgspec.Struct, frozen=True, gc=False):
     project: str
     at: float | None
     """When the response holding it was logged (epoch seconds; None when unknown)."""
+    detail: str | None = None
+    """What it was for, kept small: a shell call's command (its start), a subagent launch's
+    `subagent_type`, a skill's name; None for other tools. Shown only redacted."""
 
 
 class ToolResult(msgspec.Struct, frozen=True, gc=False):
@@ -300,6 +303,11 @@ class ToolResult(msgspec.Struct, frozen=True, gc=False):
     """When it was logged (epoch seconds; None when unknown)."""
     error: str | None = None
     """The failure's text (an excerpt) when the result is an error; None when it succeeded."""
+    head: str | None = None
+    """The start of a shell call's output (what `git commit` printed); None for other tools.
+    Shown only redacted."""
+    agent_id: str | None = None
+    """The subagent run a subagent launch's result names (Claude Code's `agentId`)."""
 
 
 class AgentEvent(msgspec.Struct, frozen=True, gc=False):

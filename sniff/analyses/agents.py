@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 
+from sniff.analyses.attribution import Attribution, ServerUse, attribute
 from sniff.analyses.summary import LocalDays
 from sniff.analyses.tool_errors import (
     API_ERROR,
@@ -162,6 +163,8 @@ class AgentReport:
     """Tool calls whose outcome the log does not state (no result, or one stating none)."""
     without_activity: tuple[str, ...] = ()
     """Log formats of the requests that record no agent activity at all."""
+    attribution: Attribution = field(default_factory=Attribution)
+    """Cost by subagent type, subagent run, skill and MCP server."""
 
     @property
     def calls(self) -> int:
@@ -254,7 +257,17 @@ def analyze_agents(requests: Sequence[Request], activity: Activity, zone: tzinfo
         cost=_spread([c.cost_usd for c in commands if c.model_calls]),
         unknown_outcomes=sum(use.outcome == "unknown" for use in uses),
         without_activity=tuple(sorted({r.source for r in requests} - ACTIVITY_FORMATS)),
+        attribution=attribute(requests, activity, _mcp(uses)),
     )
+
+
+def _mcp(uses: list[ToolUse]) -> list[ServerUse]:
+    """The calls of MCP servers' tools."""
+    return [
+        ServerUse(use.call, use.server, use.outcome == "failed", use.result_tokens)
+        for use in uses
+        if use.call.name.startswith("mcp__")
+    ]
 
 
 def _failed(error: str | None) -> bool:

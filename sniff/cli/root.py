@@ -18,8 +18,8 @@ from sniff.errors import SniffError
 from sniff.version import __version__
 
 COMMANDS = (
-    "scan", "sessions", "daily", "weekly", "monthly", "blocks", "cache", "agents", "lint",
-    "latency", "context", "export", "report", "index", "tui", "watch", "statusline",
+    "scan", "sessions", "daily", "weekly", "monthly", "blocks", "cache", "agents", "commits",
+    "lint", "latency", "context", "export", "report", "index", "tui", "watch", "statusline",
 )  # fmt: skip
 """Every command, in the order `--help` lists them; each is the function of its name in the
 module of its name."""

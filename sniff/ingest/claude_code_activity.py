@@ -25,6 +25,7 @@ from msgspec import Raw
 
 from sniff.ingest.claude_code_wire import ContentBlock, EmbeddedLine, WireLine, WireMessage
 from sniff.ingest.plausible import epoch
+from sniff.ingest.tool_detail import SHELL_TOOLS, SUBAGENT_TOOLS, detail, head
 from sniff.model import Activity, AgentEvent, ToolCall, ToolResult
 
 EXCERPT = 240
@@ -64,6 +65,12 @@ class ActivityLog(msgspec.Struct, gc=False):
         default_factory=list
     )
     """(kind, session, timestamp, text, command, uuid)."""
+    details: dict[str, str] = msgspec.field(default_factory=dict)
+    """tool_use id → what it was for (`tool_detail.detail`), for the tools that say."""
+    heads: dict[str, str] = msgspec.field(default_factory=dict)
+    """tool_use id → the start of a shell call's output."""
+    launched: dict[str, str] = msgspec.field(default_factory=dict)
+    """tool_use id → the subagent run a launch's result names (`toolUseResult.agentId`)."""
 
     def assistant(self, message: WireMessage, key: str, session: str, timestamp: str) -> None:
         """The tool uses of one line of a response."""
@@ -74,6 +81,9 @@ class ActivityLog(msgspec.Struct, gc=False):
             if block.type == "tool_use" and block.id and block.id not in self.calls:
                 name = sys.intern(block.name) if block.name else "(unnamed)"
                 self.calls[block.id] = (name, key, session, timestamp or None)
+                purpose = detail(name, bytes(block.input))
+                if purpose:
+                    self.details[block.id] = purpose
 
     def api_error(self, message: WireMessage | None, session: str, timestamp: str) -> None:
         """A harness line standing for a failed API call (`isApiErrorMessage`)."""
@@ -96,6 +106,7 @@ class ActivityLog(msgspec.Struct, gc=False):
             for block in content:
                 if block.type == "tool_result" and block.tool_use_id:
                     self._result(block, session, timestamp)
+                    self._output(block.tool_use_id, block, line)
                 elif not typed:
                     continue
                 elif block.type == "text":
@@ -132,15 +143,39 @@ class ActivityLog(msgspec.Struct, gc=False):
             error = INTERRUPTED + " for tool use]"
         self.results[tool_use_id] = (session, timestamp, error)
 
+    def _output(self, tool_use_id: str, block: ContentBlock, line: WireLine | EmbeddedLine) -> None:
+        """The start of a shell call's output, and the run a subagent launch's result names."""
+        call = self.calls.get(tool_use_id)
+        if call is None or tool_use_id in self.heads or tool_use_id in self.launched:
+            return
+        if call[0] in SHELL_TOOLS:
+            printed = head(_raw_text(block.content))
+            if printed:
+                self.heads[tool_use_id] = printed
+        elif call[0] in SUBAGENT_TOOLS and isinstance(line, WireLine) and line.toolUseResult:
+            try:
+                run = _LAUNCH.decode(line.toolUseResult).agentId
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                run = None
+            if run:
+                self.launched[tool_use_id] = run
+
     def freeze(self, project: str) -> Activity:
         """The activity as records (`project`: the file's, known once its lines are read)."""
         return Activity(
             calls=tuple(
-                ToolCall(tool_id, name, key, session, project, epoch(at))
+                ToolCall(tool_id, name, key, session, project, epoch(at), self.details.get(tool_id))
                 for tool_id, (name, key, session, at) in self.calls.items()
             ),
             results=tuple(
-                ToolResult(tool_id, session, epoch(at), error)
+                ToolResult(
+                    tool_id,
+                    session,
+                    epoch(at),
+                    error,
+                    self.heads.get(tool_id),
+                    self.launched.get(tool_id),
+                )  # fmt: skip
                 for tool_id, (session, at, error) in self.results.items()
             ),
             events=tuple(
@@ -160,6 +195,15 @@ def typed_text(text: str) -> str:
 
 
 _INJECTED_STARTS = tuple(start for start, _ in INJECTED)
+
+
+class _Launch(msgspec.Struct, gc=False):
+    """A subagent launch's `toolUseResult`: the run it names (Claude Code ≥ 2.0)."""
+
+    agentId: str | None = None  # noqa: N815 - the log's own field name
+
+
+_LAUNCH = msgspec.json.Decoder(_Launch)
 
 
 def _head(raw: Raw, size: int = 64) -> bytes:

@@ -80,6 +80,8 @@ class ContentBlock(msgspec.Struct, gc=False):
     is_error: bool | None = None
     text: msgspec.Raw = msgspec.Raw(b"")
     content: msgspec.Raw = msgspec.Raw(b"")
+    input: msgspec.Raw = msgspec.Raw(b"")
+    """A tool use's input, decoded only for the tools whose purpose is kept (`ToolCall.detail`)."""
 
 
 class WireMessage(msgspec.Struct, gc=False):
@@ -137,6 +139,8 @@ class WireLine(msgspec.Struct, gc=False):
     isCompactSummary: bool | None = None  # noqa: N815
     message: WireMessage | None = None
     data: ProgressData | None = None
+    toolUseResult: msgspec.Raw = msgspec.Raw(b"")  # noqa: N815
+    """What the harness made of a tool result: read only for a subagent launch's `agentId`."""
 
 
 DECODER = msgspec.json.Decoder(WireLine)

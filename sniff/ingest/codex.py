@@ -42,6 +42,7 @@ from sniff.ingest.plausible import (
     decoded,
 )
 from sniff.ingest.record import EMBEDDED, TOP_LEVEL, FileResult, Response, epoch
+from sniff.ingest.tool_detail import codex_detail
 from sniff.model import UNDATED, Agent, LineIssue
 
 SOURCE = "codex"
@@ -118,6 +119,10 @@ class Payload(msgspec.Struct, gc=False):
     call_id: str | None = None
     name: str | None = None
     output: msgspec.Raw = msgspec.Raw(b"")
+    arguments: msgspec.Raw = msgspec.Raw(b"")
+    """A function call's input (a JSON string holding JSON), read for shell calls only."""
+    action: msgspec.Raw = msgspec.Raw(b"")
+    """A `local_shell_call`'s command."""
     message: msgspec.Raw = msgspec.Raw(b"")
     exit_code: int | None = None
     reason: msgspec.Raw = msgspec.Raw(b"")
@@ -212,7 +217,8 @@ class Reader:
             name = payload.name or ("local_shell" if kind == "local_shell_call" else None)
             if call_id:
                 asking = (len(self.from_counts), len(self.from_records))
-                self.activity.call(call_id, name, timestamp, asking)
+                purpose = codex_detail(name or "", bytes(payload.arguments), bytes(payload.action))
+                self.activity.call(call_id, name, timestamp, asking, purpose)
         elif kind in RESULT_ITEMS:
             if payload.call_id:
                 self.activity.output(payload.call_id, payload.output, timestamp)

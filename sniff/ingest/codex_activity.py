@@ -31,6 +31,8 @@ import msgspec
 
 from sniff.ingest.claude_code_activity import EXCERPT
 from sniff.ingest.plausible import epoch
+from sniff.ingest.tool_detail import SHELL_TOOLS, output_text
+from sniff.ingest.tool_detail import head as output_head
 from sniff.model import Activity, AgentEvent, ToolCall, ToolResult
 
 CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
@@ -73,14 +75,33 @@ class RolloutActivity:
         """call_id → (timestamp, exit code) of `exec_command_end` events."""
         self.events: list[tuple[str, str, str, str]] = []
         """(kind, timestamp, text, identity) of user requests and interruptions."""
+        self.details: dict[str, str] = {}
+        """call_id → what it was for (a shell call's command)."""
+        self.heads: dict[str, str] = {}
+        """call_id → the start of a shell call's output."""
 
-    def call(self, call_id: str, name: str | None, timestamp: str, asking: tuple[int, int]) -> None:
-        """A tool call; `asking`: how many responses each family counted before it."""
+    def call(
+        self,
+        call_id: str,
+        name: str | None,
+        timestamp: str,
+        asking: tuple[int, int],
+        purpose: str | None = None,
+    ) -> None:
+        """A tool call; `asking`: how many responses each family counted before it; `purpose`:
+        what it was for (`tool_detail.codex_detail`)."""
         if call_id not in self.calls:
             self.calls[call_id] = (sys.intern(name or "(unnamed)"), timestamp, *asking)
+            if purpose:
+                self.details[call_id] = purpose
 
     def output(self, call_id: str, raw: msgspec.Raw, timestamp: str) -> None:
         """A call's output item (its raw JSON): its outcome, where the output states one."""
+        call = self.calls.get(call_id)
+        if call is not None and call[0] in SHELL_TOOLS and call_id not in self.heads:
+            printed = output_head(output_text(_text(raw)))
+            if printed:
+                self.heads[call_id] = printed
         if call_id in self.results:
             return
         view = memoryview(raw)  # outputs can be large: only their ends are copied
@@ -123,12 +144,18 @@ class RolloutActivity:
         return Activity(
             calls=tuple(
                 ToolCall(
-                    call_id, name, _key(responses, asking[family]), session, project, epoch(at)
-                )
+                    call_id,
+                    name,
+                    _key(responses, asking[family]),
+                    session,
+                    project,
+                    epoch(at),
+                    self.details.get(call_id),
+                )  # fmt: skip
                 for call_id, (name, at, *asking) in self.calls.items()
             ),
             results=tuple(
-                ToolResult(call_id, session, epoch(at), error)
+                ToolResult(call_id, session, epoch(at), error, self.heads.get(call_id))
                 for call_id, (at, error) in results.items()
             ),
             events=tuple(
@@ -151,18 +178,7 @@ def _last(pattern: re.Pattern[bytes], data: bytes) -> re.Match[bytes] | None:
 
 def _failure(code: int, raw: msgspec.Raw) -> str:
     """A failed command's excerpt, in the shape Claude Code writes: "Exit code N", its output."""
-    text = _text(raw)
-    if text.startswith('{"output":'):
-        try:
-            inner = msgspec.json.decode(text)
-        except (msgspec.DecodeError, RecursionError):  # a text nested too deep is no output
-            inner = None
-        if isinstance(inner, dict) and isinstance(inner.get("output"), str):
-            text = inner["output"]
-    else:
-        _, _, after = text.partition("Output:\n")
-        text = after or text
-    return f"Exit code {code}\n{text}".strip()[:EXCERPT]
+    return f"Exit code {code}\n{output_text(_text(raw))}".strip()[:EXCERPT]
 
 
 def _text(raw: msgspec.Raw) -> str:

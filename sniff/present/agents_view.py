@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.agents import AgentReport, CommandRow, Spread
 from sniff.numbers import first_line, instant, plural
+from sniff.present.attribution_view import attribution_json, print_attribution
 from sniff.present.jsonout import rounded
 
 if TYPE_CHECKING:
@@ -14,7 +15,8 @@ if TYPE_CHECKING:
 
 def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[str, Any]:
     """`sniff agents --json`: keys `has_activity`, `without_activity`, `tools`, `errors`,
-    `commands` (the last three always, zero where the logs hold no activity)."""
+    `commands` (the last three always, zero where the logs hold no activity), and
+    `subagent_types`, `subagent_runs`, `skills`, `mcp_servers` (`attribution_json`)."""
     rows = report.commands if commands_limit is None else report.commands[:commands_limit]
     return {
         "has_activity": report.has_activity,
@@ -69,6 +71,7 @@ def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[
             "cost_usd": _spread(report.cost),
             "rows": [command_json(row) for row in rows],
         },
+        **attribution_json(report.attribution, commands_limit),
     }
 
 
@@ -130,6 +133,7 @@ def print_agents(console: Console, report: AgentReport, limit: int | None = None
         headers = ["request", "time (UTC)", "calls", "tools", "cost", "interrupted"]
         table = measures_table("Dearest requests", headers, rows, text_columns=2, shrinkable=0)
         console.print(table)
+    print_attribution(console, report.attribution, limit)
     if report.without_activity:
         console.print(no_activity(report))
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from sniff.analyses.branches import Attributed
     from sniff.analyses.breaks import BreakReport
     from sniff.analyses.cache import CacheReport
+    from sniff.analyses.commits import CommitReport
     from sniff.analyses.context_growth import ContextReport
     from sniff.analyses.report import Report
     from sniff.ingest.discover import SourceFile
@@ -375,6 +376,12 @@ class Workspace:
         from sniff.analyses.context_growth import context_growth
 
         return context_growth(self._chosen(), self.prices, base_tokens)
+
+    def commits_report(self) -> CommitReport:
+        """`sniff commits`' report: each commit made in a session, its requests and cost."""
+        from sniff.analyses.commits import analyze_commits
+
+        return analyze_commits(self._chosen(), self.activity())
 
     def report(self, by: str = "day", *, redact: bool = False) -> Report:
         """`sniff report`'s report, grouped `by` (`analyses.report.GROUPINGS`), its text parts

@@ -98,7 +98,10 @@ def test_a_redacted_report_keeps_every_number() -> None:
 @needs_shared
 def test_agents_json_has_tools_errors_and_commands() -> None:
     report = json.loads(run("agents", "--json", str(SNIFFLY)))
-    assert set(report) == {"has_activity", "without_activity", "tools", "errors", "commands"}
+    assert set(report) == {
+        "has_activity", "without_activity", "tools", "errors", "commands",
+        "subagent_types", "subagent_runs", "skills", "mcp_servers",
+    }  # fmt: skip
     commands = report["commands"]
     assert commands["count"] == len(commands["rows"]) == 13
     assert sum(row["model_calls"] for row in commands["rows"]) <= 90
