@@ -246,6 +246,11 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     calls: int = 1
     """The model calls it stands for: one, or a rollup's count as its agent logged it (0 where
     the agent logs none: Droid's and Goose's session totals)."""
+    visible_at: datetime | None = None
+    """When the first content a user sees arrived (text, else a tool call, not thinking), where
+    the log tells: for Claude Code, the time of the response's first line holding a `text`
+    block, else its first `tool_use` line. An upper bound, as each line is written when its
+    block is complete: approximate, as `first_token_at` is."""
 
     @property
     def when(self) -> datetime:

@@ -29,7 +29,7 @@ from sniff.numbers import plural
 if TYPE_CHECKING:  # scipy loads with the peaks only when an analysis runs
     from sniff.analyses.peaks import Peak, PeakReport
 
-METRICS = ("ttft", "tpot", "e2e")
+METRICS = ("ttft", "visible", "tpot", "e2e")
 EXACT_SOURCES = frozenset({"claude-trace", "request-log"})
 """Logs that record when a request was sent, when its response began and when it ended."""
 HIT_SHARE = 0.5
@@ -52,9 +52,12 @@ class Timing:
     e2e: float | None
     """End to end: from sending the request to the end of the response."""
     exact: bool
+    visible: float | None = None
+    """Time to first visible token: from sending the request to the first text (else tool
+    call) of the response, where the log tells (Claude Code transcripts: approximate)."""
 
     def value(self, metric: str) -> float | None:
-        """The measure named `ttft`, `tpot` or `e2e`."""
+        """The measure named `ttft`, `visible`, `tpot` or `e2e`."""
         value: float | None = getattr(self, metric)
         return value
 
@@ -66,11 +69,12 @@ class Slo:
     ttft: float | None = None
     tpot: float | None = None
     e2e: float | None = None
+    visible: float | None = None
 
     @property
     def set(self) -> dict[str, float]:
         """The targets given."""
-        given = {"ttft": self.ttft, "tpot": self.tpot, "e2e": self.e2e}
+        given = {"ttft": self.ttft, "visible": self.visible, "tpot": self.tpot, "e2e": self.e2e}
         return {metric: value for metric, value in given.items() if value is not None}
 
 
@@ -175,6 +179,8 @@ def timing(request: Request) -> Timing | None:
     start, first, end = request.started_at, request.first_token_at, request.ended_at
     e2e = _positive((end - start).total_seconds())
     ttft = _positive((first - start).total_seconds()) if first is not None else None
+    shown = request.visible_at
+    visible = _positive((shown - start).total_seconds()) if shown is not None else None
     exact = request.source in EXACT_SOURCES
     tpot = None
     if exact and first is not None and request.usage.output_tokens > 1:
@@ -182,7 +188,7 @@ def timing(request: Request) -> Timing | None:
         tpot = _positive(streaming / (request.usage.output_tokens - 1))
     if e2e is None and ttft is None:
         return None
-    return Timing(request, ttft, tpot, e2e, exact)
+    return Timing(request, ttft, tpot, e2e, exact, visible)
 
 
 def timings(requests: Iterable[Request]) -> list[Timing]:

@@ -68,6 +68,7 @@ REQUESTS = pa.schema(
         ("rollup", pa.bool_()),
         ("calls", pa.int64()),
         ("reasoning_apart", pa.bool_()),
+        ("visible_at", TIME),
     ]
 )
 """One row per API call (or, `rollup`, a session's totals as its agent logged them). `day` is

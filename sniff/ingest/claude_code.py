@@ -274,6 +274,7 @@ class Reader:
             group.offer(number, usage, model, copy_rank)
         if not group.thinks and _thinks(message.content):
             group.thinks = True
+        group.visible(timestamp, message.content)
 
     def _new_group(
         self,

@@ -115,6 +115,7 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         rollup=response.rollup,
         reasoning_apart=response.reasoning_apart,
         calls=response.calls,
+        visible_at=_time(response.visible_at),
     )
 
 

@@ -52,6 +52,8 @@ AGENT_COLUMNS = (
 )  # fmt: skip
 """Columns exports have had since they hold other agents' requests: absent, the harness is
 the one the row's format names (`record.HARNESS_OF`), and nothing was reported."""
+LATER_TIMES = ("visible_at",)
+"""Times exports have had since latency tells the first visible token: absent, unknown."""
 HARNESSES = frozenset(harness.value for harness in Harness)
 AGENTS = frozenset(agent.value for agent in Agent)
 ATTEMPTS = 3
@@ -113,7 +115,7 @@ def _load(file: Path) -> pa.Table:
         missing = [column for column in COLUMNS if column not in names]
         if missing:
             raise ValueError(f"not a sniff requests table (no column {', '.join(missing)})")
-        optional = (column for column in (*FLAGS, *AGENT_COLUMNS) if column in names)
+        optional = (column for column in (*FLAGS, *AGENT_COLUMNS, *LATER_TIMES) if column in names)
         return parquet.read(columns=[*COLUMNS, *optional])
 
 
@@ -121,8 +123,10 @@ def _rows(table: pa.Table) -> list[dict[str, Any]]:
     """The table's rows as dicts, times as integer microseconds since the epoch (UTC)."""
     import pyarrow as pa
 
-    for name in TIMES:
+    for name in (*TIMES, *LATER_TIMES):
         index = table.schema.get_field_index(name)
+        if index < 0:
+            continue
         micros = table.column(index).cast(pa.timestamp("us", tz="UTC")).cast(pa.int64())
         table = table.set_column(index, name, micros)
     rows: list[dict[str, Any]] = table.to_pylist()
@@ -167,6 +171,7 @@ def to_response(row: dict[str, Any]) -> Response:
         thinks=bool(row.get("thinks")),
         compacted=bool(row.get("compacted")),
         **agent_fields(row),
+        visible_at=_seconds(row.get("visible_at")),
     )
 
 

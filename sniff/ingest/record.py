@@ -114,6 +114,8 @@ class Response(NamedTuple):
     calls: int = 1
     """The model calls it stands for: one, or a rollup's count as its agent logged it (0 where
     the agent logs none)."""
+    visible_at: float | None = None
+    """Time the first visible content (text, else a tool call) arrived, where known."""
 
     @property
     def total(self) -> int:
