@@ -12,8 +12,14 @@ from rich.text import Text
 from sniff.analyses.latency import ExplainedPeak, Goodput, LatencyReport
 from sniff.numbers import percent, plural, seconds
 from sniff.present.console import measures_table
+from sniff.present.visible_view import beside_json, beside_table
 
-NAMES = {"ttft": "time to first token", "tpot": "time per output token", "e2e": "end to end"}
+NAMES = {
+    "ttft": "time to first token",
+    "visible": "time to first visible token",
+    "tpot": "time per output token",
+    "e2e": "end to end",
+}
 BAR_WIDTH = 40
 
 
@@ -30,6 +36,8 @@ def print_latency(console: Console, report: LatencyReport) -> None:
         console.print("No request in these logs has this timing.")
         return
     console.print(histogram(report))
+    if report.beside:
+        console.print(beside_table(report.beside))
     if report.explained:
         console.print(_peaks_table(report.explained))
     if report.over_time:
@@ -220,5 +228,6 @@ def latency_json(report: LatencyReport) -> dict[str, Any]:
             {"low_s": low, "high_s": high, "count": n} for low, high, n in report.peaks.bins
         ],
         "not_measurable": report.not_measurable,
+        "beside_ttft": beside_json(report.beside),
         "notes": report.notes,
     }
