@@ -10,6 +10,7 @@ from sniff.present.console import measures_table
 
 if TYPE_CHECKING:
     from rich.table import Table
+    from rich.text import Text
 
     from sniff.analyses.peaks import PeakReport
     from sniff.analyses.visible import Beside
@@ -53,6 +54,20 @@ def beside_rows(beside: list[Beside]) -> list[list[str]]:
 def beside_table(beside: list[Beside]) -> Table:
     """The terminal table."""
     return measures_table(TITLE, HEADERS, beside_rows(beside), text_columns=1, dated=True)
+
+
+def beside_text(beside: list[Beside]) -> Text:
+    """The table as plain aligned lines, under its title (for a screen's text panel)."""
+    from rich.text import Text
+
+    rows = [HEADERS, *beside_rows(beside)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADERS))]
+    text = Text(TITLE + "\n", style="bold")
+    for number, row in enumerate(rows):
+        right = [cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True)]
+        cells = [row[0].ljust(widths[0]), *right]
+        text.append("  ".join(cells) + "\n", style="dim" if number == 0 else "")
+    return text
 
 
 def beside_json(beside: list[Beside]) -> list[dict[str, Any]]:
