@@ -28,7 +28,7 @@ from sniff.numbers import plural
 
 if TYPE_CHECKING:  # scipy loads with the peaks only when an analysis runs
     from sniff.analyses.peaks import Peak, PeakReport
-    from sniff.analyses.visible import Beside
+    from sniff.analyses.visible import Beside, ThinkingShare
 
 METRICS = ("ttft", "visible", "tpot", "e2e")
 EXACT_SOURCES = frozenset({"claude-trace", "request-log"})
@@ -173,6 +173,8 @@ class LatencyReport:
     """Requests the log times but whose format's times cannot give this metric, by format."""
     beside: list[Beside] = field(default_factory=list)
     """Of `visible`: time to first visible token beside TTFT, all models then each."""
+    thinking: list[ThinkingShare] = field(default_factory=list)
+    """Of `visible`: thinking's estimated share of output, where logs hold the text."""
 
 
 def timing(request: Request) -> Timing | None:
@@ -212,7 +214,7 @@ def analyze_latency(
 ) -> LatencyReport:
     """Percentiles, peaks explained, peaks over time and goodput of one metric."""
     from sniff.analyses.peaks import assign, find_peaks
-    from sniff.analyses.visible import beside_ttft
+    from sniff.analyses.visible import beside_ttft, thinking_shares
 
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}")
@@ -239,6 +241,7 @@ def analyze_latency(
         notes=notes,
         not_measurable=blind,
         beside=beside_ttft(measured) if metric == "visible" else [],
+        thinking=thinking_shares(chosen) if metric == "visible" else [],
     )
 
 

@@ -1,5 +1,6 @@
 """Provides time to first visible token beside time to first token, per model: the medians and
-the peaks of both distributions, and how far apart they are.
+the peaks of both distributions, and how far apart they are; and, where the log holds the
+generated text (claude-trace), the share of output tokens that were thinking.
 
 Why beside TTFT: for a thinking model the first token streamed is thinking, which the user does
 not see. Claude Code writes a response's thinking, text and tool-use blocks as separate lines,
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from sniff.analyses.latency import Timing, median
+from sniff.model import Request
 
 if TYPE_CHECKING:  # scipy loads with the peaks only when an analysis runs
     from sniff.analyses.peaks import PeakReport
@@ -78,3 +80,37 @@ def _beside(model: str, rows: list[tuple[float, float]]) -> Beside:
         ttft_peaks=find_peaks(ttfts),
         visible_peaks=find_peaks(visibles),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingShare:
+    """How much of a model's output was thinking, where the log holds the generated text."""
+
+    model: str
+    responses: int
+    """Responses with thinking whose text gave an estimate (`Request.thinking_share`)."""
+    output_tokens: int
+    share: float
+    """Of their output tokens, the share that was thinking: each response's estimate weighted
+    by its reported output tokens."""
+
+
+def thinking_shares(requests: Sequence[Request]) -> list[ThinkingShare]:
+    """All models together (where there are several), then each model by responses."""
+    found: dict[str, list[tuple[float, int]]] = defaultdict(list)
+    for request in requests:
+        if request.thinking_share is not None and not request.rollup:
+            found[request.model].append((request.thinking_share, request.usage.output_tokens))
+    everything = [pair for rows in found.values() for pair in rows]
+    groups = [(ALL_MODELS, everything)] if len(found) > 1 else []
+    groups += sorted(found.items(), key=lambda group: (-len(group[1]), group[0]))
+    return [_share(model, rows) for model, rows in groups]
+
+
+def _share(model: str, rows: list[tuple[float, int]]) -> ThinkingShare:
+    output = sum(tokens for _, tokens in rows)
+    if output:
+        share = sum(part * tokens for part, tokens in rows) / output
+    else:  # no output reported: each response counts alike
+        share = sum(part for part, _ in rows) / len(rows)
+    return ThinkingShare(model, len(rows), output, share)

@@ -69,6 +69,7 @@ REQUESTS = pa.schema(
         ("calls", pa.int64()),
         ("reasoning_apart", pa.bool_()),
         ("visible_at", TIME),
+        ("thinking_share", pa.float64()),
     ]
 )
 """One row per API call (or, `rollup`, a session's totals as its agent logged them). `day` is

@@ -116,6 +116,7 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         reasoning_apart=response.reasoning_apart,
         calls=response.calls,
         visible_at=_time(response.visible_at),
+        thinking_share=response.thinking_share,
     )
 
 

@@ -54,6 +54,8 @@ AGENT_COLUMNS = (
 the one the row's format names (`record.HARNESS_OF`), and nothing was reported."""
 LATER_TIMES = ("visible_at",)
 """Times exports have had since latency tells the first visible token: absent, unknown."""
+LATER_VALUES = ("thinking_share",)
+"""Values exports have had since then: absent, unknown."""
 HARNESSES = frozenset(harness.value for harness in Harness)
 AGENTS = frozenset(agent.value for agent in Agent)
 ATTEMPTS = 3
@@ -115,7 +117,8 @@ def _load(file: Path) -> pa.Table:
         missing = [column for column in COLUMNS if column not in names]
         if missing:
             raise ValueError(f"not a sniff requests table (no column {', '.join(missing)})")
-        optional = (column for column in (*FLAGS, *AGENT_COLUMNS, *LATER_TIMES) if column in names)
+        later = (*FLAGS, *AGENT_COLUMNS, *LATER_TIMES, *LATER_VALUES)
+        optional = (column for column in later if column in names)
         return parquet.read(columns=[*COLUMNS, *optional])
 
 
@@ -172,6 +175,7 @@ def to_response(row: dict[str, Any]) -> Response:
         compacted=bool(row.get("compacted")),
         **agent_fields(row),
         visible_at=_seconds(row.get("visible_at")),
+        thinking_share=_share(row.get("thinking_share")),
     )
 
 
@@ -192,6 +196,19 @@ def agent_fields(row: dict[str, Any]) -> dict[str, Any]:
         "calls": 1 if row.get("calls") is None else count(row["calls"]),
         "reasoning_apart": bool(row.get("reasoning_apart")),
     }
+
+
+def _share(value: Any) -> float | None:
+    """A share between 0 and 1, or None.
+
+    Raises:
+        ValueError: another number.
+    """
+    if value is None:
+        return None
+    if not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"thinking_share is {value!r}")
+    return float(value)
 
 
 def _seconds(micros: int | None) -> float | None:

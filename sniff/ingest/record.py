@@ -116,6 +116,9 @@ class Response(NamedTuple):
     the agent logs none)."""
     visible_at: float | None = None
     """Time the first visible content (text, else a tool call) arrived, where known."""
+    thinking_share: float | None = None
+    """Thinking's estimated share of the output tokens, where the log holds the generated text
+    (`thinking_share`)."""
 
     @property
     def total(self) -> int:

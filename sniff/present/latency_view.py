@@ -12,7 +12,7 @@ from rich.text import Text
 from sniff.analyses.latency import ExplainedPeak, Goodput, LatencyReport
 from sniff.numbers import percent, plural, seconds
 from sniff.present.console import measures_table
-from sniff.present.visible_view import beside_json, beside_table
+from sniff.present.visible_view import beside_json, beside_table, thinking_json, thinking_table
 
 NAMES = {
     "ttft": "time to first token",
@@ -32,6 +32,8 @@ def print_latency(console: Console, report: LatencyReport) -> None:
     )
     for note in report.notes:
         console.print(f"note: {note}", style="dim")
+    if report.thinking:  # it needs no timing
+        console.print(thinking_table(report.thinking))
     if not report.count:
         console.print("No request in these logs has this timing.")
         return
@@ -229,5 +231,6 @@ def latency_json(report: LatencyReport) -> dict[str, Any]:
         ],
         "not_measurable": report.not_measurable,
         "beside_ttft": beside_json(report.beside),
+        "thinking_share": thinking_json(report.thinking),
         "notes": report.notes,
     }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sniff.numbers import seconds
+from sniff.numbers import percent, seconds
 from sniff.present.console import measures_table
 
 if TYPE_CHECKING:
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from sniff.analyses.peaks import PeakReport
-    from sniff.analyses.visible import Beside
+    from sniff.analyses.visible import Beside, ThinkingShare
 
 HEADERS = [
     "model",
@@ -26,6 +26,13 @@ HEADERS = [
     "later by (p50)",
 ]
 TITLE = "Time to first visible token beside time to first token (approximate: upper bounds)"
+THINKING_TITLE = "Thinking's share of output tokens, where the log holds the generated text"
+THINKING_HEADERS = ["model", "responses", "output tokens", "thinking"]
+THINKING_NOTE = (
+    "estimated: the streamed thinking, text and tool-input deltas (or a body's blocks) counted "
+    "with sniff's tokenizer, weighted by the reported output tokens; no time is given, as "
+    "claude-trace stamps only the request and the response's arrival"
+)
 
 
 def peaks_text(report: PeakReport) -> str:
@@ -58,11 +65,22 @@ def beside_table(beside: list[Beside]) -> Table:
 
 def beside_text(beside: list[Beside]) -> Text:
     """The table as plain aligned lines, under its title (for a screen's text panel)."""
+    return aligned(TITLE, [HEADERS, *beside_rows(beside)])
+
+
+def thinking_text(shares: list[ThinkingShare]) -> Text:
+    """The thinking shares as plain aligned lines, under their title and with their note."""
+    text = aligned(THINKING_TITLE, [THINKING_HEADERS, *thinking_rows(shares)])
+    text.append(THINKING_NOTE + "\n", style="italic")
+    return text
+
+
+def aligned(title: str, rows: list[list[str]]) -> Text:
+    """Rows (the first one the headers) as aligned lines under a title: text left, numbers right."""
     from rich.text import Text
 
-    rows = [HEADERS, *beside_rows(beside)]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(HEADERS))]
-    text = Text(TITLE + "\n", style="bold")
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    text = Text(title + "\n", style="bold")
     for number, row in enumerate(rows):
         right = [cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True)]
         cells = [row[0].ljust(widths[0]), *right]
@@ -84,4 +102,33 @@ def beside_json(beside: list[Beside]) -> list[dict[str, Any]]:
             "visible_peaks_s": [peak.location for peak in row.visible_peaks.peaks],
         }
         for row in beside
+    ]
+
+
+def thinking_rows(shares: list[ThinkingShare]) -> list[list[str]]:
+    """One row per model: responses, their output tokens, thinking's share."""
+    return [
+        [row.model, f"{row.responses:,}", f"{row.output_tokens:,}", percent(row.share)]
+        for row in shares
+    ]
+
+
+def thinking_table(shares: list[ThinkingShare]) -> Table:
+    """The terminal table, its note under it."""
+    table = measures_table(THINKING_TITLE, THINKING_HEADERS, thinking_rows(shares), text_columns=1)
+    table.caption, table.caption_justify = THINKING_NOTE, "left"
+    return table
+
+
+def thinking_json(shares: list[ThinkingShare]) -> list[dict[str, Any]]:
+    """The rows with stable keys."""
+    return [
+        {
+            "model": row.model,
+            "responses": row.responses,
+            "output_tokens": row.output_tokens,
+            "share": row.share,
+            "estimated_thinking_tokens": round(row.share * row.output_tokens),
+        }
+        for row in shares
     ]

@@ -172,3 +172,38 @@ def test_visible_metric_in_the_terminal_says_what_the_difference_is_not() -> Non
 def test_slo_visible_must_be_a_number_of_seconds() -> None:
     result = runner.invoke(app, ["latency", *FIRST_SAMPLES, "--slo-visible", "-1"])
     assert result.exit_code == 2
+
+
+def test_visible_metric_gives_the_thinking_share_of_a_claude_trace_stream(tmp_path: Path) -> None:
+    from sniff.tokens import count
+    from tests.unit.test_claude_trace import SAID, THOUGHT, _block, _delta, pair, streamed
+
+    stream = (
+        _block("thinking", 0)
+        + _delta("thinking_delta", "thinking", THOUGHT, 0)
+        + _block("text", 1)
+        + _delta("text_delta", "text", SAID, 1)
+    )
+    plain = pair("m2", 1_760_000_100.0, [{"role": "user", "content": "Hi."}])
+    lines = [streamed("m1", 1_760_000_000.0, stream), plain]
+    log = tmp_path / ".claude-trace" / "log-2025-10-09-08-53-20.jsonl"
+    log.parent.mkdir()
+    log.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = runner.invoke(app, ["latency", str(log), "--metric", "visible", "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    share = count(THOUGHT) / (count(THOUGHT) + count(SAID))
+    assert report["thinking_share"] == [
+        {
+            "model": "claude-sonnet-4-20250514",
+            "responses": 1,
+            "output_tokens": 90,
+            "share": pytest.approx(share),
+            "estimated_thinking_tokens": round(share * 90),
+        }
+    ]
+    assert report["count"] == 0  # claude-trace stamps no block: no first visible token
+    assert report["not_measurable"] == {"claude-trace": 2}
+    shown = runner.invoke(app, ["latency", str(log), "--metric", "visible"], env=WIDE)
+    assert "Thinking's share of output tokens" in shown.output
+    assert "no time is given" in shown.output

@@ -238,3 +238,32 @@ def test_one_model_has_no_all_models_row_and_other_metrics_no_beside() -> None:
     ]
     assert analyze_latency(requests, "ttft", UTC).beside == []
     assert all("not thinking time" not in n for n in analyze_latency(requests, "ttft", UTC).notes)
+
+
+def test_thinking_shares_weigh_each_response_by_its_output() -> None:
+    from msgspec.structs import replace
+
+    from sniff.analyses.visible import thinking_shares
+
+    def thought(share: float | None, output: int, model: str, key: str) -> Request:
+        request = call(START, 1.0, 5.0, output=output, source="claude-trace", model=model, key=key)
+        return replace(request, thinking_share=share)
+
+    requests = [
+        thought(0.5, 100, "claude-opus-4-6", "a"),
+        thought(0.2, 300, "claude-opus-4-6", "b"),
+        thought(None, 900, "claude-opus-4-6", "c"),  # no estimate: left out
+        thought(0.9, 0, "claude-haiku-4-5", "d"),  # no output reported
+    ]
+    everything, opus, haiku = thinking_shares(requests)
+    assert (everything.responses, everything.output_tokens) == (3, 400)
+    assert everything.share == pytest.approx((0.5 * 100 + 0.2 * 300) / 400)
+    assert (opus.model, opus.responses, opus.share) == ("claude-opus-4-6", 2, pytest.approx(0.275))
+    assert (haiku.output_tokens, haiku.share) == (0, pytest.approx(0.9))
+    report = analyze_latency(requests, "visible", UTC)
+    assert [row.model for row in report.thinking] == [
+        "all models",
+        "claude-opus-4-6",
+        "claude-haiku-4-5",
+    ]
+    assert analyze_latency(requests, "ttft", UTC).thinking == []

@@ -13,7 +13,7 @@ from sniff.analyses.browse import Archive
 from sniff.analyses.latency import METRICS, LatencyReport, analyze_latency
 from sniff.numbers import percent, plural, seconds
 from sniff.present.latency_view import NAMES, histogram
-from sniff.present.visible_view import beside_text
+from sniff.present.visible_view import beside_text, thinking_text
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import figure
 from sniff.tui.widgets.table import BrowseTable, Column, Row
@@ -124,6 +124,9 @@ class LatencyScreen(ArchiveScreen):
         if report.beside:
             shape.append("\n")
             shape.append_text(beside_text(report.beside))
+        if report.thinking:
+            shape.append("\n")
+            shape.append_text(thinking_text(report.thinking))
         self.query_one("#histogram", Static).update(shape)
         rows = []
         for index, item in enumerate(report.explained, start=1):
