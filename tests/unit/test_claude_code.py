@@ -670,3 +670,26 @@ def test_a_response_of_thinking_only_has_no_visible_token(tmp_path, cc):
     request = _visible(tmp_path, cc, [("2025-06-08T11:00:12.000Z", THINK)])
     assert request.first_token_at == at("2025-06-08T11:00:12.000Z")
     assert request.visible_at is None
+
+
+def test_a_kept_reader_offered_the_text_line_later_gives_the_visible_token(tmp_path, cc):
+    """The index keeps a reader between runs: the text line appended later still counts."""
+    import pickle
+
+    from sniff.ingest.claude_code import Reader
+
+    first = [
+        cc.user("u1", None, "2025-06-08T11:00:10.000Z"),
+        cc.assistant("msg_V", "a0", "u1", "2025-06-08T11:00:12.000Z", cc.usage(), block=THINK),
+    ]
+    later = [cc.assistant("msg_V", "a1", "a0", "2025-06-08T11:00:13.500Z", cc.usage())]
+    path = cc.write(tmp_path / "s.jsonl", first)
+    reader = Reader(str(path), "p")
+    reader.feed(path.read_bytes())
+    [before] = reader.result().responses
+    assert before.visible_at is None and before.first_at == at(first[1]["timestamp"]).timestamp()
+    kept = pickle.loads(pickle.dumps(reader))
+    kept.feed(cc.write(tmp_path / "more.jsonl", later).read_bytes(), first_line=3)
+    [after] = kept.result().responses
+    assert after.visible_at == at("2025-06-08T11:00:13.500Z").timestamp()
+    assert after.first_at == before.first_at
