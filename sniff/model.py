@@ -252,6 +252,14 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     repository: str | None = None
     """The git repository the call was made in, where the log names one (Codex's
     `session_meta.git.repository_url`); None elsewhere."""
+    visible_at: datetime | None = None
+    """When the first content a user sees arrived (text, else a tool call, not thinking), where
+    the log tells: for Claude Code, the time of the response's first line holding a `text`
+    block, else its first `tool_use` line. An upper bound, as each line is written when its
+    block is complete: approximate, as `first_token_at` is."""
+    thinking_share: float | None = None
+    """Thinking's share of its output tokens, estimated from the generated text where the log
+    holds it (claude-trace's streamed deltas or bodies: `ingest.thinking_share`); None elsewhere."""
 
     @property
     def when(self) -> datetime:

@@ -28,8 +28,9 @@ from sniff.numbers import plural
 
 if TYPE_CHECKING:  # scipy loads with the peaks only when an analysis runs
     from sniff.analyses.peaks import Peak, PeakReport
+    from sniff.analyses.visible import Beside, ThinkingShare
 
-METRICS = ("ttft", "tpot", "e2e")
+METRICS = ("ttft", "visible", "tpot", "e2e")
 EXACT_SOURCES = frozenset({"claude-trace", "request-log"})
 """Logs that record when a request was sent, when its response began and when it ended."""
 HIT_SHARE = 0.5
@@ -52,9 +53,12 @@ class Timing:
     e2e: float | None
     """End to end: from sending the request to the end of the response."""
     exact: bool
+    visible: float | None = None
+    """Time to first visible token: from sending the request to the first text (else tool
+    call) of the response, where the log tells (Claude Code transcripts: approximate)."""
 
     def value(self, metric: str) -> float | None:
-        """The measure named `ttft`, `tpot` or `e2e`."""
+        """The measure named `ttft`, `visible`, `tpot` or `e2e`."""
         value: float | None = getattr(self, metric)
         return value
 
@@ -66,11 +70,12 @@ class Slo:
     ttft: float | None = None
     tpot: float | None = None
     e2e: float | None = None
+    visible: float | None = None
 
     @property
     def set(self) -> dict[str, float]:
         """The targets given."""
-        given = {"ttft": self.ttft, "tpot": self.tpot, "e2e": self.e2e}
+        given = {"ttft": self.ttft, "visible": self.visible, "tpot": self.tpot, "e2e": self.e2e}
         return {metric: value for metric, value in given.items() if value is not None}
 
 
@@ -166,6 +171,10 @@ class LatencyReport:
     notes: list[str] = field(default_factory=list)
     not_measurable: dict[str, int] = field(default_factory=dict)
     """Requests the log times but whose format's times cannot give this metric, by format."""
+    beside: list[Beside] = field(default_factory=list)
+    """Of `visible`: time to first visible token beside TTFT, all models then each."""
+    thinking: list[ThinkingShare] = field(default_factory=list)
+    """Of `visible`: thinking's estimated share of output, where logs hold the text."""
 
 
 def timing(request: Request) -> Timing | None:
@@ -175,6 +184,8 @@ def timing(request: Request) -> Timing | None:
     start, first, end = request.started_at, request.first_token_at, request.ended_at
     e2e = _positive((end - start).total_seconds())
     ttft = _positive((first - start).total_seconds()) if first is not None else None
+    shown = request.visible_at
+    visible = _positive((shown - start).total_seconds()) if shown is not None else None
     exact = request.source in EXACT_SOURCES
     tpot = None
     if exact and first is not None and request.usage.output_tokens > 1:
@@ -182,7 +193,7 @@ def timing(request: Request) -> Timing | None:
         tpot = _positive(streaming / (request.usage.output_tokens - 1))
     if e2e is None and ttft is None:
         return None
-    return Timing(request, ttft, tpot, e2e, exact)
+    return Timing(request, ttft, tpot, e2e, exact, visible)
 
 
 def timings(requests: Iterable[Request]) -> list[Timing]:
@@ -203,6 +214,7 @@ def analyze_latency(
 ) -> LatencyReport:
     """Percentiles, peaks explained, peaks over time and goodput of one metric."""
     from sniff.analyses.peaks import assign, find_peaks
+    from sniff.analyses.visible import beside_ttft, thinking_shares
 
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}")
@@ -214,22 +226,9 @@ def analyze_latency(
     values = [value for _, value in valued]
     report = find_peaks(values)
     owners = assign(report, values)
-    notes = [report.note] if report.note and values else []  # none: the report says so
-    if totals_only:
-        notes.append(ROLLUPS_LEFT_OUT.format(plural(totals_only, "session")))
     exact = sum(item.exact for item, _ in valued)
-    if valued and exact < len(valued):
-        notes.append(
-            f"{len(valued) - exact:,} of {len(valued):,} values are approximate: their logs "
-            "stamp records as written, not the request's start and first bytes"
-        )
     blind = _not_measurable(measured, metric)
-    if blind:
-        formats = ", ".join(f"{count:,} {source}" for source, count in blind.items())
-        notes.append(
-            f"no time per output token for {formats} requests: their logs stamp records as "
-            "written, not the first and the last token"
-        )
+    notes = _notes(report, valued, exact, metric, blind, totals_only)
     return LatencyReport(
         metric=metric,
         count=len(values),
@@ -241,15 +240,54 @@ def analyze_latency(
         goodput=_goodput(measured, slo, zone) if slo and slo.set else None,
         notes=notes,
         not_measurable=blind,
+        beside=beside_ttft(measured) if metric == "visible" else [],
+        thinking=thinking_shares(chosen) if metric == "visible" else [],
     )
 
 
+BLIND = {
+    "tpot": "no time per output token for {} requests: their logs stamp records as written, "
+    "not the first and the last token",
+    "visible": "no time to first visible token for {} requests: their logs do not time the "
+    "first text or tool call apart from the first token, or the response held neither",
+}
+
+
+def _notes(
+    report: PeakReport,
+    valued: list[tuple[Timing, float]],
+    exact: int,
+    metric: str,
+    blind: dict[str, int],
+    totals_only: int,
+) -> list[str]:
+    """What the figures leave out or only approximate."""
+    from sniff.analyses.visible import DIFFERENCE
+
+    notes = [report.note] if report.note and valued else []  # none: the report says so
+    if totals_only:
+        notes.append(ROLLUPS_LEFT_OUT.format(plural(totals_only, "session")))
+    if valued and exact < len(valued):
+        notes.append(
+            f"{len(valued) - exact:,} of {len(valued):,} values are approximate: their logs "
+            "stamp records as written, not the request's start and first bytes"
+        )
+    if metric == "visible" and valued:
+        notes.append(DIFFERENCE)
+    if blind:
+        formats = ", ".join(f"{count:,} {source}" for source, count in blind.items())
+        notes.append(BLIND[metric].format(formats))
+    return notes
+
+
 def _not_measurable(measured: list[Timing], metric: str) -> dict[str, int]:
-    """By format, the requests whose log's times cannot give `metric` (only TPOT: it needs the
-    first and the last token's times)."""
-    if metric != "tpot":
-        return {}
-    return dict(Counter(item.request.source for item in measured if not item.exact))
+    """By format, the requests timed whose log's times cannot give `metric`: TPOT needs the
+    first and the last token's times, the first visible token its own time."""
+    if metric == "tpot":
+        return dict(Counter(item.request.source for item in measured if not item.exact))
+    if metric == "visible":
+        return dict(Counter(item.request.source for item in measured if item.visible is None))
+    return {}
 
 
 def is_hit(request: Request) -> bool | None:
@@ -277,6 +315,11 @@ def _percentiles(values: list[float]) -> Percentiles | None:
     ordered = sorted(values)
     p50, p90, p95, p99 = (_quantile(ordered, q) for q in QUANTILES)
     return Percentiles(p50, p90, p95, p99, ordered[0], ordered[-1], sum(ordered) / len(ordered))
+
+
+def median(values: Iterable[float]) -> float:
+    """The median (of at least one value)."""
+    return _quantile(sorted(values), 0.5)
 
 
 def _quantile(ordered: list[float], q: float) -> float:

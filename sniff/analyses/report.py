@@ -189,7 +189,7 @@ def _latency(requests: list[Request], zone: tzinfo) -> list[LatencyReport]:
 
     if not any(timing(request) is not None for request in requests):
         return []
-    return [analyze_latency(requests, metric, zone) for metric in ("ttft", "e2e")]
+    return [analyze_latency(requests, metric, zone) for metric in ("ttft", "visible", "e2e")]
 
 
 def period_text(first: datetime | None, last: datetime | None, zone: tzinfo) -> str:

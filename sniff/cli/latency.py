@@ -1,5 +1,5 @@
-"""Provides `sniff latency`: TTFT, TPOT and end-to-end, the peaks of their distribution and
-what explains each, peaks over time, and goodput under latency targets."""
+"""Provides `sniff latency`: TTFT, time to first visible token, TPOT and end-to-end, the peaks
+of their distribution and what explains each, peaks over time, and goodput under targets."""
 
 from __future__ import annotations
 
@@ -20,12 +20,20 @@ def latency(
     metric: Annotated[
         str,
         typer.Option(
-            "--metric", help="ttft (time to first token), tpot (per output token) or e2e."
+            "--metric",
+            help="ttft (time to first token), visible (time to first visible token: text or a "
+            "tool call, not thinking), tpot (per output token) or e2e.",
         ),
     ] = "ttft",
     slo_ttft: Annotated[
         float | None,
         typer.Option("--slo-ttft", help="Goodput target: time to first token, in seconds.", min=0),
+    ] = None,
+    slo_visible: Annotated[
+        float | None,
+        typer.Option(
+            "--slo-visible", help="Goodput target: time to first visible token, in seconds.", min=0
+        ),
     ] = None,
     slo_tpot: Annotated[
         float | None,
@@ -52,7 +60,7 @@ def latency(
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         # scipy takes a second to import: let it load while worker processes parse the logs
         dataset = workspace.dataset(while_waiting=_import_peaks)
-        slo = Slo(ttft=slo_ttft, tpot=slo_tpot, e2e=slo_e2e)
+        slo = Slo(ttft=slo_ttft, tpot=slo_tpot, e2e=slo_e2e, visible=slo_visible)
         report = analyze_latency(
             dataset.requests, metric, workspace.zone, slo, keep=workspace.filters.keep
         )

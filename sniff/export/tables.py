@@ -70,6 +70,8 @@ REQUESTS = pa.schema(
         ("reasoning_apart", pa.bool_()),
         ("git_branch", pa.string()),
         ("repository", pa.string()),
+        ("visible_at", TIME),
+        ("thinking_share", pa.float64()),
     ]
 )
 """One row per API call (or, `rollup`, a session's totals as its agent logged them). `day` is

@@ -284,6 +284,7 @@ class Reader:
                 group.branch = sys.intern(line.gitBranch)
         if not group.thinks and _thinks(message.content):
             group.thinks = True
+        group.visible(timestamp, message.content)
 
     def _new_group(
         self,

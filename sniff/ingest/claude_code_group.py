@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from sniff.ingest.claude_code_wire import WireUsage
+from sniff.ingest.claude_code_wire import ContentBlock, WireUsage
 from sniff.ingest.record import Response, Tokens, epoch
 from sniff.model import UNDATED, Agent, LineIssue
 
@@ -43,6 +43,10 @@ class Group(msgspec.Struct, array_like=True, gc=False):
     thinks: bool = False
     branch: str | None = None
     """The first `gitBranch` its lines name (empty: None)."""
+    text_at: str = ""
+    """The time of its first line holding a `text` block ("" while none came)."""
+    tool_at: str = ""
+    """The time of its first line holding a `tool_use` block."""
 
     def widen(self, timestamp: str) -> None:
         """Stretch the response's time span to cover another of its lines."""
@@ -51,6 +55,18 @@ class Group(msgspec.Struct, array_like=True, gc=False):
                 self.first_at = timestamp
             if timestamp > self.last_at:
                 self.last_at = timestamp
+
+    def visible(self, timestamp: str, content: list[ContentBlock] | str | None) -> None:
+        """Note a line's time if it holds the response's first text or tool call."""
+        if not timestamp or not isinstance(content, list):
+            return
+        for part in content:  # a loop, not any(): this runs for every response line of a scan
+            kind = part.type
+            if kind == "text":
+                if not self.text_at or timestamp < self.text_at:
+                    self.text_at = timestamp
+            elif kind == "tool_use" and (not self.tool_at or timestamp < self.tool_at):
+                self.tool_at = timestamp
 
     def offer(self, number: int, usage: WireUsage, model: str | None, copy_rank: int) -> None:
         """Keep another line of the response instead, if it holds more tokens.
@@ -100,4 +116,5 @@ class Group(msgspec.Struct, array_like=True, gc=False):
             thinks=self.thinks,
             compacted=compacted,
             git_branch=self.branch or reader.branch_of(self.parent),
+            visible_at=epoch(self.text_at or self.tool_at),
         )

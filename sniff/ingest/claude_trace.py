@@ -25,6 +25,7 @@ from sniff.ingest.lines import decode_lines
 from sniff.ingest.plausible import Implausible, check_date, decoded
 from sniff.ingest.prompt_text import PARAMS, read_body
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, epoch
+from sniff.ingest.thinking_share import message_share, streamed_share
 from sniff.model import UNDATED, Agent, Block, LineIssue, Sent
 
 SOURCE = "claude-trace"
@@ -168,6 +169,7 @@ def _pair(
     prompt, sent = _prompt(request.body, str(label) if label else None, with_prompts)
     messages = anthropic_api.conversation(bytes(body.messages), AROUND_BODY)
     agent, agent_id = _agent(body, messages, str(key))
+    thinks = _thinks(response, message)
     found = Response(
         SOURCE,
         str(key),
@@ -189,8 +191,9 @@ def _pair(
         prompt,
         error,
         opens_turn=bool(messages) and _new_user_content(messages[-1]),
-        thinks=_thinks(response, message),
+        thinks=thinks,
         sent=sent,
+        thinking_share=_thinking_share(response, message) if thinks else None,
     )
     return _Call(found, [each.digest for each in messages])
 
@@ -234,6 +237,13 @@ def _thinks(response: TraceResponse | None, message: dict[str, Any]) -> bool:
     return isinstance(content, list) and any(
         isinstance(part, dict) and part.get("type") in THINKING for part in content
     )
+
+
+def _thinking_share(response: TraceResponse | None, message: dict[str, Any]) -> float | None:
+    """Thinking's estimated share of the output, from the stream's deltas or the body's blocks."""
+    if response is not None and _streamed(response) and response.body_raw:
+        return streamed_share(response.body_raw)
+    return message_share(message.get("content"))
 
 
 def _message(response: TraceResponse | None, note: str | None) -> tuple[dict[str, Any], str | None]:

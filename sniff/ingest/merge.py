@@ -117,6 +117,8 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         calls=response.calls,
         git_branch=response.git_branch,
         repository=response.repository,
+        visible_at=_time(response.visible_at),
+        thinking_share=response.thinking_share,
     )
 
 

@@ -54,6 +54,10 @@ AGENT_COLUMNS = (
 the one the row's format names (`record.HARNESS_OF`), and nothing was reported."""
 GIT_COLUMNS = ("git_branch", "repository")
 """Columns exports have had since they attribute requests to branches: null where absent."""
+LATER_TIMES = ("visible_at",)
+"""Times exports have had since latency tells the first visible token: absent, unknown."""
+LATER_VALUES = ("thinking_share",)
+"""Values exports have had since then: absent, unknown."""
 HARNESSES = frozenset(harness.value for harness in Harness)
 AGENTS = frozenset(agent.value for agent in Agent)
 ATTEMPTS = 3
@@ -115,7 +119,8 @@ def _load(file: Path) -> pa.Table:
         missing = [column for column in COLUMNS if column not in names]
         if missing:
             raise ValueError(f"not a sniff requests table (no column {', '.join(missing)})")
-        optional = (c for c in (*FLAGS, *AGENT_COLUMNS, *GIT_COLUMNS) if c in names)
+        later = (*FLAGS, *AGENT_COLUMNS, *GIT_COLUMNS, *LATER_TIMES, *LATER_VALUES)
+        optional = (column for column in later if column in names)
         return parquet.read(columns=[*COLUMNS, *optional])
 
 
@@ -123,8 +128,10 @@ def _rows(table: pa.Table) -> list[dict[str, Any]]:
     """The table's rows as dicts, times as integer microseconds since the epoch (UTC)."""
     import pyarrow as pa
 
-    for name in TIMES:
+    for name in (*TIMES, *LATER_TIMES):
         index = table.schema.get_field_index(name)
+        if index < 0:
+            continue
         micros = table.column(index).cast(pa.timestamp("us", tz="UTC")).cast(pa.int64())
         table = table.set_column(index, name, micros)
     rows: list[dict[str, Any]] = table.to_pylist()
@@ -171,6 +178,8 @@ def to_response(row: dict[str, Any]) -> Response:
         **agent_fields(row),
         git_branch=row.get("git_branch") or None,
         repository=row.get("repository") or None,
+        visible_at=_seconds(row.get("visible_at")),
+        thinking_share=_share(row.get("thinking_share")),
     )
 
 
@@ -191,6 +200,19 @@ def agent_fields(row: dict[str, Any]) -> dict[str, Any]:
         "calls": 1 if row.get("calls") is None else count(row["calls"]),
         "reasoning_apart": bool(row.get("reasoning_apart")),
     }
+
+
+def _share(value: Any) -> float | None:
+    """A share between 0 and 1, or None.
+
+    Raises:
+        ValueError: another number.
+    """
+    if value is None:
+        return None
+    if not 0.0 <= float(value) <= 1.0:
+        raise ValueError(f"thinking_share is {value!r}")
+    return float(value)
 
 
 def _seconds(micros: int | None) -> float | None:

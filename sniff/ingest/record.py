@@ -118,6 +118,11 @@ class Response(NamedTuple):
     """The git branch the call was made on, where the log names one (empty: None)."""
     repository: str | None = None
     """The git repository (its remote's URL) the call was made in, where the log names one."""
+    visible_at: float | None = None
+    """Time the first visible content (text, else a tool call) arrived, where known."""
+    thinking_share: float | None = None
+    """Thinking's estimated share of the output tokens, where the log holds the generated text
+    (`thinking_share`)."""
 
     @property
     def total(self) -> int:

@@ -12,8 +12,14 @@ from rich.text import Text
 from sniff.analyses.latency import ExplainedPeak, Goodput, LatencyReport
 from sniff.numbers import percent, plural, seconds
 from sniff.present.console import measures_table
+from sniff.present.visible_view import beside_json, beside_table, thinking_json, thinking_table
 
-NAMES = {"ttft": "time to first token", "tpot": "time per output token", "e2e": "end to end"}
+NAMES = {
+    "ttft": "time to first token",
+    "visible": "time to first visible token",
+    "tpot": "time per output token",
+    "e2e": "end to end",
+}
 BAR_WIDTH = 40
 
 
@@ -26,10 +32,14 @@ def print_latency(console: Console, report: LatencyReport) -> None:
     )
     for note in report.notes:
         console.print(f"note: {note}", style="dim")
+    if report.thinking:  # it needs no timing
+        console.print(thinking_table(report.thinking))
     if not report.count:
         console.print("No request in these logs has this timing.")
         return
     console.print(histogram(report))
+    if report.beside:
+        console.print(beside_table(report.beside))
     if report.explained:
         console.print(_peaks_table(report.explained))
     if report.over_time:
@@ -220,5 +230,7 @@ def latency_json(report: LatencyReport) -> dict[str, Any]:
             {"low_s": low, "high_s": high, "count": n} for low, high, n in report.peaks.bins
         ],
         "not_measurable": report.not_measurable,
+        "beside_ttft": beside_json(report.beside),
+        "thinking_share": thinking_json(report.thinking),
         "notes": report.notes,
     }

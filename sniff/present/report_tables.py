@@ -13,11 +13,13 @@ from pathlib import Path
 
 from sniff.analyses.report import Report
 from sniff.analyses.summary import Group
+from sniff.analyses.visible import Beside
 from sniff.model import Finding
 from sniff.numbers import compact, money, percent, plural, seconds, signed_money
 from sniff.present.branches_view import NOTES
 from sniff.present.latency_view import NAMES
 from sniff.present.report_agents import Row, sections
+from sniff.present.visible_view import HEADERS, TITLE, beside_rows
 
 DEFAULT_GROUPINGS = ("project", "model")
 """Shown in every report, whatever `--by` adds: what a reader asks first."""
@@ -66,11 +68,35 @@ def tables(report: Report) -> list[Table]:
             headers = ["peak", "at", "range", "share", "cache hits"]
             title = f"Latency peaks: {NAMES[item.metric]}"
             found.append(Table(f"latency-{item.metric}", title, headers, rows, 0))
+        if item.beside:
+            found.append(_beside(item.beside))
     if report.agents is not None:
         for title, headers, agent_rows, text_columns in sections(report.agents):
             anchor = "agents-" + title.split(":")[0].lower().replace(" ", "-")
             found.append(Table(anchor, title, headers, agent_rows, text_columns))
     return found
+
+
+BESIDE_NOTE = (
+    "Time to first token ends at a response's first block, which for a thinking model is "
+    "thinking the user does not see; time to first visible token ends at its first text, else "
+    "its first tool call. Their difference is how much later the user saw anything, not "
+    "thinking time: it also holds the text block's own streaming, as a transcript line is "
+    "written when its block is complete. Both are upper bounds (approximate)."
+)
+
+
+def _beside(beside: list[Beside]) -> Table:
+    """Time to first visible token beside TTFT, per model, with the sentence saying what
+    their difference means."""
+    values = [
+        (row.requests, row.ttft_median, None, row.visible_median, None, row.later) for row in beside
+    ]
+    rows: list[Row] = [
+        [(text[0], None), *zip(text[1:], [*value, row.difference_median], strict=True)]
+        for text, value, row in zip(beside_rows(beside), values, beside, strict=True)
+    ]
+    return Table("latency-visible-beside", TITLE, HEADERS, rows, 1, BESIDE_NOTE)
 
 
 def _groups(report: Report, by: str) -> Table:

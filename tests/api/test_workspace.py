@@ -30,7 +30,7 @@ def test_times_are_aware_in_the_workspaces_zone_and_labels_are_categories() -> N
         "tools": workspace.tools(),
     }
     times = {
-        "requests": ["started_at", "first_token_at", "ended_at"],
+        "requests": ["started_at", "first_token_at", "ended_at", "visible_at"],
         "sessions": ["start", "end"],
         "breaks": [],
         "tools": ["at"],

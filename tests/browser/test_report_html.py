@@ -30,6 +30,7 @@ CHARTS = {
     "chart-hit-rate": "use",  # a marker per day
     "chart-breaks": "g[id^=patch_]",  # a bar per cause
     "chart-latency-ttft": "g[id^=patch_]",  # a bar per histogram bucket
+    "chart-latency-visible": "g[id^=patch_]",
     "chart-latency-e2e": "g[id^=patch_]",
 }
 """Each chart, and the SVG elements its data are drawn with (by matplotlib)."""

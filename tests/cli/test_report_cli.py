@@ -214,3 +214,18 @@ def test_a_redacted_report_does_not_claim_its_pseudonyms_are_relative() -> None:
     _, *rows = md_table(text, "## Prompt findings (sniff lint)")
     assert rows and all(row[1].startswith("file-") for row in rows)
     assert "Locations are relative to" not in text
+
+
+def test_the_report_shows_the_first_visible_token_beside_ttft_and_says_what_it_means() -> None:
+    data = json.loads(report("-f", "json"))
+    assert [item["metric"] for item in data["latency"]] == ["ttft", "visible", "e2e"]
+    visible = data["latency"][1]
+    assert visible["count"] == 124 and visible["beside_ttft"][0]["model"] == "all models"
+    markdown = report("-f", "md")
+    assert "## Time to first visible token beside time to first token" in markdown
+    assert "Their difference is how much later the user saw anything, not thinking time" in (
+        markdown
+    )
+    page = report("-f", "html")
+    assert "id='chart-latency-visible'" in page and "latency-visible-beside" in page
+    assert "not thinking time: it also holds the text block" in page

@@ -284,7 +284,8 @@ async def test_s_sorts_a_timeline_by_every_column_then_returns_to_time_order(
 async def test_latency_shows_the_peaks_of_each_metric(
     new_app: Callable[[], SniffApp], archive_dataset: Dataset
 ) -> None:
-    from sniff.analyses.latency import analyze_latency
+    from sniff.analyses.latency import METRICS, analyze_latency
+    from sniff.present.latency_view import NAMES
     from sniff.tui.screens.latency import LatencyScreen
 
     app = new_app()
@@ -293,7 +294,9 @@ async def test_latency_shows_the_peaks_of_each_metric(
         await pilot.press("l")
         await settle(pilot)
         assert isinstance(app.screen, LatencyScreen)
-        for metric, name in (("ttft", "time to first token"), ("tpot", "time per output token")):
+        for metric in METRICS:  # `m` cycles through them all, the first visible token second
+            name = NAMES[metric]
+            assert app.screen.sub_title == f"latency: {name}"
             report = analyze_latency(archive_dataset.requests, metric, UTC)
             title = shown(app, "#title")
             assert title.startswith(f"{name}: {report.count:,} requests")
@@ -302,6 +305,12 @@ async def test_latency_shows_the_peaks_of_each_metric(
             histogram = shown(app, "#histogram")
             for index in range(len(report.explained)):
                 assert f"◀ peak {index + 1}" in histogram
+            beside = "Time to first visible token beside time to first token"
+            assert (beside in histogram) == (metric == "visible")
+            if metric == "visible":
+                assert "not thinking time" in title
+                for row in report.beside:
+                    assert row.model in histogram
             await pilot.press("m")
             await settle(pilot)
 

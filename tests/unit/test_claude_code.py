@@ -619,3 +619,77 @@ def test_merge_keeps_the_fullest_copy_across_files(tmp_path, cc):
     assert len(requests) == 1
     assert (requests[0].usage.output_tokens, requests[0].file) == (640, str(full))
     assert requests[0].cost is None  # merge without a pricer prices nothing
+
+
+# --- the first visible token -------------------------------------------------------------------
+
+THINK = {"type": "thinking", "thinking": "Which test fails?", "signature": "sig"}
+TOOL = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "pytest"}}
+
+
+def _visible(tmp_path: Path, cc, blocks: list[tuple[str, dict | None]]) -> Request:
+    """The request of one response written as one line per (time, block), answering `u1`."""
+    lines = [cc.user("u1", None, "2025-06-08T11:00:10.000Z")]
+    parent = "u1"
+    for number, (stamp, block) in enumerate(blocks):
+        lines.append(cc.assistant("msg_V", f"a{number}", parent, stamp, cc.usage(), block=block))
+        parent = f"a{number}"
+    return only(scan(cc.write(tmp_path / "p" / "s.jsonl", lines)))
+
+
+def test_the_first_visible_token_is_the_first_text_line_not_the_thinking(tmp_path, cc):
+    request = _visible(
+        tmp_path,
+        cc,
+        [
+            ("2025-06-08T11:00:12.000Z", THINK),
+            ("2025-06-08T11:00:13.250Z", TOOL),
+            ("2025-06-08T11:00:14.500Z", None),  # text, after a tool call
+        ],
+    )
+    assert request.started_at == at("2025-06-08T11:00:10.000Z")
+    assert request.first_token_at == at("2025-06-08T11:00:12.000Z")
+    assert request.visible_at == at("2025-06-08T11:00:14.500Z")
+
+
+def test_without_text_the_first_tool_call_is_the_first_visible_token(tmp_path, cc):
+    later_tool = {**TOOL, "id": "toolu_2"}
+    request = _visible(
+        tmp_path,
+        cc,
+        [
+            ("2025-06-08T11:00:12.000Z", THINK),
+            ("2025-06-08T11:00:13.900Z", later_tool),
+            ("2025-06-08T11:00:13.250Z", TOOL),  # written out of order: the earliest counts
+        ],
+    )
+    assert request.visible_at == at("2025-06-08T11:00:13.250Z")
+
+
+def test_a_response_of_thinking_only_has_no_visible_token(tmp_path, cc):
+    request = _visible(tmp_path, cc, [("2025-06-08T11:00:12.000Z", THINK)])
+    assert request.first_token_at == at("2025-06-08T11:00:12.000Z")
+    assert request.visible_at is None
+
+
+def test_a_kept_reader_offered_the_text_line_later_gives_the_visible_token(tmp_path, cc):
+    """The index keeps a reader between runs: the text line appended later still counts."""
+    import pickle
+
+    from sniff.ingest.claude_code import Reader
+
+    first = [
+        cc.user("u1", None, "2025-06-08T11:00:10.000Z"),
+        cc.assistant("msg_V", "a0", "u1", "2025-06-08T11:00:12.000Z", cc.usage(), block=THINK),
+    ]
+    later = [cc.assistant("msg_V", "a1", "a0", "2025-06-08T11:00:13.500Z", cc.usage())]
+    path = cc.write(tmp_path / "s.jsonl", first)
+    reader = Reader(str(path), "p")
+    reader.feed(path.read_bytes())
+    [before] = reader.result().responses
+    assert before.visible_at is None and before.first_at == at(first[1]["timestamp"]).timestamp()
+    kept = pickle.loads(pickle.dumps(reader))
+    kept.feed(cc.write(tmp_path / "more.jsonl", later).read_bytes(), first_line=3)
+    [after] = kept.result().responses
+    assert after.visible_at == at("2025-06-08T11:00:13.500Z").timestamp()
+    assert after.first_at == before.first_at

@@ -129,3 +129,72 @@ def test_a_response_that_thought_is_marked() -> None:
     )
     assert claude_trace.anthropic_api.streams_thinking(stream)
     assert not claude_trace.anthropic_api.streams_thinking(stream.replace("thinking", "text"))
+
+
+def _delta(kind: str, field: str, piece: str, index: int) -> str:
+    payload = {"type": "content_block_delta", "index": index, "delta": {"type": kind, field: piece}}
+    return f"event: content_block_delta\ndata: {json.dumps(payload)}\n\n"
+
+
+def _block(kind: str, index: int) -> str:
+    payload = {"type": "content_block_start", "index": index, "content_block": {"type": kind}}
+    return f"event: content_block_start\ndata: {json.dumps(payload)}\n\n"
+
+
+THOUGHT = "The user wants the page blue; the stylesheet sets the background colour."
+SAID = "I'll make the page blue."
+TOOL_INPUT = '{"file_path": "style.css"}'
+
+
+def streamed(message_id: str, at: float, stream: str) -> dict[str, Any]:
+    """A pair whose response was streamed: the SSE text, no JSON body."""
+    found = pair(message_id, at, [U1])
+    usage = {"input_tokens": 4, "output_tokens": 90}
+    start = {
+        "type": "message_start",
+        "message": {"id": message_id, "model": SONNET, "usage": usage},
+    }
+    head = f"event: message_start\ndata: {json.dumps(start)}\n\n"
+    found["response"] = {**found["response"], "body": None, "body_raw": head + stream}
+    return found
+
+
+def test_the_thinking_share_of_output_is_counted_from_the_streamed_deltas() -> None:
+    from sniff.tokens import count
+
+    stream = (
+        _block("thinking", 0)
+        + _delta("thinking_delta", "thinking", THOUGHT[:30], 0)
+        + _delta("thinking_delta", "thinking", THOUGHT[30:], 0)
+        + _delta("signature_delta", "signature", "c2lnbmF0dXJl" * 20, 0)  # not generated text
+        + _block("text", 1)
+        + _delta("text_delta", "text", SAID, 1)
+        + _block("tool_use", 2)
+        + _delta("input_json_delta", "partial_json", TOOL_INPUT[:9], 2)
+        + _delta("input_json_delta", "partial_json", TOOL_INPUT[9:], 2)
+    )
+    plain = _block("text", 0) + _delta("text_delta", "text", SAID, 0)
+    redacted = (
+        _block("redacted_thinking", 0) + _block("text", 1) + _delta("text_delta", "text", SAID, 1)
+    )
+    found = parse(
+        streamed("s1", 100.0, stream), streamed("s2", 110.0, plain), streamed("s3", 120.0, redacted)
+    )
+    thought, shown = count(THOUGHT), count(SAID + TOOL_INPUT)
+    assert found["s1"].thinks and found["s1"].thinking_share == thought / (thought + shown)
+    assert 0 < found["s1"].thinking_share < 1
+    assert found["s2"].thinking_share is None  # no thinking
+    assert found["s3"].thinks and found["s3"].thinking_share is None  # redacted: no text to count
+
+
+def test_the_thinking_share_of_a_json_body_is_counted_from_its_blocks() -> None:
+    from sniff.tokens import count
+
+    content = [
+        {"type": "thinking", "thinking": THOUGHT, "signature": "s"},
+        text(SAID),
+        {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "style.css"}},
+    ]
+    found = parse(pair("m1", 100.0, [U1], content=content))
+    thought, shown = count(THOUGHT), count(SAID + TOOL_INPUT)
+    assert found["m1"].thinking_share == thought / (thought + shown)

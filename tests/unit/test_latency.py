@@ -194,3 +194,76 @@ def test_few_samples_say_so_rather_than_invent_peaks() -> None:
     report = analyze_latency(requests, "ttft", UTC)
     assert report.explained == [] and report.count == 8
     assert any("few" in note for note in report.notes)
+
+
+def shown(ttft: float, visible: float | None, model: str, key: str) -> Request:
+    """A Claude Code request whose first visible token came `visible` s after its start."""
+    from msgspec.structs import replace
+
+    request = call(START, ttft, 30.0, source="claude-code", model=model, key=key)
+    moment = None if visible is None else START + timedelta(seconds=visible)
+    return replace(request, visible_at=moment)
+
+
+def test_the_first_visible_token_sits_beside_ttft_per_model() -> None:
+    thinker, plain = "claude-opus-4-6", "claude-sonnet-4-20250514"
+    requests = [
+        shown(1.0, 4.0, thinker, "a"),  # 3 s later
+        shown(2.0, 3.0, thinker, "b"),  # 1 s later
+        shown(1.5, 1.5, thinker, "c"),  # no thinking: the text came first
+        shown(0.5, 0.5, plain, "d"),
+        shown(0.7, None, plain, "e"),  # neither text nor a tool call
+    ]
+    report = analyze_latency(requests, "visible", UTC, Slo(visible=2.0, ttft=1.8))
+    assert report.count == 4 and report.not_measurable == {"claude-code": 1}
+    assert report.percentiles is not None and report.percentiles.maximum == pytest.approx(4.0)
+    everything, first, second = report.beside
+    assert (everything.model, everything.requests, everything.later) == ("all models", 4, 2)
+    assert (first.model, first.requests, first.later) == (thinker, 3, 2)
+    assert first.ttft_median == pytest.approx(1.5) and first.visible_median == pytest.approx(3.0)
+    assert first.difference_median == pytest.approx(2.0)  # of the two later: 3 s and 1 s
+    assert (second.model, second.later, second.difference_median) == (plain, 0, None)
+    assert any("not thinking time" in note for note in report.notes)
+    assert report.goodput is not None
+    assert report.goodput.slo == {"ttft": 1.8, "visible": 2.0}
+    # c (1.5 s, 1.5 s) and d meet both; a and b miss visible; e has no visible: unmeasured
+    assert (report.goodput.total.measured, report.goodput.total.good) == (4, 2)
+    assert report.goodput.unmeasured == 1
+
+
+def test_one_model_has_no_all_models_row_and_other_metrics_no_beside() -> None:
+    requests = [shown(1.0, 2.0, "claude-opus-4-6", "a")]
+    assert [row.model for row in analyze_latency(requests, "visible", UTC).beside] == [
+        "claude-opus-4-6"
+    ]
+    assert analyze_latency(requests, "ttft", UTC).beside == []
+    assert all("not thinking time" not in n for n in analyze_latency(requests, "ttft", UTC).notes)
+
+
+def test_thinking_shares_weigh_each_response_by_its_output() -> None:
+    from msgspec.structs import replace
+
+    from sniff.analyses.visible import thinking_shares
+
+    def thought(share: float | None, output: int, model: str, key: str) -> Request:
+        request = call(START, 1.0, 5.0, output=output, source="claude-trace", model=model, key=key)
+        return replace(request, thinking_share=share)
+
+    requests = [
+        thought(0.5, 100, "claude-opus-4-6", "a"),
+        thought(0.2, 300, "claude-opus-4-6", "b"),
+        thought(None, 900, "claude-opus-4-6", "c"),  # no estimate: left out
+        thought(0.9, 0, "claude-haiku-4-5", "d"),  # no output reported
+    ]
+    everything, opus, haiku = thinking_shares(requests)
+    assert (everything.responses, everything.output_tokens) == (3, 400)
+    assert everything.share == pytest.approx((0.5 * 100 + 0.2 * 300) / 400)
+    assert (opus.model, opus.responses, opus.share) == ("claude-opus-4-6", 2, pytest.approx(0.275))
+    assert (haiku.output_tokens, haiku.share) == (0, pytest.approx(0.9))
+    report = analyze_latency(requests, "visible", UTC)
+    assert [row.model for row in report.thinking] == [
+        "all models",
+        "claude-opus-4-6",
+        "claude-haiku-4-5",
+    ]
+    assert analyze_latency(requests, "ttft", UTC).thinking == []

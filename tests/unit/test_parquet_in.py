@@ -208,3 +208,18 @@ def test_finding_exports_does_not_import_pyarrow() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+def test_an_export_older_than_the_visible_token_reads_without_it(tmp_path: Path) -> None:
+    from sniff.export.tables import read_requests
+
+    out = export(tmp_path / "out", SAMPLE_LOGS / "claude-code")
+    files = part_files(out)
+    assert any(pq.read_table(file).column("visible_at").null_count < 1 for file in files)
+    for file in files:
+        pq.write_table(pq.read_table(file).drop_columns(["visible_at", "thinking_share"]), file)
+        responses, issues = parquet_in.read_table_file(file)
+        assert issues == [] and responses
+        assert all(r.visible_at is None and r.thinking_share is None for r in responses)
+        requests = read_requests(pq.read_table(file), None)
+        assert requests and all(r.visible_at is None and r.thinking_share is None for r in requests)

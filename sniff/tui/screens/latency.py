@@ -13,6 +13,7 @@ from sniff.analyses.browse import Archive
 from sniff.analyses.latency import METRICS, LatencyReport, analyze_latency
 from sniff.numbers import percent, plural, seconds
 from sniff.present.latency_view import NAMES, histogram
+from sniff.present.visible_view import beside_text, thinking_text
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import figure
 from sniff.tui.widgets.table import BrowseTable, Column, Row
@@ -33,7 +34,12 @@ class LatencyScreen(ArchiveScreen):
     """How fast the requests were, as peaks: which population is slow, and why."""
 
     BINDINGS = [
-        Binding("m", "next_metric", "Metric", tooltip="Switch between TTFT, TPOT and end to end"),
+        Binding(
+            "m",
+            "next_metric",
+            "Metric",
+            tooltip="Switch between TTFT, first visible token, TPOT and end to end",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -114,7 +120,14 @@ class LatencyScreen(ArchiveScreen):
         if not report.count:
             title.append("\nNo request in this archive has this timing.")
         self.query_one("#title", Static).update(title)
-        self.query_one("#histogram", Static).update(histogram(report))
+        shape = histogram(report)
+        if report.beside:
+            shape.append("\n")
+            shape.append_text(beside_text(report.beside))
+        if report.thinking:
+            shape.append("\n")
+            shape.append_text(thinking_text(report.thinking))
+        self.query_one("#histogram", Static).update(shape)
         rows = []
         for index, item in enumerate(report.explained, start=1):
             peak = item.peak
