@@ -1,0 +1,107 @@
+"""Provides the terminal presentation of `sniff drift`: the series summary, the events in
+sentences, and `--version-compare`."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from sniff.analyses.drift import MEASURES, Measure, Series
+from sniff.analyses.drift_report import NOTES, DriftReport, VersionSide
+from sniff.numbers import compact, percent, plural
+from sniff.present.console import measures_table, short_project, zone_name
+from sniff.present.drift_json import sentence
+
+SHORT = {
+    "hit_rate": "hit",
+    "cost_per_request": "$/req",
+    "cache_writes_per_request": "writes/req",
+    "break_rate": "breaks",
+    "output_per_request": "out/req",
+    "reasoning_per_request": "think/req",
+    "subagent_cost_share": "subagent $",
+    "compaction_cost_share": "compact $",
+}
+TOP_VALUES = 8
+"""Values shown per dimension in the summary (the JSON holds them all)."""
+
+
+def cell(measure: Measure, value: float | None) -> str:
+    """A level in a table cell."""
+    if value is None:
+        return "–"
+    if measure.unit == "share":
+        return percent(value)
+    if measure.unit == "usd":
+        return f"${value:.4f}"
+    return compact(round(value))
+
+
+def summary_table(report: DriftReport) -> Table:
+    """Each dimension's values over the whole period, the most used first (measures that are
+    nowhere above zero, such as reasoning in logs that do not report it, left out)."""
+    overall = report.series[0].total()
+    measures = [m for m in MEASURES if overall.sums_of(m.key).level]
+    harnesses = {s.value for s in report.series if s.dimension == "harness"}
+    rows, shown = [], dict[str, int]()
+    for series in report.series:
+        count = shown[series.dimension] = shown.get(series.dimension, 0) + 1
+        if count > TOP_VALUES:
+            continue
+        total = series.total()
+        levels = [cell(m, total.sums_of(m.key).level) for m in measures]
+        value = _value(series, len(harnesses) > 1)
+        rows.append([series.dimension, value, f"{total.requests:,}", *levels])
+    headers = ["by", "value", "reqs", *(SHORT[m.key] for m in measures)]
+    return measures_table("Drift: the measures over the period", headers, rows, text_columns=2,
+                          shrinkable=1)  # fmt: skip
+
+
+def _value(series: Series, harnesses: bool) -> str:
+    if series.value is None:
+        return "all"
+    if series.dimension == "project":
+        return short_project(series.value)
+    if series.dimension == "version" and not harnesses:
+        return series.value.partition(" ")[2]  # one harness: its name says nothing
+    return series.value
+
+
+def events_table(report: DriftReport) -> Table:
+    """Each event: when, how many series moved, and what happened in a sentence."""
+    table = Table(title=f"Changes ({report.by}, {zone_name(report.zone)})", title_justify="left")
+    table.add_column("when", no_wrap=True)
+    table.add_column("series", justify="right")
+    table.add_column("what changed")
+    table.add_column("cause", no_wrap=True)
+    for event in report.events:
+        cause = "version" if event.attributed else "–"
+        table.add_row(event.at, str(len(event.points)), sentence(event), cause)
+    return table
+
+
+def compare_table(sides: tuple[VersionSide, ...]) -> Table:
+    """`--version-compare A B`: each measure for both, with the requests behind each."""
+    first, second = sides
+    headers = ["measure", first.name, "reqs", second.name, "reqs"]
+    rows = []
+    for measure in MEASURES:
+        a, b = first.total.sums_of(measure.key), second.total.sums_of(measure.key)
+        rows.append([measure.label, cell(measure, a.level), f"{a.requests:,}",
+                     cell(measure, b.level), f"{b.requests:,}"])  # fmt: skip
+    return measures_table("Versions compared", headers, rows, text_columns=1)
+
+
+def print_drift(
+    console: Console, report: DriftReport, versions: tuple[VersionSide, ...] = ()
+) -> None:
+    """`sniff drift` on a terminal."""
+    if versions:
+        console.print(compare_table(versions))
+        return
+    console.print(summary_table(report))
+    if report.events:
+        console.print(events_table(report))
+    else:
+        console.print(f"No change in any series passed the guards ({report.by}).")
+    console.print(f"{plural(report.requests, 'request')} counted; " + " ".join(NOTES[:1]))
