@@ -4,12 +4,14 @@ one line, as the table, the JSON and the report all say it."""
 from __future__ import annotations
 
 from dataclasses import asdict
+from datetime import tzinfo
 from typing import Any
 
 from sniff.analyses.drift import MEASURES, Bucket, Measure, Series
 from sniff.analyses.drift_events import Event, VersionChange
 from sniff.analyses.drift_points import ChangePoint, Side
 from sniff.analyses.drift_report import NOTES, DriftReport, VersionSide
+from sniff.present.console import zone_name
 
 HARNESS_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 INTERVAL = (
@@ -81,7 +83,7 @@ def drift_json(report: DriftReport, versions: tuple[VersionSide, ...] = ()) -> d
     """`sniff drift --json`."""
     return {
         "by": report.by,
-        "zone": str(report.zone),
+        "zone": zone_name(report.zone),
         "requests": report.requests,
         "left_out": report.left_out,
         "rules": asdict(report.rules),
@@ -91,7 +93,7 @@ def drift_json(report: DriftReport, versions: tuple[VersionSide, ...] = ()) -> d
         "summary": [summary_json(series) for series in report.series],
         "series": [series_json(series) for series in report.series],
         "change_points": [point_json(point) for point in report.points],
-        "events": [event_json(event) for event in report.events],
+        "events": [event_json(event, report.zone) for event in report.events],
         "version_compare": [version_json(side) for side in versions] if versions else None,
     }
 
@@ -159,7 +161,7 @@ def point_json(point: ChangePoint) -> dict[str, Any]:
     }
 
 
-def event_json(event: Event) -> dict[str, Any]:
+def event_json(event: Event, zone: tzinfo) -> dict[str, Any]:
     """One event: its moment, each series that moved, its context and attribution."""
     context = event.context
     return {
@@ -168,29 +170,29 @@ def event_json(event: Event) -> dict[str, Any]:
         "sentence": sentence(event),
         "series": [point_json(point) for point in event.points],
         "context": {
-            "versions_first_seen": [change_json(change) for change in context.versions],
+            "versions_first_seen": [change_json(c, zone) for c in context.versions],
             "models_first_used": list(context.models_first),
             "models_last_used": list(context.models_last),
             "tools_first_used": list(context.tools_first),
             "mcp_servers_first_used": list(context.servers_first),
             "system_prompt_tokens": list(context.system_tokens) if context.system_tokens else None,
         },
-        "attributed_to": attribution_json(event),
+        "attributed_to": attribution_json(event, zone),
     }
 
 
-def change_json(change: VersionChange) -> dict[str, Any]:
-    """A version first seen."""
+def change_json(change: VersionChange, zone: tzinfo) -> dict[str, Any]:
+    """A version first seen (when: in the report's zone)."""
     return {
         "harness": change.harness,
         "from": change.previous,
         "to": change.to,
-        "first_seen": change.first_seen.isoformat(),
+        "first_seen": change.first_seen.astimezone(zone).isoformat(),
         "share_after": change.share_after,
     }
 
 
-def attribution_json(event: Event) -> dict[str, Any] | None:
+def attribution_json(event: Event, zone: tzinfo) -> dict[str, Any] | None:
     """The version change an event is put down to, and how sure that is."""
     change = event.attributed
     if change is None:
@@ -198,7 +200,7 @@ def attribution_json(event: Event) -> dict[str, Any] | None:
     main = next((p for p in event.points if p.dimension == "overall"), event.points[0])
     return {
         "kind": "version",
-        **change_json(change),
+        **change_json(change, zone),
         "evidence": {
             "measure": main.measure.key,
             "requests_before": main.before.requests,

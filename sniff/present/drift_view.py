@@ -15,12 +15,12 @@ from sniff.present.drift_json import sentence
 SHORT = {
     "hit_rate": "hit",
     "cost_per_request": "$/req",
-    "cache_writes_per_request": "writes/req",
+    "cache_writes_per_request": "writes",
     "break_rate": "breaks",
-    "output_per_request": "out/req",
-    "reasoning_per_request": "think/req",
-    "subagent_cost_share": "subagent $",
-    "compaction_cost_share": "compact $",
+    "output_per_request": "out",
+    "reasoning_per_request": "think",
+    "subagent_cost_share": "sub $",
+    "compaction_cost_share": "cmp $",
 }
 TOP_VALUES = 8
 """Values shown per dimension in the summary (the JSON holds them all)."""
@@ -53,7 +53,8 @@ def summary_table(report: DriftReport) -> Table:
         value = _value(series, len(harnesses) > 1)
         rows.append([series.dimension, value, f"{total.requests:,}", *levels])
     headers = ["by", "value", "reqs", *(SHORT[m.key] for m in measures)]
-    return measures_table("Drift: the measures over the period", headers, rows, text_columns=2,
+    title = "Drift over the period (writes, out, think: tokens per request; $: share of cost)"
+    return measures_table(title, headers, rows, text_columns=2,
                           shrinkable=1)  # fmt: skip
 
 
