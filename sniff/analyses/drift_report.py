@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import tzinfo
+from datetime import date, tzinfo
 
-from sniff.analyses.break_report import Break
+from sniff.analyses.break_report import Break, iso_week
 from sniff.analyses.drift import (
     BY,
     MEASURES,
@@ -84,6 +84,19 @@ def analyze_drift(
     )
 
 
+def weekly(series: Series) -> list[tuple[str, Bucket]]:
+    """A daily series' buckets summed per ISO week, oldest first (as `report --by week`)."""
+    weeks: dict[str, Bucket] = {}
+    for day, bucket in zip(series.periods, series.buckets, strict=True):
+        weeks.setdefault(iso_week(date.fromisoformat(day)), Bucket()).merge(bucket)
+    return sorted(weeks.items())
+
+
+def week_of(report: DriftReport, period: str) -> str:
+    """The ISO week a period of `report` falls in."""
+    return period if report.by == "week" else iso_week(date.fromisoformat(period))
+
+
 @dataclass(frozen=True, slots=True)
 class VersionSide:
     """One version's requests, summed over every period."""
@@ -118,4 +131,7 @@ def compare_versions(report: DriftReport, first: str, second: str) -> tuple[Vers
     return tuple(sides)
 
 
-__all__ = ["MEASURES", "DriftReport", "VersionSide", "analyze_drift", "compare_versions"]
+__all__ = [
+    "MEASURES", "DriftReport", "VersionSide", "analyze_drift", "compare_versions", "week_of",
+    "weekly",
+]  # fmt: skip

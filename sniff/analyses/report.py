@@ -22,6 +22,7 @@ from sniff.pricing import PriceBook, PriceSource
 if TYPE_CHECKING:
     from sniff.analyses.agents import AgentReport
     from sniff.analyses.cache import CacheReport
+    from sniff.analyses.drift_report import DriftReport
     from sniff.analyses.latency import LatencyReport
 
 COST_CLASSES = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
@@ -52,6 +53,8 @@ class Report:
     """Per day: dollars of uncached input, cache reads, 5m and 1h writes, and output."""
     agents: AgentReport | None = None
     """Tool use, failures and user requests, where the logs hold them."""
+    drift: DriftReport | None = None
+    """The series per day, their change points and events (`sniff drift`)."""
 
     @property
     def totals(self) -> Totals:
@@ -81,13 +84,17 @@ def build_report(
     """
     if by not in GROUPINGS:
         raise ValueError(f"unknown grouping {by!r}")
+    from sniff.analyses.drift_report import analyze_drift
+
     chosen = [r for r in dataset.requests if keep is None or keep(r)]
     summary = summarize(chosen, zone)
+    breaks = find_breaks(dataset.requests, prices, zone=zone, keep=keep)
+    activity = dataset.activity if activity is None else activity
     return Report(
         by=by,
         summary=summary,
         groups=grouped(summary, by),
-        breaks=find_breaks(dataset.requests, prices, zone=zone, keep=keep),
+        breaks=breaks,
         dataset=dataset,
         source=prices.source(),
         zone=zone,
@@ -95,7 +102,8 @@ def build_report(
         lint=_dearest(lint),
         latency=_latency(chosen, zone) if latency else [],
         cost_by_class=_cost_by_class(chosen, zone),
-        agents=_agents(chosen, dataset.activity if activity is None else activity, zone),
+        agents=_agents(chosen, activity, zone),
+        drift=analyze_drift(chosen, activity, breaks.breaks, zone, by="day"),
     )
 
 

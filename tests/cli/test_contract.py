@@ -260,7 +260,7 @@ def test_lint_json_and_another_output_format_disagree() -> None:
 REPORT_KEYS = {
     "totals", "by_model", "by_project", "by_day", "by_agent", "by_harness", "sessions", "warnings",
     "source",
-    "by", "groups", "breaks", "what_if", "lint", "latency", "agents", "assumptions",
+    "by", "groups", "breaks", "what_if", "lint", "latency", "agents", "drift", "assumptions",
 }  # fmt: skip
 
 

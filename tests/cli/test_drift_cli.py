@@ -146,3 +146,20 @@ def test_json_keys_are_stable(planted: Path) -> None:
                           "version_compare"]  # fmt: skip
     assert list(data["events"][0]) == ["at", "last", "sentence", "series", "context",
                                        "attributed_to"]  # fmt: skip
+
+
+def test_the_report_has_a_drift_section(planted: Path, tmp_path: Path) -> None:
+    data = json.loads(runner.invoke(app, ["report", "--json", "--tz", "UTC", str(planted)]).stdout)
+    [event] = data["drift"]["events"]
+    assert event == drift(planted, "--tz", "UTC")["events"][0]
+    weeks = data["drift"]["weekly_hit_rate"]
+    assert [w["week"] for w in weeks] == ["2026-W09", "2026-W10", "2026-W11", "2026-W12"]
+    assert weeks[0]["hit_rate"] == pytest.approx(0.95)
+    markdown = runner.invoke(app, ["report", "-f", "md", "--tz", "UTC", str(planted)]).stdout
+    assert "## Changes over time" in markdown and event["sentence"] in markdown
+    page = tmp_path / "r.html"
+    result = runner.invoke(app, ["report", "--tz", "UTC", "-o", str(page), str(planted)])
+    assert result.exit_code == 0, result.output
+    html = page.read_text()
+    assert "id='chart-drift'" in html and "the changes below marked by number" in html
+    assert "id='drift'" in html
