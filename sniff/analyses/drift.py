@@ -155,6 +155,15 @@ class Series:
     periods: tuple[str, ...]
     buckets: tuple[Bucket, ...]
 
+    def sums(self, key: str, start: int = 0, end: int | None = None) -> Sums:
+        """The sums of measure `key` over the buckets `start:end`."""
+        summed = Sums()
+        for bucket in self.buckets[start:end]:
+            held = bucket.sums.get(key)
+            if held is not None:
+                summed.merge(held)
+        return summed
+
     def total(self, start: int = 0, end: int | None = None) -> Bucket:
         """The buckets `start:end` summed."""
         summed = Bucket()
@@ -175,30 +184,41 @@ def add_request(bucket: Bucket, request: Request, cause: str | None) -> None:
     bucket.requests += 1
     bucket.prompt_tokens += usage.prompt_tokens
     unit = bucket.unit
-    _part(unit, "hit_rate", usage.cache_read_tokens, usage.prompt_tokens)
-    _part(unit, "cache_writes_per_request", usage.cache_write_tokens, 1)
-    _part(unit, "output_per_request", usage.output_tokens, 1)
-    _part(unit, "reasoning_per_request", usage.reasoning_tokens, 1)
-    _part(unit, "break_rate", cause is not None, 1)
+    _part(unit, "hit_rate", usage.cache_read_tokens, usage.prompt_tokens, 1)
+    _part(unit, "cache_writes_per_request", usage.cache_write_tokens, 1, 1)
+    _part(unit, "output_per_request", usage.output_tokens, 1, 1)
+    _part(unit, "reasoning_per_request", usage.reasoning_tokens, 1, 1)
+    _part(unit, "break_rate", cause is not None, 1, 1)
     if cause is not None:
         bucket.causes[cause] = bucket.causes.get(cause, 0) + 1
     if cost is None:
         bucket.unpriced += 1
         return
     total = cost.total_usd
-    _part(unit, "cost_per_request", total, 1)
-    _part(unit, "subagent_cost_share", total * (request.agent is Agent.SUBAGENT), total)
-    _part(unit, "compaction_cost_share", total * (request.agent is Agent.COMPACTION), total)
+    _part(unit, "cost_per_request", total, 1, 1)
+    _part(unit, "subagent_cost_share", total * (request.agent is Agent.SUBAGENT), total, 1)
+    _part(unit, "compaction_cost_share", total * (request.agent is Agent.COMPACTION), total, 1)
 
 
-def _part(unit: dict[str, list[float]], key: str, num: float, den: float) -> None:
+def add_bucket(bucket: Bucket, other: Bucket) -> None:
+    """Count the requests of `other`'s open unit into `bucket`'s open unit."""
+    bucket.requests += other.requests
+    bucket.unpriced += other.unpriced
+    bucket.prompt_tokens += other.prompt_tokens
+    for cause, count in other.causes.items():
+        bucket.causes[cause] = bucket.causes.get(cause, 0) + count
+    for key, (num, den, requests) in other.unit.items():
+        _part(bucket.unit, key, num, den, requests)
+
+
+def _part(unit: dict[str, list[float]], key: str, num: float, den: float, count: float) -> None:
     held = unit.get(key)
     if held is None:
-        unit[key] = [num, den, 1]
+        unit[key] = [num, den, count]
     else:
         held[0] += num
         held[1] += den
-        held[2] += 1
+        held[2] += count
 
 
 def value_of(request: Request, dimension: str) -> str | None:
@@ -234,28 +254,27 @@ def build_series(
     """Every series of `requests` (those `counted`), by `by` (day or week) in `zone`.
 
     `causes` maps a request's `break_key` to the cause of its fault break. Periods no request
-    fell in are left out of a series.
+    fell in are left out of a series. Each request is counted once, into the cell of its
+    session, period and values; each cell then into the series its values name.
     """
     period = period_of(by, zone)
+    units: dict[tuple[str, str], dict[tuple[str | None, ...], Bucket]] = {}
+    for request in requests:
+        if counted(request):
+            when = period(request.when)
+            values = tuple(value_of(request, dimension) for dimension in DIMENSIONS)
+            cell = units.setdefault((request.session_id, when), {}).setdefault(values, Bucket())
+            add_request(cell, request, causes.get(break_key(request)))
     cells: dict[tuple[str, str | None], dict[str, Bucket]] = {}
-    ordered = sorted(
-        (r for r in requests if counted(r)), key=lambda r: (r.session_id, period(r.when))
-    )
-    open_units: dict[int, Bucket] = {}
-    unit: tuple[str, str] | None = None
-    for request in ordered:
-        when, cause = period(request.when), causes.get(break_key(request))
-        if (request.session_id, when) != unit:
-            for bucket in open_units.values():
-                bucket.close()
-            open_units, unit = {}, (request.session_id, when)
-        for dimension in DIMENSIONS:
-            key = (dimension, value_of(request, dimension))
-            bucket = cells.setdefault(key, {}).setdefault(when, Bucket())
-            add_request(bucket, request, cause)
-            open_units[id(bucket)] = bucket
-    for bucket in open_units.values():
-        bucket.close()
+    for (_, when), held in units.items():
+        touched: dict[int, Bucket] = {}
+        for values, cell in held.items():
+            for dimension, value in zip(DIMENSIONS, values, strict=True):
+                bucket = cells.setdefault((dimension, value), {}).setdefault(when, Bucket())
+                add_bucket(bucket, cell)
+                touched[id(bucket)] = bucket
+        for bucket in touched.values():
+            bucket.close()  # a session's requests in one period: one unit of each series
     built = []
     for (dimension, value), buckets in cells.items():
         periods = tuple(sorted(buckets))

@@ -21,7 +21,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from sniff.analyses.drift import MEASURES, Z95, Bucket, Measure, Series
+from sniff.analyses.drift import MEASURES, Z95, Measure, Series
 
 DETECTED_IN = ("overall", "harness", "model", "project")
 """The dimensions whose series are searched (a version spans one stretch of time: versions
@@ -143,8 +143,8 @@ def _judged(
     after = _side(series, measure, at, end)
     if before is None or after is None:
         return 0.0
-    sums_before = series.total(start, at).sums_of(measure.key)
-    sums_after = series.total(at, end).sums_of(measure.key)
+    sums_before = series.sums(measure.key, start, at)
+    sums_after = series.sums(measure.key, at, end)
     thin = min(sums_before.requests, sums_after.requests) < rules.min_side_requests
     thin = thin or min(sums_before.n, sums_after.n) < rules.min_side_sessions
     if (
@@ -165,12 +165,12 @@ def _judged(
 
 
 def _side(series: Series, measure: Measure, start: int, end: int) -> Side | None:
-    total: Bucket = series.total(start, end)
-    sums = total.sums_of(measure.key)
+    sums = series.sums(measure.key, start, end)
     level, interval = sums.level, sums.interval()
     if level is None or interval is None:
         return None
+    prompt = sum(bucket.prompt_tokens for bucket in series.buckets[start:end])
     return Side(
         series.periods[start], series.periods[end - 1], level, interval[0], interval[1],
-        sums.requests, sums.n, total.prompt_tokens,
+        sums.requests, sums.n, prompt,
     )  # fmt: skip
