@@ -133,12 +133,22 @@ def _versions(
         harness, _, version = (series.value or "").partition(" ")
         mine = [r for r in sources.requests if str(r.harness) == harness]
         seen = min(r.when for r in mine if version_label(r) == series.value)
-        earlier = [r.version for r in mine if r.when < seen and r.version]
-        previous = statistics.mode(earlier) if earlier else None
+        previous = _in_use_before(mine, seen, sources.period)
         later = [r for r in mine if sources.period(r.when) in after]
         share = sum(version_label(r) == series.value for r in later) / len(later) if later else 0.0
         changes.append(VersionChange(harness, previous, version, seen, share))
     return tuple(sorted(changes, key=lambda change: change.first_seen))
+
+
+def _in_use_before(
+    requests: list[Request], moment: datetime, period: Callable[[datetime], str]
+) -> str | None:
+    """The version most used in the last period with requests before `moment`."""
+    earlier = [r for r in requests if r.when < moment and r.version]
+    if not earlier:
+        return None
+    last = period(max(r.when for r in earlier))
+    return statistics.mode(r.version for r in earlier if period(r.when) == last)
 
 
 def _tools_first(

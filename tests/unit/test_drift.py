@@ -8,6 +8,7 @@ import random
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import msgspec
 import pytest
 
 from sniff.analyses.drift import Sums, build_series, period_of
@@ -97,6 +98,18 @@ def test_a_clean_step_is_found_where_it_is() -> None:
     assert (hit.before.level, hit.after.level) == (pytest.approx(0.95), pytest.approx(0.70))
     assert event.attributed is not None
     assert (event.attributed.previous, event.attributed.to) == ("1.0", "2.0")
+
+
+def test_the_version_left_is_the_one_in_use_just_before() -> None:
+    made = archive([0.95] * 8 + [0.70] * 8, change=8)
+    made = [
+        msgspec.structs.replace(r, version="1.5") if "2026-03-06" <= f"{r.when:%Y-%m-%d}" < (
+            "2026-03-09") else r
+        for r in made
+    ]  # fmt: skip
+    [event] = analyze_drift(made, Activity(), [], UTC).events
+    assert event.attributed is not None
+    assert (event.attributed.previous, event.attributed.to) == ("1.5", "2.0")
 
 
 def test_a_step_without_a_version_change_is_found_but_not_attributed() -> None:
