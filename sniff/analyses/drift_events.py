@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sniff.analyses.drift import Series, version_label
+from sniff.analyses.drift import UNKNOWN_VERSION, Series, version_label
 from sniff.analyses.drift_points import ChangePoint
 from sniff.model import Activity, Request, ToolCall
 
@@ -93,7 +93,9 @@ def drift_events(points: list[ChangePoint], sources: Sources) -> list[Event]:
         last = max(position[point.at] for point in group)
         window = overall.periods[max(first - 1, 0) : last + 1]
         context = _context(sources, overall, window, first)
-        attributed = max(context.versions, key=lambda v: v.share_after, default=None)
+        # a version, not a harness appearing: one its harness ran before, and most of it after
+        known = [v for v in context.versions if v.previous and v.to != UNKNOWN_VERSION]
+        attributed = max(known, key=lambda v: v.share_after, default=None)
         if attributed is not None and attributed.share_after < 0.5:
             attributed = None
         events.append(Event(group[0].at, overall.periods[last], tuple(group), context, attributed))

@@ -10,7 +10,7 @@ from sniff.analyses.drift import MEASURES, Measure, Series
 from sniff.analyses.drift_report import NOTES, DriftReport, VersionSide
 from sniff.numbers import compact, percent, plural
 from sniff.present.console import measures_table, short_project, zone_name
-from sniff.present.drift_json import sentence
+from sniff.present.drift_json import sentence, value_text
 
 SHORT = {
     "hit_rate": "hit",
@@ -22,6 +22,8 @@ SHORT = {
     "subagent_cost_share": "sub $",
     "compaction_cost_share": "cmp $",
 }
+SPARE = ("compaction_cost_share", "reasoning_per_request")
+"""Measures the terminal table leaves out first when it is narrow (the JSON has them)."""
 TOP_VALUES = 8
 """Values shown per dimension in the summary (the JSON holds them all)."""
 
@@ -37,11 +39,21 @@ def cell(measure: Measure, value: float | None) -> str:
     return compact(round(value))
 
 
-def summary_table(report: DriftReport) -> Table:
-    """Each dimension's values over the whole period, the most used first (measures that are
-    nowhere above zero, such as reasoning in logs that do not report it, left out)."""
+def shown_measures(report: DriftReport, width: int) -> list[Measure]:
+    """The measures that fit a table `width` columns wide: those above zero somewhere
+    (reasoning is zero in logs that do not report it), those of `SPARE` left out while they do
+    not fit."""
     overall = report.series[0].total()
     measures = [m for m in MEASURES if overall.sums_of(m.key).level]
+    fits = 6 if width < 90 else 7 if width < 110 else len(MEASURES)
+    for key in SPARE:
+        if len(measures) > fits:
+            measures = [m for m in measures if m.key != key]
+    return measures
+
+
+def summary_table(report: DriftReport, measures: list[Measure]) -> Table:
+    """Each dimension's values over the whole period, the most used first."""
     harnesses = {s.value for s in report.series if s.dimension == "harness"}
     rows, shown = [], dict[str, int]()
     for series in report.series:
@@ -100,7 +112,18 @@ def print_drift(
     if versions:
         console.print(compare_table(versions))
         return
-    console.print(summary_table(report))
+    if not report.series:
+        console.print("No request to follow over time (rollups and failed requests are not).")
+        return
+    measures = shown_measures(report, console.width)
+    console.print(summary_table(report, measures))
+    overall = report.series[0].total()
+    left = [m for m in MEASURES if m not in measures and overall.sums_of(m.key).level]
+    if left:
+        said = ", ".join(
+            f"{m.label} {value_text(m, overall.sums_of(m.key).level or 0.0)}" for m in left
+        )
+        console.print(f"Overall: {said} (--json: per series and period).")
     if report.events:
         console.print(events_table(report))
     else:

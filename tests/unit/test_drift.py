@@ -112,6 +112,21 @@ def test_the_version_left_is_the_one_in_use_just_before() -> None:
     assert (event.attributed.previous, event.attributed.to) == ("1.5", "2.0")
 
 
+def test_a_harness_first_seen_is_no_version_change() -> None:
+    made = archive([0.95] * 8 + [0.70] * 8)
+    made += [
+        msgspec.structs.replace(r, harness=Harness.CODEX, version=None, key=f"codex-{r.key}",
+                                session_id=f"codex-{r.session_id}")
+        for r in archive([0.70] * 16)
+        if r.when >= START + timedelta(days=8)
+    ]  # fmt: skip
+    [event] = analyze_drift(made, Activity(), [], UTC).events
+    assert [(v.harness, v.previous, v.to) for v in event.context.versions] == [
+        ("codex", None, "(unknown)")
+    ]
+    assert event.attributed is None
+
+
 def test_a_step_without_a_version_change_is_found_but_not_attributed() -> None:
     report = analyze_drift(archive([0.95] * 8 + [0.70] * 8), Activity(), [], UTC)
     [event] = report.events
