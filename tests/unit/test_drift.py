@@ -15,7 +15,7 @@ from sniff.analyses.drift import Sums, build_series, period_of
 from sniff.analyses.drift_points import Rules
 from sniff.analyses.drift_report import analyze_drift, compare_versions
 from sniff.errors import UserError
-from sniff.model import Activity, Agent, Cost, Harness, Request, ToolCall, Usage
+from sniff.model import Activity, Agent, Block, Cost, Harness, Request, ToolCall, Usage
 
 START = datetime(2026, 3, 1, 9, tzinfo=UTC)
 
@@ -164,6 +164,25 @@ def test_an_mcp_server_and_a_model_first_used_that_day_are_said() -> None:
     assert event.context.servers_first == ("linear",)
     assert event.context.tools_first == ()  # Read was used from the first day
     assert event.context.models_first == ("claude-opus-4",)
+
+
+def test_a_system_prompt_that_grew_that_day_is_said() -> None:
+    def sized(r: Request) -> Request:
+        tokens = 1_500 if r.when >= START + timedelta(days=8) else 1_000
+        return msgspec.structs.replace(r, blocks=(Block("system", "system", "h", tokens),
+                                                  Block("text", "user", "u", 99_999)))  # fmt: skip
+
+    made = [sized(r) for r in archive([0.95] * 8 + [0.70] * 8)]
+    [event] = analyze_drift(made, Activity(), [], UTC).events
+    assert event.context.system_tokens == (1_000, 1_500)
+    steady = [msgspec.structs.replace(r, blocks=r.blocks[:1]) for r in made]
+    steady = [
+        msgspec.structs.replace(r, blocks=(Block("system", "system", "h", 1_040),))
+        if r.when >= START + timedelta(days=8) else r
+        for r in steady
+    ]  # fmt: skip
+    [event] = analyze_drift(steady, Activity(), [], UTC).events
+    assert event.context.system_tokens is None  # 4 %: below the 10 % a change needs
 
 
 def test_weeks_are_iso_weeks_of_days_in_the_zone() -> None:
