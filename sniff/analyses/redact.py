@@ -17,6 +17,8 @@ import msgspec
 from sniff.analyses.agents import AgentReport, CommandRow, ErrorRow
 from sniff.analyses.branches import NO_BRANCH
 from sniff.analyses.breaks import Break, BreakReport
+from sniff.analyses.drift_points import ChangePoint
+from sniff.analyses.drift_report import DriftReport
 from sniff.analyses.report import Report
 from sniff.analyses.summary import Group, Summary
 from sniff.model import NO_ACTIVITY, Dataset, LineIssue, Request
@@ -51,7 +53,26 @@ def redact(report: Report) -> Report:
         ],
         agents=_agents(report.agents) if report.agents is not None else None,
         branches=[dataclasses.replace(row, key=_branch(row.key)) for row in report.branches],
+        drift=_drift(report.drift) if report.drift is not None else None,
     )
+
+
+def _drift(report: DriftReport) -> DriftReport:
+    """Project series and the change points found in them under their pseudonyms."""
+
+    def named(dimension: str, value: str | None) -> str | None:
+        return _project(value) if dimension == "project" and value else value
+
+    def point(found: ChangePoint) -> ChangePoint:
+        return dataclasses.replace(found, value=named(found.dimension, found.value))
+
+    series = [dataclasses.replace(s, value=named(s.dimension, s.value)) for s in report.series]
+    events = [
+        dataclasses.replace(event, points=tuple(point(p) for p in event.points))
+        for event in report.events
+    ]
+    points = [point(found) for found in report.points]
+    return dataclasses.replace(report, series=series, points=points, events=events)
 
 
 def _project(name: str) -> str:

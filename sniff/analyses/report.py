@@ -23,6 +23,7 @@ from sniff.pricing import PriceBook, PriceSource
 if TYPE_CHECKING:
     from sniff.analyses.agents import AgentReport
     from sniff.analyses.cache import CacheReport
+    from sniff.analyses.drift_report import DriftReport
     from sniff.analyses.latency import LatencyReport
 
 COST_CLASSES = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
@@ -55,6 +56,8 @@ class Report:
     """Tool use, failures and user requests, where the logs hold them."""
     branches: list[Attributed] = field(default_factory=list)
     """Cost by git branch, each request booked to the branch its log line names."""
+    drift: DriftReport | None = None
+    """The series per day, their change points and events (`sniff drift`)."""
 
     @property
     def totals(self) -> Totals:
@@ -84,13 +87,17 @@ def build_report(
     """
     if by not in GROUPINGS:
         raise ValueError(f"unknown grouping {by!r}")
+    from sniff.analyses.drift_report import analyze_drift
+
     chosen = [r for r in dataset.requests if keep is None or keep(r)]
     summary = summarize(chosen, zone)
+    breaks = find_breaks(dataset.requests, prices, zone=zone, keep=keep)
+    activity = dataset.activity if activity is None else activity
     return Report(
         by=by,
         summary=summary,
         groups=grouped(summary, by),
-        breaks=find_breaks(dataset.requests, prices, zone=zone, keep=keep),
+        breaks=breaks,
         dataset=dataset,
         source=prices.source(),
         zone=zone,
@@ -98,8 +105,9 @@ def build_report(
         lint=_dearest(lint),
         latency=_latency(chosen, zone) if latency else [],
         cost_by_class=_cost_by_class(chosen, zone),
-        agents=_agents(chosen, dataset.activity if activity is None else activity, zone),
+        agents=_agents(chosen, activity, zone),
         branches=attribute(chosen, "branch"),
+        drift=analyze_drift(chosen, activity, breaks.breaks, zone, by="day"),
     )
 
 

@@ -19,7 +19,8 @@ from sniff.version import __version__
 
 COMMANDS = (
     "scan", "sessions", "daily", "weekly", "monthly", "blocks", "cache", "agents", "commits",
-    "lint", "latency", "context", "export", "report", "index", "tui", "watch", "statusline",
+    "lint", "latency", "context", "drift", "export", "report", "index", "tui", "watch",
+    "statusline",
 )  # fmt: skip
 """Every command, in the order `--help` lists them; each is the function of its name in the
 module of its name."""

@@ -86,6 +86,26 @@ def hit_rate(days: Sequence[str], rates: Sequence[float | None], width: float) -
     return figure
 
 
+def drift_hit_rate(
+    weeks: Sequence[str], rates: Sequence[float | None], marks: Sequence[str], width: float
+) -> Figure:
+    """Cache hit rate per ISO week (token-weighted), each week holding a change point of
+    `sniff drift` marked by a dashed line and its event's number."""
+    figure, axes = _figure(width, 2.4)
+    points = [(i, r * 100) for i, r in enumerate(rates) if r is not None]
+    if points:
+        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", color="#4e9a52")
+    for number, week in enumerate(marks, 1):
+        if week in weeks:
+            at = weeks.index(week)
+            axes.axvline(at, color="#c0504d", linestyle="--", linewidth=1)
+            axes.text(at, 98, f" {number}", color="#c0504d", va="top", fontsize=8)
+    axes.set_ylim(0, 100)
+    axes.set_ylabel("hit rate (%)")
+    _day_ticks(axes, weeks, width)
+    return figure
+
+
 def breaks_by_cause(rows: Sequence[CauseTotals], width: float) -> Figure:
     """What each cause of faults cost (expected breaks are left out)."""
     shown = [row for row in rows if row.faults]

@@ -59,8 +59,27 @@ def report_json(report: Report) -> dict[str, Any]:
     data["latency"] = [latency_json(item) for item in report.latency]
     data["agents"] = agents_json(report.agents) if report.agents is not None else None
     data["by_branch"] = attributed_json(report.branches, "branch")
+    data["drift"] = _drift_json(report)
     data["assumptions"] = assumptions(report)
     return data
+
+
+def _drift_json(report: Report) -> dict[str, Any] | None:
+    """The weekly hit rate and `sniff drift --json`'s events."""
+    if report.drift is None:
+        return None
+    from sniff.analyses.drift_report import weekly
+    from sniff.present.drift_json import event_json
+
+    drift = report.drift
+    weeks = weekly(drift.series[0]) if drift.series else []
+    return {
+        "weekly_hit_rate": [
+            {"week": week, "requests": b.requests, "hit_rate": b.sums_of("hit_rate").level}
+            for week, b in weeks
+        ],
+        "events": [event_json(event, drift.zone) for event in drift.events],
+    }
 
 
 def report_csv(report: Report) -> str:

@@ -137,6 +137,7 @@ def _charts(report: Report) -> list[str]:
                 "chart-hit-rate", partial(charts.hit_rate, days, rates), "Cache hit rate per day"
             ),
         ]
+    figures += _drift_chart(report)
     figures.append(
         _figure(
             "chart-breaks",
@@ -154,6 +155,22 @@ def _charts(report: Report) -> list[str]:
                 )
             )
     return ["<h2>Charts</h2>", *figures]
+
+
+def _drift_chart(report: Report) -> list[str]:
+    """The weekly hit rate with the weeks of `sniff drift`'s events marked."""
+    drift = report.drift
+    if drift is None or not drift.series:
+        return []
+    from sniff.analyses.drift_report import week_of, weekly
+
+    weeks = weekly(drift.series[0])
+    labels = [week for week, _ in weeks]
+    rates = [bucket.sums_of("hit_rate").level for _, bucket in weeks]
+    marks = [week_of(drift, event.at) for event in drift.events]
+    caption = "Cache hit rate per week"
+    caption += ", the changes below marked by number" if marks else ": no change found"
+    return [_figure("chart-drift", partial(charts.drift_hit_rate, labels, rates, marks), caption)]
 
 
 def _figure(identity: str, draw: Callable[[float], Figure], caption: str) -> str:

@@ -49,6 +49,8 @@ def tables(report: Report) -> list[Table]:
     found.append(_harnesses(report))
     found.append(_branches(report))
     found.append(_breaks(report))
+    if report.drift is not None and report.drift.events:
+        found.append(_drift(report))
     if report.cache is not None and report.cache.what_if:
         found.append(_what_ifs(report))
     if report.lint:
@@ -173,6 +175,27 @@ def _breaks(report: Report) -> Table:
         "how caching works, not faults."
     )
     return Table("breaks", "Cache breaks by cause", headers, rows, note=note)
+
+
+def _drift(report: Report) -> Table:
+    from sniff.present.drift_json import sentence
+
+    assert report.drift is not None
+    rows: list[Row] = [
+        [
+            (str(number), number),
+            (event.at, None),
+            (sentence(event), None),
+            ("version" if event.attributed else "–", None),
+        ]
+        for number, event in enumerate(report.drift.events, 1)
+    ]
+    note = (
+        "Change points of the daily series (sniff drift), each found by ruptures and kept only "
+        "with enough requests and sessions on both sides and a change beyond its 95 % interval."
+    )
+    return Table("drift", "Changes over time", ["#", "day", "what changed", "cause"], rows,
+                 text_columns=4, note=note)  # fmt: skip
 
 
 def _what_ifs(report: Report) -> Table:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from sniff.analyses.cache import CacheReport
     from sniff.analyses.commits import CommitReport
     from sniff.analyses.context_growth import ContextReport
+    from sniff.analyses.drift_report import DriftReport
     from sniff.analyses.report import Report
     from sniff.ingest.discover import SourceFile
     from sniff.ingest.record import Prompts
@@ -382,6 +383,22 @@ class Workspace:
         from sniff.analyses.commits import analyze_commits
 
         return analyze_commits(self._chosen(), self.activity())
+
+    def drift_report(self, by: str = "day") -> DriftReport:
+        """`sniff drift`'s report: the series `by` day or week, their change points, and the
+        events they make, read with the prompts' sizes (system-prompt changes) and the breaks.
+
+        Raises:
+            UserError: as `dataset`, or `by` is neither day nor week (before any log is read).
+        """
+        from sniff.analyses.drift import BY
+        from sniff.analyses.drift_report import analyze_drift
+
+        if by not in BY:
+            raise UserError(f"--by must be one of {', '.join(BY)}, not {by!r}")
+        requests = self.filters.apply(self.dataset("sized").requests)
+        breaks = self.break_report().breaks
+        return analyze_drift(requests, self.activity(), breaks, self.zone, by=by)
 
     def report(self, by: str = "day", *, redact: bool = False) -> Report:
         """`sniff report`'s report, grouped `by` (`analyses.report.GROUPINGS`), its text parts

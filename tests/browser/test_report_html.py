@@ -28,6 +28,7 @@ pytestmark = pytest.mark.skipif(BROWSER is None, reason="Chromium is not install
 CHARTS = {
     "chart-daily-cost": "g[id^=patch_]",  # a bar segment per day and token class
     "chart-hit-rate": "use",  # a marker per day
+    "chart-drift": "use",  # a marker per week
     "chart-breaks": "g[id^=patch_]",  # a bar per cause
     "chart-latency-ttft": "g[id^=patch_]",  # a bar per histogram bucket
     "chart-latency-visible": "g[id^=patch_]",

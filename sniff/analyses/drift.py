@@ -1,0 +1,288 @@
+"""Provides the drift series: per day or week, overall and per agent version, model, project and
+harness, the measures a change in the bill is explained by.
+
+Every measure is a ratio of sums over requests, Σ num / Σ den (the hit rate is token-weighted:
+Σ cache reads / Σ prompt tokens; a per-request figure has den = 1), and a bucket keeps the
+sums of num², den² and num·den too, so the level of any run of buckets and its interval (the
+normal interval of a ratio estimator, linearised: `Sums.interval`) come from the buckets alone.
+
+Rollups (an agent's totals of many calls) and failed requests are left out of every
+per-request measure: they are not one call each. Unpriced requests are left out of the cost
+measures, and counted (`Bucket.unpriced`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, tzinfo
+
+from sniff.analyses.break_report import CAUSES, EXPECTED, iso_week
+from sniff.analyses.summary import LocalDays
+from sniff.model import Agent, Request
+
+BY = ("day", "week")
+DIMENSIONS = ("overall", "version", "model", "project", "harness")
+UNKNOWN_VERSION = "(unknown)"
+Z95 = 1.959964
+"""The 97.5 % quantile of the normal distribution: a two-sided 95 % interval."""
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """One measure of the series: Σ num / Σ den over the requests it counts."""
+
+    key: str
+    label: str
+    unit: str
+    """`share` (shown in %), `usd` or `tokens`."""
+    min_size: float
+    """The smallest change worth reporting: absolute for shares, relative to the level else."""
+
+
+MEASURES = (
+    Measure("hit_rate", "hit rate", "share", 0.05),
+    Measure("cost_per_request", "cost per request", "usd", 0.25),
+    Measure("cache_writes_per_request", "cache writes per request", "tokens", 0.25),
+    Measure("break_rate", "break rate", "share", 0.05),
+    Measure("output_per_request", "output per request", "tokens", 0.25),
+    Measure("reasoning_per_request", "reasoning per request", "tokens", 0.25),
+    Measure("subagent_cost_share", "share of cost in subagents", "share", 0.1),
+    Measure("compaction_cost_share", "share of cost in compaction", "share", 0.1),
+)
+BY_KEY = {measure.key: measure for measure in MEASURES}
+FAULT_CAUSES = tuple(cause for cause in CAUSES if cause not in EXPECTED)
+
+
+@dataclass(slots=True)
+class Sums:
+    """The sums one ratio's level and interval are computed from."""
+
+    n: int = 0
+    """Units (a session's requests in one period): the interval treats them as independent."""
+    requests: int = 0
+    num: float = 0.0
+    den: float = 0.0
+    num2: float = 0.0
+    den2: float = 0.0
+    cross: float = 0.0
+
+    def add(self, num: float, den: float, requests: int = 1) -> None:
+        """Count one unit in: the sums of its `requests`."""
+        self.n += 1
+        self.requests += requests
+        self.num += num
+        self.den += den
+        self.num2 += num * num
+        self.den2 += den * den
+        self.cross += num * den
+
+    def merge(self, other: Sums) -> None:
+        """Add another bucket's sums."""
+        self.n += other.n
+        self.requests += other.requests
+        self.num += other.num
+        self.den += other.den
+        self.num2 += other.num2
+        self.den2 += other.den2
+        self.cross += other.cross
+
+    @property
+    def level(self) -> float | None:
+        """Σ num / Σ den; None when nothing was counted."""
+        return self.num / self.den if self.den else None
+
+    @property
+    def variance(self) -> float | None:
+        """The variance of `level` by linearisation: Σ (num − R·den)² / (Σ den)² · n/(n−1)."""
+        level = self.level
+        if level is None or self.n < 2:
+            return None
+        spread = self.num2 - 2 * level * self.cross + level * level * self.den2
+        return max(spread, 0.0) / (self.den * self.den) * self.n / (self.n - 1)
+
+    def interval(self) -> tuple[float, float] | None:
+        """The 95 % normal interval of `level`."""
+        level, variance = self.level, self.variance
+        if level is None or variance is None:
+            return None
+        half = Z95 * math.sqrt(variance)
+        return (level - half, level + half)
+
+
+@dataclass(slots=True)
+class Bucket:
+    """The requests of one period (and one value of a dimension)."""
+
+    requests: int = 0
+    unpriced: int = 0
+    prompt_tokens: int = 0
+    sums: dict[str, Sums] = field(default_factory=dict)
+    causes: dict[str, int] = field(default_factory=dict)
+    """Breaks that were faults, by cause."""
+    unit: dict[str, list[float]] = field(default_factory=dict)
+    """The open unit's sums (num, den, requests) per measure, while it is being counted."""
+
+    def close(self) -> None:
+        """Add the open unit to the sums: requests of one session vary together, so a
+        session's requests in one period are one draw of the interval, not many."""
+        for key, (num, den, requests) in self.unit.items():
+            self.sums_of(key).add(num, den, int(requests))
+        self.unit = {}
+
+    def sums_of(self, key: str) -> Sums:
+        """The sums of measure `key` (empty ones when none was counted)."""
+        return self.sums.setdefault(key, Sums())
+
+    def merge(self, other: Bucket) -> None:
+        """Add another bucket."""
+        self.requests += other.requests
+        self.unpriced += other.unpriced
+        self.prompt_tokens += other.prompt_tokens
+        for key, sums in other.sums.items():
+            self.sums_of(key).merge(sums)
+        for cause, count in other.causes.items():
+            self.causes[cause] = self.causes.get(cause, 0) + count
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    """One dimension's value (or everything: `overall`) period by period, oldest first."""
+
+    dimension: str
+    value: str | None
+    periods: tuple[str, ...]
+    buckets: tuple[Bucket, ...]
+
+    def sums(self, key: str, start: int = 0, end: int | None = None) -> Sums:
+        """The sums of measure `key` over the buckets `start:end`."""
+        summed = Sums()
+        for bucket in self.buckets[start:end]:
+            held = bucket.sums.get(key)
+            if held is not None:
+                summed.merge(held)
+        return summed
+
+    def total(self, start: int = 0, end: int | None = None) -> Bucket:
+        """The buckets `start:end` summed."""
+        summed = Bucket()
+        for bucket in self.buckets[start:end]:
+            summed.merge(bucket)
+        return summed
+
+
+def counted(request: Request) -> bool:
+    """Whether a request is one call of its own: not a rollup, not failed."""
+    return not request.rollup and request.error is None
+
+
+def add_request(bucket: Bucket, request: Request, cause: str | None) -> None:
+    """Count `request` (whose fault break had `cause`, if it was one) into `bucket`'s open
+    unit (`Bucket.close` adds the unit to the sums)."""
+    usage, cost = request.usage, request.cost
+    bucket.requests += 1
+    bucket.prompt_tokens += usage.prompt_tokens
+    unit = bucket.unit
+    _part(unit, "hit_rate", usage.cache_read_tokens, usage.prompt_tokens, 1)
+    _part(unit, "cache_writes_per_request", usage.cache_write_tokens, 1, 1)
+    _part(unit, "output_per_request", usage.output_tokens, 1, 1)
+    _part(unit, "reasoning_per_request", usage.reasoning_tokens, 1, 1)
+    _part(unit, "break_rate", cause is not None, 1, 1)
+    if cause is not None:
+        bucket.causes[cause] = bucket.causes.get(cause, 0) + 1
+    if cost is None:
+        bucket.unpriced += 1
+        return
+    total = cost.total_usd
+    _part(unit, "cost_per_request", total, 1, 1)
+    _part(unit, "subagent_cost_share", total * (request.agent is Agent.SUBAGENT), total, 1)
+    _part(unit, "compaction_cost_share", total * (request.agent is Agent.COMPACTION), total, 1)
+
+
+def add_bucket(bucket: Bucket, other: Bucket) -> None:
+    """Count the requests of `other`'s open unit into `bucket`'s open unit."""
+    bucket.requests += other.requests
+    bucket.unpriced += other.unpriced
+    bucket.prompt_tokens += other.prompt_tokens
+    for cause, count in other.causes.items():
+        bucket.causes[cause] = bucket.causes.get(cause, 0) + count
+    for key, (num, den, requests) in other.unit.items():
+        _part(bucket.unit, key, num, den, requests)
+
+
+def _part(unit: dict[str, list[float]], key: str, num: float, den: float, count: float) -> None:
+    held = unit.get(key)
+    if held is None:
+        unit[key] = [num, den, count]
+    else:
+        held[0] += num
+        held[1] += den
+        held[2] += count
+
+
+def value_of(request: Request, dimension: str) -> str | None:
+    """The value of `dimension` a request is counted under (None: `overall`)."""
+    if dimension == "version":
+        return version_label(request)
+    if dimension == "model":
+        return request.model
+    if dimension == "project":
+        return request.project
+    if dimension == "harness":
+        return str(request.harness)
+    return None
+
+
+def version_label(request: Request) -> str:
+    """`claude-code 2.1.39`: the harness and its version (they are numbered apart)."""
+    return f"{request.harness} {request.version or UNKNOWN_VERSION}"
+
+
+def period_of(by: str, zone: tzinfo) -> Callable[[datetime], str]:
+    """The period a moment is counted in: its day in `zone`, or that day's ISO week (as
+    `sniff report --by week` groups days)."""
+    day_of = LocalDays(zone)
+    if by == "day":
+        return day_of
+    return lambda moment: iso_week(date.fromisoformat(day_of(moment)))
+
+
+def build_series(
+    requests: Iterable[Request], causes: Mapping[str, str], by: str, zone: tzinfo
+) -> list[Series]:
+    """Every series of `requests` (those `counted`), by `by` (day or week) in `zone`.
+
+    `causes` maps a request's `break_key` to the cause of its fault break. Periods no request
+    fell in are left out of a series. Each request is counted once, into the cell of its
+    session, period and values; each cell then into the series its values name.
+    """
+    period = period_of(by, zone)
+    units: dict[tuple[str, str], dict[tuple[str | None, ...], Bucket]] = {}
+    for request in requests:
+        if counted(request):
+            when = period(request.when)
+            values = tuple(value_of(request, dimension) for dimension in DIMENSIONS)
+            cell = units.setdefault((request.session_id, when), {}).setdefault(values, Bucket())
+            add_request(cell, request, causes.get(break_key(request)))
+    cells: dict[tuple[str, str | None], dict[str, Bucket]] = {}
+    for (_, when), held in units.items():
+        touched: dict[int, Bucket] = {}
+        for values, cell in held.items():
+            for dimension, value in zip(DIMENSIONS, values, strict=True):
+                bucket = cells.setdefault((dimension, value), {}).setdefault(when, Bucket())
+                add_bucket(bucket, cell)
+                touched[id(bucket)] = bucket
+        for bucket in touched.values():
+            bucket.close()  # a session's requests in one period: one unit of each series
+    built = []
+    for (dimension, value), buckets in cells.items():
+        periods = tuple(sorted(buckets))
+        built.append(Series(dimension, value, periods, tuple(buckets[p] for p in periods)))
+    built.sort(key=lambda series: (DIMENSIONS.index(series.dimension), -series.total().requests))
+    return built
+
+
+def break_key(request: Request) -> str:
+    """The identity a request and its break are matched by."""
+    return f"{request.source}\x00{request.session_id}\x00{request.key}"

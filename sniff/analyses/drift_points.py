@@ -1,0 +1,176 @@
+"""Provides `change_points`: where a drift series' level moved, found with `ruptures`.
+
+Why a library: change-point detection is a studied problem with maintained solvers. Each
+measure's values period by period (periods with fewer than `Rules.min_period_requests` left out
+of the signal) are segmented by PELT with a least-squares cost and the penalty
+`penalty_factor · σ² · ln n`, where σ is the noise of the signal (the median absolute first
+difference / (0.6745·√2)), floored at half the measure's smallest reported change, so a flat
+series with one clean step is not cut everywhere.
+
+Each candidate is then judged from the requests on either side (the whole segments up to the
+neighbouring change points): it is kept only if each side holds `min_side_requests` requests
+(and `min_side_tokens` prompt tokens for the hit rate), the change is at least the measure's
+`min_size`, and the 95 % interval of the change (normal, ratio estimator, the sides
+independent) excludes zero. Requests of a session are not independent: the interval is
+narrower than the truth, which is why the size and count guards come first.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from sniff.analyses.drift import MEASURES, Z95, Measure, Series
+
+DETECTED_IN = ("overall", "harness", "model", "project")
+"""The dimensions whose series are searched (a version spans one stretch of time: versions
+are compared, `--version-compare`, and changes of version explain events)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The guards against noise (see the module docstring)."""
+
+    penalty_factor: float = 3.0
+    min_segment_periods: int = 3
+    min_period_requests: int = 5
+    min_side_requests: int = 30
+    min_side_sessions: int = 20
+    min_side_tokens: int = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """The level of a measure over the periods on one side of a change point."""
+
+    first: str
+    last: str
+    level: float
+    low: float
+    high: float
+    requests: int
+    sessions: int
+    """Units of the interval: a session's requests in one period."""
+    prompt_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChangePoint:
+    """A series' measure moved from `before` to `after` at the period `at`."""
+
+    measure: Measure
+    dimension: str
+    value: str | None
+    at: str
+    """The first period of the new level."""
+    index: int
+    """`at`'s position in the series' periods."""
+    before: Side
+    after: Side
+    change: float
+    change_low: float
+    change_high: float
+    penalty: float
+
+
+def change_points(series: list[Series], rules: Rules) -> list[ChangePoint]:
+    """The change points of every measure of every searched series, oldest first."""
+    found = []
+    for one in series:
+        if one.dimension not in DETECTED_IN:
+            continue
+        for measure in MEASURES:
+            found.extend(_of_measure(one, measure, rules))
+    found.sort(key=lambda point: (point.at, MEASURES.index(point.measure), point.dimension))
+    return found
+
+
+def _of_measure(series: Series, measure: Measure, rules: Rules) -> list[ChangePoint]:
+    kept = [
+        index
+        for index, bucket in enumerate(series.buckets)
+        if bucket.sums_of(measure.key).requests >= rules.min_period_requests
+        and bucket.sums_of(measure.key).level is not None
+    ]
+    if len(kept) < 2 * rules.min_segment_periods:
+        return []
+    values = [series.buckets[i].sums_of(measure.key).level or 0.0 for i in kept]
+    found, penalty = _segment(values, measure, rules)
+    cuts = [kept[cut] for cut in found]
+    memo: dict[tuple[int, int, int], ChangePoint | float] = {}
+    while True:  # a rejected cut joins its two segments, and the others are judged again
+        bounds = [0, *cuts, len(series.buckets)]
+        judged = []
+        for three in zip(bounds, bounds[1:], bounds[2:], strict=False):
+            if three not in memo:
+                memo[three] = _judged(series, measure, rules, three, penalty)
+            judged.append(memo[three])
+        failed = [(point, index) for index, point in enumerate(judged) if isinstance(point, float)]
+        if not failed:
+            return [point for point in judged if isinstance(point, ChangePoint)]
+        del cuts[min(failed)[1]]  # the weakest goes first
+
+
+def _segment(values: list[float], measure: Measure, rules: Rules) -> tuple[list[int], float]:
+    """The positions (in `values`) where a new segment starts, and the penalty used."""
+    import numpy as np
+    import ruptures
+
+    scale = abs(statistics.fmean(values)) or 1.0
+    floor = measure.min_size / 2 * (1.0 if measure.unit == "share" else scale)
+    differences = [abs(b - a) for a, b in zip(values, values[1:], strict=False)]
+    sigma = max(statistics.median(differences) / (0.6745 * math.sqrt(2)), floor)
+    penalty = rules.penalty_factor * sigma * sigma * math.log(len(values))
+    signal = np.asarray(values, dtype=float).reshape(-1, 1)
+    # a linear kernel is the least-squares cost, solved by PELT in the library's C code
+    solver = ruptures.KernelCPD(kernel="linear", min_size=rules.min_segment_periods, jump=1)
+    ends = solver.fit(signal).predict(pen=penalty)
+    return [end for end in ends if end < len(values)], penalty
+
+
+def _judged(
+    series: Series,
+    measure: Measure,
+    rules: Rules,
+    bounds: tuple[int, int, int],
+    penalty: float,
+) -> ChangePoint | float:
+    """The change point at `bounds[1]` if it passes every guard, else how strong it was
+    (the change over its half interval; 0 when a side is too thin to tell)."""
+    start, at, end = bounds
+    before = _side(series, measure, start, at)
+    after = _side(series, measure, at, end)
+    if before is None or after is None:
+        return 0.0
+    sums_before = series.sums(measure.key, start, at)
+    sums_after = series.sums(measure.key, at, end)
+    thin = min(sums_before.requests, sums_after.requests) < rules.min_side_requests
+    thin = thin or min(sums_before.n, sums_after.n) < rules.min_side_sessions
+    if (
+        thin
+        or measure.key == "hit_rate"
+        and min(before.prompt_tokens, after.prompt_tokens) < (rules.min_side_tokens)
+    ):
+        return 0.0
+    change = after.level - before.level
+    half = Z95 * math.sqrt((sums_before.variance or 0.0) + (sums_after.variance or 0.0))
+    threshold = measure.min_size * (1.0 if measure.unit == "share" else abs(before.level))
+    if abs(change) < threshold or threshold == 0 or abs(change) <= half:
+        return abs(change) / half if half else 0.0
+    return ChangePoint(
+        measure, series.dimension, series.value, series.periods[at], at, before, after,
+        change, change - half, change + half, penalty,
+    )  # fmt: skip
+
+
+def _side(series: Series, measure: Measure, start: int, end: int) -> Side | None:
+    sums = series.sums(measure.key, start, end)
+    level, interval = sums.level, sums.interval()
+    if level is None or interval is None:
+        return None
+    prompt = sum(bucket.prompt_tokens for bucket in series.buckets[start:end])
+    return Side(
+        series.periods[start], series.periods[end - 1], level, interval[0], interval[1],
+        sums.requests, sums.n, prompt,
+    )  # fmt: skip
