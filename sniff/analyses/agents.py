@@ -97,6 +97,10 @@ class ToolRow:
     """Prompt tokens its results added to the next request (see the module docstring)."""
     exact_calls: int = 0
     """Calls whose `result_tokens` share is exact (the request asked for no other tool)."""
+    cost_usd: float | None = None
+    """Its share of the cost of the requests that asked for it, each shared equally among the
+    tools it asked for (as an MCP server's is: `analyses.attribution`); None when none of them
+    is priced."""
 
 
 @dataclass(slots=True)
@@ -223,11 +227,16 @@ def analyze_agents(requests: Sequence[Request], activity: Activity, zone: tzinfo
     by_project: dict[str, Counter[str]] = {}
     by_day: dict[str, Counter[str]] = {}
     uses = tool_uses(requests, activity)
+    by_key = {request.key: request for request in requests}
+    asked = Counter(call.key for call in activity.calls)
     for use in uses:
         name = use.call.name
         row = tools.get(name)
         if row is None:
             row = tools[name] = ToolRow(name, use.server)
+        asking = by_key.get(use.call.key)
+        if asking is not None and asking.cost is not None:
+            row.cost_usd = (row.cost_usd or 0.0) + asking.cost.total_usd / asked[use.call.key]
         row.calls += 1
         row.errors += use.outcome == "failed"
         row.result_tokens += use.result_tokens

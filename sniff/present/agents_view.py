@@ -31,6 +31,7 @@ def agents_json(report: AgentReport, commands_limit: int | None = None) -> dict[
                     "errors": row.errors,
                     "result_tokens": row.result_tokens,
                     "result_tokens_exact_calls": row.exact_calls,
+                    "cost_usd": rounded(row.cost_usd),
                 }
                 for row in report.tools
             ],

@@ -12,7 +12,7 @@ from sniff.numbers import compact, first_line, instant, money, percent, plural
 
 LISTED = 15
 
-TOOL_HEADERS = ["tool", "from", "calls", "failed", "result tokens"]
+TOOL_HEADERS = ["tool", "from", "calls", "failed", "result tokens", "cost"]
 
 Row = list[tuple[str, float | int | None]]
 """Cells as (text shown, value sorted by; None sorts as text)."""
@@ -74,6 +74,7 @@ def tool_rows(report: AgentReport, limit: int | None = None) -> list[Row]:
             (f"{row.calls:,}", row.calls),
             (f"{row.errors:,}", row.errors),
             (compact(row.result_tokens), row.result_tokens),
+            (money(row.cost_usd), row.cost_usd),
         ]
         for row in report.tools[:limit]
     ]

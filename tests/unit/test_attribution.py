@@ -94,6 +94,17 @@ def test_skills_and_mcp_servers(tmp_path: Path) -> None:
     assert server.cost_usd == pytest.approx(cost_of(requests, {"msg_main_3"}))
 
 
+def test_each_tool_costs_the_requests_that_asked_for_it(tmp_path: Path) -> None:
+    """Each planted request asks for one tool, so a tool's cost is its asking requests'."""
+    workspace = Workspace(planted(tmp_path), use_index=False)
+    requests = list(workspace.dataset().requests)
+    tools = {row.tool: row for row in workspace.agents_report().tools}
+    assert tools["Task"].cost_usd == pytest.approx(cost_of(requests, {"msg_main_1", "msg_main_2"}))
+    assert tools["Skill"].cost_usd == pytest.approx(cost_of(requests, {"msg_main_5"}))
+    github = tools["mcp__github__create_issue"]
+    assert github.cost_usd == pytest.approx(cost_of(requests, {"msg_main_3"}))
+
+
 def test_a_chain_no_launch_names_is_in_its_own_row(tmp_path: Path) -> None:
     write_session(tmp_path, [launch("Explore"), launch("Plan"), Step()])
     # after both launches' results: neither started it
