@@ -15,7 +15,8 @@ resets the context; subagents are chains of their own and are counted apart):
   grows again as the old one did): `dropped[i] = min(carried, max(prompt[i] - base, 0))`;
 - the repeated reads are `reads = sum(dropped[i] * cache_read_price[i])` over the later
   requests (each at its own model's price for its date and prompt size, from the PriceBook);
-- the rebuild is `base * cache_write_price[k]` (the 5-minute write price at request k);
+- the rebuild is `base * cache_write_price[k]` (at request k, the write price of the TTLs the
+  session wrote with so far, each by its share of the tokens written; 5 minutes' when none);
 - the *crossing* is the first request where `reads > rebuild`; a fresh session started there
   would have saved `reads - rebuild`.
 
@@ -208,12 +209,21 @@ def _first_crossing(
     return None
 
 
-def _rate(request: Request, prompt_tokens: int, prices: PriceBook) -> tuple[float, float]:
-    """The cache-read and 5-minute cache-write prices of a request's model for a prompt of
-    this size (priced: `_unpriced` checked it)."""
+def _rate(
+    request: Request, prompt_tokens: int, prices: PriceBook, written: tuple[int, int] = (0, 0)
+) -> tuple[float, float]:
+    """The cache-read and cache-write prices of a request's model for a prompt of this size
+    (priced: `_unpriced` checked it). The write price is that of the TTLs the session wrote
+    with so far (`written`: its 5-minute and 1-hour tokens), each by its share: a session that
+    keeps its cache an hour rebuilds at the 1-hour price; one that wrote nothing, at 5 minutes'."""
     rates = prices.rates(request.model, request.when, prompt_tokens, request.provider)
     assert rates is not None
-    return rates.cache_read, rates.cache_write_5m
+    five, hour = written
+    if not five + hour:
+        return rates.cache_read, rates.cache_write_5m
+    return rates.cache_read, (five * rates.cache_write_5m + hour * rates.cache_write_1h) / (
+        five + hour
+    )
 
 
 def _crossing(
@@ -226,9 +236,12 @@ def _crossing(
     later_rates = [0.0] * (len(segment) + 1)
     for j in range(len(segment) - 1, -1, -1):
         later_rates[j] = later_rates[j + 1] + reads[j]
+    five = hour = 0
     for j, i in enumerate(segment[:-1]):
         carried = excess[j]
-        rebuild = base * _rate(main[i], base, prices)[1]
+        five += main[i].usage.cache_write_5m_tokens
+        hour += main[i].usage.cache_write_1h_tokens
+        rebuild = base * _rate(main[i], base, prices, (five, hour))[1]
         if carried <= 0 or carried * later_rates[j + 1] <= rebuild:
             continue
         dropped = [min(carried, later) for later in excess[j + 1 :]]

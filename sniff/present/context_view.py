@@ -16,7 +16,8 @@ from sniff.present.jsonout import rounded
 RULE = (
     "A fresh session started at the crossing would have dropped what the context carried "
     "beyond the base from each later request of its segment (cache-read price), for one "
-    "write of the base (5-minute cache-write price); a compaction starts a new segment."
+    "write of the base (at the cache-write price of the TTLs the session wrote with); a "
+    "compaction starts a new segment."
 )
 
 

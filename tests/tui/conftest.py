@@ -90,3 +90,46 @@ async def settle(pilot: Pilot[None]) -> None:
 def sample(path: str) -> Path:
     """A file of the sample logs."""
     return SAMPLE_LOGS / path
+
+
+GROWN_SESSION = "9e0f0a11-0000-4000-8000-00000000c0de"
+"""A planted session that grew past the point a fresh one pays off, then was compacted."""
+GROWN_PROMPTS = [10_000, 40_000, *[70_000] * 6, 12_000, 14_000]
+"""Its main chain's prompt sizes: a compaction summary comes before the 12,000-token one."""
+
+
+@pytest.fixture(scope="session")
+def grown_dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
+    """The planted session (5-minute cache writes), read as Claude Code's, paths as names."""
+    from tests.conftest import Lines
+
+    lines, parent = [], None
+    for number, prompt in enumerate(GROWN_PROMPTS):
+        when = f"2026-03-02T09:{number:02d}:00Z"
+        if number == 8:  # the compaction: its summary opens the next turn
+            lines.append(Lines.user(f"u{number}", parent, when, "summary", isCompactSummary=True,
+                                    session=GROWN_SESSION))  # fmt: skip
+        else:
+            lines.append(Lines.user(f"u{number}", parent, when, session=GROWN_SESSION))
+        usage = Lines.usage(input=100, read=prompt - 600, write=500, output=200)
+        lines.append(Lines.assistant(f"msg_{number}", f"a{number}", f"u{number}", when, usage,
+                                     session=GROWN_SESSION))  # fmt: skip
+        parent = f"a{number}"
+    folder = tmp_path_factory.mktemp("grown") / "-home-dana-src-webshop"
+    path = Lines.write(folder / f"{GROWN_SESSION}.jsonl", lines)
+    dataset = load([path], with_prompts=Prompts.COUNTED)
+    return msgspec.structs.replace(
+        dataset,
+        requests=tuple(
+            msgspec.structs.replace(request, file=Path(request.file).name)
+            for request in dataset.requests
+        ),
+        files=tuple(Path(file).name for file in dataset.files),
+        roots=(),
+    )
+
+
+@pytest.fixture
+def grown_app(grown_dataset: Dataset) -> Callable[[], SniffApp]:
+    """A factory of apps over the planted grown session, in UTC."""
+    return lambda: make_app(grown_dataset, zone=UTC)

@@ -13,10 +13,7 @@ from sniff.pricing import PriceBook
 from sniff.tui import SniffApp
 from sniff.tui.screens.session import SessionScreen
 from sniff.tui.widgets.growth import COMPACTION, CROSSING, GrowthStrip, columns
-from tests.tui.conftest import settle
-
-TILESRV = "348de662-5735-484d-85aa-270437afec5e"
-"""The sample session that grew past the point a fresh one pays off, with a compaction."""
+from tests.tui.conftest import GROWN_PROMPTS, GROWN_SESSION, settle
 
 
 def plain(app: SniffApp, selector: str) -> str:
@@ -32,17 +29,15 @@ def test_columns_stand_for_every_request_once() -> None:
 
 
 async def test_the_session_screen_draws_the_prompt_sizes_with_compaction_and_crossing(
-    new_app: Callable[[], SniffApp], archive_dataset: Dataset
+    grown_app: Callable[[], SniffApp], grown_dataset: Dataset
 ) -> None:
-    (growth,) = [
-        s for s in context_growth(archive_dataset.requests, PriceBook()).sessions
-        if s.session_id == TILESRV
-    ]  # fmt: skip
-    assert growth.crossing is not None
-    app = new_app()
+    (growth,) = context_growth(grown_dataset.requests, PriceBook()).sessions
+    assert growth.crossing is not None and growth.crossing.index == 1
+    assert [point.prompt_tokens for point in growth.points] == GROWN_PROMPTS
+    app = grown_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
-        app.push_screen(SessionScreen(TILESRV))
+        app.push_screen(SessionScreen(GROWN_SESSION))
         await settle(pilot)
         line = app.screen.query_one(Sparkline)
         assert list(line.data or []) == [float(p.prompt_tokens) for p in growth.points]

@@ -16,7 +16,7 @@ from sniff.pricing import PriceBook
 from sniff.tui import SniffApp
 from sniff.tui.screens.request import RequestScreen
 from sniff.tui.screens.session import SessionScreen
-from tests.tui.conftest import settle
+from tests.tui.conftest import GROWN_SESSION, settle
 
 Snap = Callable[..., bool]
 
@@ -69,16 +69,16 @@ def test_session_with_breaks_and_an_idle_gap(
 
 
 def test_session_with_its_context_growth(
-    snap_compare: Snap, new_app: Callable[[], SniffApp]
+    snap_compare: Snap, grown_app: Callable[[], SniffApp]
 ) -> None:
-    """The sample session that grew past the point a fresh one pays off, with a compaction."""
+    """A planted session that grew past the point a fresh one pays off, then was compacted."""
 
     async def open_session(pilot: Any) -> None:
         await settle(pilot)
-        pilot.app.push_screen(SessionScreen("348de662-5735-484d-85aa-270437afec5e"))
+        pilot.app.push_screen(SessionScreen(GROWN_SESSION))
         await settle(pilot)
 
-    assert snap_compare(new_app(), terminal_size=(120, 30), run_before=open_session)
+    assert snap_compare(grown_app(), terminal_size=(120, 30), run_before=open_session)
 
 
 def test_request_with_its_prompt_blocks(

@@ -150,3 +150,24 @@ def test_flagged_sessions_come_first_by_what_they_would_save(book):
     quiet = chain([10_000, 11_000], session="quiet")
     report = context_growth(small + quiet + large, book)
     assert [s.session_id for s in report.sessions] == ["large", "small", "quiet"]
+
+
+def test_a_session_writing_one_hour_caches_rebuilds_at_the_one_hour_price(book):
+    """Writes with a 1-hour TTL so far: the rebuild is priced at it ($6 per million, twice the
+    input price), not at 5 minutes' ($3.75). The base, the first prompt, is 11,000 tokens."""
+    hourly = [
+        Request(
+            **{
+                **{name: getattr(found, name) for name in found.__struct_fields__},
+                "usage": Usage(
+                    cache_read_tokens=found.usage.cache_read_tokens,
+                    input_tokens=100,
+                    cache_write_1h_tokens=1000,
+                ),
+            }
+        )  # fmt: skip
+        for found in chain(GROWN)
+    ]
+    (session,) = context_growth(hourly, book).flagged
+    assert session.crossing is not None
+    assert session.crossing.rebuild_usd == pytest.approx(11_000 * 6.0 / 1e6, rel=1e-12)
