@@ -15,7 +15,7 @@ as they are then (through the index, only the files that changed are parsed agai
 
 The frames (`requests`, `sessions`, `breaks`, `tools`) are the Arrow tables of `export.tables`
 turned into pandas, so their columns are those of `sniff export` by construction: label columns
-(`CATEGORIES`) are categories, and times are tz-aware, in the Workspace's zone. pandas and
+(`frames.CATEGORIES`) are categories, and times are tz-aware, in the Workspace's zone. pandas and
 pyarrow are imported only when a frame is asked for.
 """
 
@@ -28,11 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 from sniff.errors import UserError
 from sniff.workspace.choices import PathArgument, check_choices, given_paths, resolve_zone
+from sniff.workspace.frames import Frames
 
 if TYPE_CHECKING:
-    import pandas as pd
-    import pyarrow as pa
-
     from sniff.analyses.agents import AgentReport
     from sniff.analyses.branches import Attributed
     from sniff.analyses.breaks import BreakReport
@@ -48,14 +46,8 @@ if TYPE_CHECKING:
     from sniff.workspace.batches import Progress
     from sniff.workspace.scan import ScanNumbers
 
-CATEGORIES = frozenset(
-    {"source", "provider", "model", "project", "agent", "cause", "tool", "server", "outcome",
-     "error_class"}
-)  # fmt: skip
-"""The frames' label columns, made pandas categories: few values, many rows."""
 
-
-class Workspace:
+class Workspace(Frames):
     """The logs under some paths, read with one set of options (see the module docstring)."""
 
     def __init__(
@@ -442,45 +434,5 @@ class Workspace:
 
         return recounted(requests)
 
-    def requests(self) -> pd.DataFrame:
-        """One row per API call the filters keep, by end time: the export's `requests`."""
-        from sniff.export.tables import requests_table
-
-        chosen = sorted(self._chosen(), key=lambda request: (request.ended_at, request.key))
-        return self._frame(requests_table(chosen))
-
-    def sessions(self) -> pd.DataFrame:
-        """One row per session, by start: the export's `sessions` (`sniff sessions`)."""
-        from sniff.export.tables import sessions_table
-
-        return self._frame(sessions_table(self.scan().summary.sessions))
-
-    def breaks(self) -> pd.DataFrame:
-        """One row per cache break, cold starts included, by time: the export's `breaks`
-        (`sniff cache --breaks`)."""
-        from sniff.export.tables import breaks_table
-
-        return self._frame(breaks_table(self.break_report().breaks))
-
-    def tools(self) -> pd.DataFrame:
-        """One row per tool call, by time, with its outcome and what its results added to the
-        context: the rows `sniff agents` sums per tool (README, Python API)."""
-        from sniff.analyses.agents import tool_uses
-        from sniff.export.tables import tools_table
-
-        return self._frame(tools_table(tool_uses(self._chosen(), self.activity())))
-
     def _chosen(self) -> list[Request]:
         return self.filters.apply(self.dataset().requests)
-
-    def _frame(self, table: pa.Table) -> pd.DataFrame:
-        """`table` in pandas: labels as categories, times in the Workspace's zone."""
-        import pandas as pd
-
-        frame = table.to_pandas()
-        for name in frame.columns:
-            if name in CATEGORIES:
-                frame[name] = frame[name].astype("category")
-            elif isinstance(frame[name].dtype, pd.DatetimeTZDtype):
-                frame[name] = frame[name].dt.tz_convert(self.zone)
-        return frame

@@ -1,0 +1,82 @@
+"""Provides `Frames`: the Workspace's pandas frames (`requests`, `sessions`, `breaks`, `tools`).
+
+They are the Arrow tables of `export.tables` turned into pandas, so their columns are those of
+`sniff export` by construction: label columns (`CATEGORIES`) are categories, and times are
+tz-aware, in the Workspace's zone. pandas and pyarrow are imported only when a frame is asked
+for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from datetime import tzinfo
+    from pathlib import Path
+
+    import pandas as pd
+    import pyarrow as pa
+
+    from sniff.analyses.breaks import BreakReport
+    from sniff.model import Activity, Request
+    from sniff.workspace.scan import ScanNumbers
+
+__all__ = ["CATEGORIES", "Frames"]
+
+CATEGORIES = frozenset(
+    {"source", "provider", "model", "project", "agent", "cause", "tool", "server", "outcome",
+     "error_class"}
+)  # fmt: skip
+"""The frames' label columns, made pandas categories: few values, many rows."""
+
+
+class Frames:
+    """The frames of a `Workspace` (a base of it: each reads the Workspace's answers)."""
+
+    zone: tzinfo
+    if TYPE_CHECKING:  # the answers the frames are made of, as `Workspace` gives them
+
+        def scan(self) -> ScanNumbers: ...
+        def break_report(self, policy_file: Path | None = None) -> BreakReport: ...
+        def activity(self) -> Activity: ...
+        def _chosen(self) -> list[Request]: ...
+
+    def requests(self) -> pd.DataFrame:
+        """One row per API call the filters keep, by end time: the export's `requests`."""
+        from sniff.export.tables import requests_table
+
+        chosen = sorted(self._chosen(), key=lambda request: (request.ended_at, request.key))
+        return self._frame(requests_table(chosen))
+
+    def sessions(self) -> pd.DataFrame:
+        """One row per session, by start: the export's `sessions` (`sniff sessions`)."""
+        from sniff.export.tables import sessions_table
+
+        return self._frame(sessions_table(self.scan().summary.sessions))
+
+    def breaks(self) -> pd.DataFrame:
+        """One row per cache break, cold starts included, by time: the export's `breaks`
+        (`sniff cache --breaks`)."""
+        from sniff.export.tables import breaks_table
+
+        return self._frame(breaks_table(self.break_report().breaks))
+
+    def tools(self) -> pd.DataFrame:
+        """One row per tool call, by time, with its outcome and what its results added to the
+        context: the rows `sniff agents` sums per tool (README, Python API)."""
+        from sniff.analyses.agents import tool_uses
+        from sniff.export.tables import tools_table
+
+        return self._frame(tools_table(tool_uses(self._chosen(), self.activity())))
+
+    def _frame(self, table: pa.Table) -> pd.DataFrame:
+        """`table` in pandas: labels as categories, times in the Workspace's zone."""
+        import pandas as pd
+
+        frame = table.to_pandas()
+        for name in frame.columns:
+            if name in CATEGORIES:
+                frame[name] = frame[name].astype("category")
+            elif isinstance(frame[name].dtype, pd.DatetimeTZDtype):
+                frame[name] = frame[name].dt.tz_convert(self.zone)
+        return frame
