@@ -51,8 +51,15 @@ MEASURES = (
     Measure("subagent_cost_share", "share of cost in subagents", "share", 0.1),
     Measure("compaction_cost_share", "share of cost in compaction", "share", 0.1),
 )
-BY_KEY = {measure.key: measure for measure in MEASURES}
 FAULT_CAUSES = tuple(cause for cause in CAUSES if cause not in EXPECTED)
+CAUSE_MEASURES = tuple(
+    Measure(f"break_rate_{cause}", f"{cause} break rate", "share", 0.05) for cause in FAULT_CAUSES
+)
+"""The break rate of each cause of fault: searched for change points beside `MEASURES` (a
+change of one cause can hide in the total), not tabled."""
+SEARCHED = (*MEASURES, *CAUSE_MEASURES)
+"""Every measure change points are searched in."""
+BY_KEY = {measure.key: measure for measure in SEARCHED}
 
 
 @dataclass(slots=True)
@@ -123,13 +130,21 @@ class Bucket:
     """Breaks that were faults, by cause."""
     unit: dict[str, list[float]] = field(default_factory=dict)
     """The open unit's sums (num, den, requests) per measure, while it is being counted."""
+    unit_causes: dict[str, int] = field(default_factory=dict)
+    """The open unit's faults by cause."""
 
     def close(self) -> None:
         """Add the open unit to the sums: requests of one session vary together, so a
-        session's requests in one period are one draw of the interval, not many."""
+        session's requests in one period are one draw of the interval, not many. Each cause's
+        break rate is over the unit's requests, as the total's is."""
         for key, (num, den, requests) in self.unit.items():
             self.sums_of(key).add(num, den, int(requests))
-        self.unit = {}
+        counted = self.unit.get("break_rate")
+        if counted is not None:
+            for cause in FAULT_CAUSES:
+                faults = self.unit_causes.get(cause, 0)
+                self.sums_of(f"break_rate_{cause}").add(faults, counted[1], int(counted[2]))
+        self.unit, self.unit_causes = {}, {}
 
     def sums_of(self, key: str) -> Sums:
         """The sums of measure `key` (empty ones when none was counted)."""
@@ -191,6 +206,7 @@ def add_request(bucket: Bucket, request: Request, cause: str | None) -> None:
     _part(unit, "break_rate", cause is not None, 1, 1)
     if cause is not None:
         bucket.causes[cause] = bucket.causes.get(cause, 0) + 1
+        bucket.unit_causes[cause] = bucket.unit_causes.get(cause, 0) + 1
     if cost is None:
         bucket.unpriced += 1
         return
@@ -207,6 +223,8 @@ def add_bucket(bucket: Bucket, other: Bucket) -> None:
     bucket.prompt_tokens += other.prompt_tokens
     for cause, count in other.causes.items():
         bucket.causes[cause] = bucket.causes.get(cause, 0) + count
+    for cause, count in other.unit_causes.items():
+        bucket.unit_causes[cause] = bucket.unit_causes.get(cause, 0) + count
     for key, (num, den, requests) in other.unit.items():
         _part(bucket.unit, key, num, den, requests)
 

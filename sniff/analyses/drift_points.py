@@ -21,7 +21,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from sniff.analyses.drift import MEASURES, Z95, Measure, Series
+from sniff.analyses.drift import SEARCHED, Z95, Measure, Series
 
 DETECTED_IN = ("overall", "harness", "model", "project")
 """The dimensions whose series are searched (a version spans one stretch of time: versions
@@ -80,9 +80,9 @@ def change_points(series: list[Series], rules: Rules) -> list[ChangePoint]:
     for one in series:
         if one.dimension not in DETECTED_IN:
             continue
-        for measure in MEASURES:
+        for measure in SEARCHED:
             found.extend(_of_measure(one, measure, rules))
-    found.sort(key=lambda point: (point.at, MEASURES.index(point.measure), point.dimension))
+    found.sort(key=lambda point: (point.at, SEARCHED.index(point.measure), point.dimension))
     return found
 
 

@@ -7,7 +7,7 @@ from dataclasses import asdict
 from datetime import tzinfo
 from typing import Any
 
-from sniff.analyses.drift import MEASURES, Bucket, Measure, Series
+from sniff.analyses.drift import MEASURES, SEARCHED, Bucket, Measure, Series
 from sniff.analyses.drift_events import Event, VersionChange
 from sniff.analyses.drift_points import ChangePoint, Side
 from sniff.analyses.drift_report import NOTES, DriftReport, VersionSide
@@ -89,7 +89,7 @@ def drift_json(report: DriftReport, versions: tuple[VersionSide, ...] = ()) -> d
         "rules": asdict(report.rules),
         "interval": INTERVAL,
         "notes": list(NOTES),
-        "measures": [asdict(measure) for measure in MEASURES],
+        "measures": [asdict(measure) for measure in SEARCHED],
         "summary": [summary_json(series) for series in report.series],
         "series": [series_json(series) for series in report.series],
         "change_points": [point_json(point) for point in report.points],

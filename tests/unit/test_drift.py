@@ -211,3 +211,26 @@ def test_unpriced_requests_are_counted_apart_from_the_cost() -> None:
     assert total.unpriced == 1
     assert total.sums_of("cost_per_request").requests == 2
     assert total.sums_of("cost_per_request").level == pytest.approx(0.01)
+
+
+def test_a_change_in_one_causes_break_rate_is_found_and_named() -> None:
+    """From day 10 on, a fifth of the requests rebuild for `ttl_expired`: the cause's own break
+    rate changes by 20 points, and the change point names it."""
+    from sniff.analyses.drift import break_key
+    from sniff.analyses.drift_points import change_points
+
+    made = archive([0.9] * 20, sessions=12, calls=10)  # each day's sessions within it
+    causes = {
+        break_key(found): "ttl_expired"
+        for index, found in enumerate(made)
+        if found.when >= START + timedelta(days=10) and index % 5 == 0
+    }
+    series = build_series(made, causes, "day", UTC)
+    found = change_points(series, Rules())
+    named = {(point.measure.key, point.dimension) for point in found}
+    assert ("break_rate_ttl_expired", "overall") in named
+    (cause,) = [p for p in found if p.measure.key == "break_rate_ttl_expired"
+                and p.dimension == "overall"]  # fmt: skip
+    assert cause.at == "2026-03-11"
+    assert (cause.before.level, round(cause.after.level, 6)) == (0.0, 0.2)
+    assert all(p.measure.key != "break_rate_model_switch" for p in found)
