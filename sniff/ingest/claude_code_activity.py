@@ -25,7 +25,7 @@ from msgspec import Raw
 
 from sniff.ingest.claude_code_wire import ContentBlock, EmbeddedLine, WireLine, WireMessage
 from sniff.ingest.plausible import epoch
-from sniff.ingest.tool_detail import SHELL_TOOLS, SUBAGENT_TOOLS, detail, head
+from sniff.ingest.tool_detail import DETAILED, SHELL_TOOLS, SUBAGENT_TOOLS, detail, head
 from sniff.model import Activity, AgentEvent, ToolCall, ToolResult
 
 EXCERPT = 240
@@ -81,8 +81,8 @@ class ActivityLog(msgspec.Struct, gc=False):
             if block.type == "tool_use" and block.id and block.id not in self.calls:
                 name = sys.intern(block.name) if block.name else "(unnamed)"
                 self.calls[block.id] = (name, key, session, timestamp or None)
-                purpose = detail(name, bytes(block.input))
-                if purpose:
+                purpose = detail(name, bytes(block.input)) if name in DETAILED else None
+                if purpose:  # (most tools say nothing of their purpose: their input is not read)
                     self.details[block.id] = purpose
 
     def api_error(self, message: WireMessage | None, session: str, timestamp: str) -> None:

@@ -116,5 +116,13 @@ class Group(msgspec.Struct, array_like=True, gc=False):
             thinks=self.thinks,
             compacted=compacted,
             git_branch=self.branch or reader.branch_of(self.parent),
-            visible_at=epoch(self.text_at or self.tool_at),
+            visible_at=self._visible(first, last),
         )
+
+    def _visible(self, first: float | None, last: float | None) -> float | None:
+        """When the first text (else tool call) line was written: most often the response's
+        first or last line, whose times are read already (a scan reads every response)."""
+        shown = self.text_at or self.tool_at
+        if shown == self.first_at:
+            return first
+        return last if shown == self.last_at else epoch(shown)
