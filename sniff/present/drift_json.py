@@ -48,7 +48,9 @@ def sentence(event: Event) -> str:
         text += f", when {version_text(event.attributed)}"
     others = context_phrases(event)
     if others:
-        text += "; the same day, " + ", ".join(others)
+        # the context spans the event's periods and the one before, not always its first day
+        unit = "week" if "-W" in event.at else "day"
+        text += f"; around then (that {unit} or the {unit} before), " + ", ".join(others)
     return text
 
 
