@@ -15,16 +15,9 @@ if TYPE_CHECKING:
     from sniff.analyses.peaks import PeakReport
     from sniff.analyses.visible import Beside, ThinkingShare
 
-HEADERS = [
-    "model",
-    "reqs",
-    "TTFT p50",
-    "TTFT peaks",
-    "visible p50",
-    "visible peaks",
-    "later",
-    "later by (p50)",
-]
+HEADERS = ["model", "reqs", "TTFT p50", "TTFT peaks", "vis. p50", "vis. peaks", "later", "by p50"]
+"""Short enough for an 80-column terminal: `CAPTION` says what they mean."""
+CAPTION = "vis.: first visible token · later: shown after the first token, by (median)"
 TITLE = "Time to first visible token beside time to first token (approximate: upper bounds)"
 THINKING_TITLE = "Thinking's share of output tokens, where the log holds the generated text"
 THINKING_HEADERS = ["model", "responses", "output tokens", "thinking"]
@@ -59,8 +52,10 @@ def beside_rows(beside: list[Beside]) -> list[list[str]]:
 
 
 def beside_table(beside: list[Beside]) -> Table:
-    """The terminal table."""
-    return measures_table(TITLE, HEADERS, beside_rows(beside), text_columns=1, dated=True)
+    """The terminal table, its caption under it."""
+    table = measures_table(TITLE, HEADERS, beside_rows(beside), text_columns=1, dated=True)
+    table.caption, table.caption_justify = CAPTION, "left"
+    return table
 
 
 def beside_text(beside: list[Beside]) -> Text:

@@ -207,3 +207,18 @@ def test_visible_metric_gives_the_thinking_share_of_a_claude_trace_stream(tmp_pa
     shown = runner.invoke(app, ["latency", str(log), "--metric", "visible"], env=WIDE)
     assert "Thinking's share of output tokens" in shown.output
     assert "no time is given" in shown.output
+
+
+def test_the_visible_table_fits_80_columns() -> None:
+    from tests.test_visible_token import FILES
+
+    paths = [str(AGTRACE_CLAUDE / name) for name in FILES]
+    result = runner.invoke(app, ["latency", *paths, "--metric", "visible"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    [header] = [line for line in lines if "TTFT p50" in line]
+    assert header.split() == [
+        "model", "reqs", "TTFT", "p50", "TTFT", "peaks", "vis.", "p50", "vis.", "peaks", "later",
+        "by", "p50",
+    ]  # fmt: skip
