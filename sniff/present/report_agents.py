@@ -8,6 +8,8 @@ dearest user requests) by `sniff agents`' terminal tables; the JSON writer uses
 from __future__ import annotations
 
 from sniff.analyses.agents import AgentReport
+from sniff.analyses.attribution import Attribution
+from sniff.analyses.commits import Spent
 from sniff.numbers import compact, first_line, instant, money, percent, plural
 
 LISTED = 15
@@ -19,7 +21,9 @@ Row = list[tuple[str, float | int | None]]
 
 
 def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]:
-    """(title, headers, rows, how many leading columns are text) for each section."""
+    """(title, headers, rows, how many leading columns are text) for each section: tools,
+    failures, user requests, then the cost by subagent type, skill and MCP server where the
+    logs hold any."""
     failures: list[Row] = [
         [
             (row.error_class, None),
@@ -44,7 +48,49 @@ def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]
             command_rows(report),
             2,
         ),
+        *attribution_sections(report.attribution),
     ]
+
+
+SPENT_HEADERS = ["requests", "tokens", "cost"]
+
+
+def _spent(spent: Spent) -> Row:
+    return [
+        (f"{spent.requests:,}", spent.requests),
+        (compact(spent.tokens), spent.tokens),
+        (money(spent.cost_usd) if spent.requests else "–", spent.cost_usd),
+    ]
+
+
+def attribution_sections(found: Attribution) -> list[tuple[str, list[str], list[Row], int]]:
+    """The cost by subagent type, skill and MCP server (`sniff agents`), those that have rows."""
+    kinds: list[tuple[str, list[str], list[Row], int]] = [
+        (
+            "Subagent types",
+            ["type", "launches", *SPENT_HEADERS],
+            [[(row.name, None), (f"{row.runs:,}", row.runs), *_spent(row.spent)]
+             for row in found.subagent_types],
+            1,
+        ),
+        (
+            "Skills",
+            ["skill", "invocations", *SPENT_HEADERS],
+            [[(row.name, None), (f"{row.runs:,}", row.runs), *_spent(row.spent)]
+             for row in found.skills],
+            1,
+        ),
+        (
+            "MCP servers",
+            ["server", "tools", "calls", "errors", "context added", "cost"],
+            [[(row.server, None), (f"{row.tools:,}", row.tools), (f"{row.calls:,}", row.calls),
+              (f"{row.errors:,}", row.errors), (compact(row.result_tokens), row.result_tokens),
+              (money(row.cost_usd), row.cost_usd)]
+             for row in found.servers],
+            1,
+        ),
+    ]  # fmt: skip
+    return [kind for kind in kinds if kind[2]]
 
 
 def failure_summary(report: AgentReport, api_errors: bool = False) -> str:

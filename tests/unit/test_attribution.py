@@ -167,3 +167,18 @@ def test_a_run_tied_by_time_only_when_its_launches_agree(
     found = attribute(requests, Activity(calls, results), [])
     assert bool(found.runs) is linked
     assert (NOT_LINKED in {row.name for row in found.subagent_types}) is not linked
+
+
+def test_the_report_has_the_subagent_skill_and_mcp_tables(tmp_path: Path) -> None:
+    out = tmp_path / "report.md"
+    result = CliRunner().invoke(
+        app, ["report", str(planted(tmp_path / "logs")), "-f", "md", "-o", str(out), "--no-index"]
+    )
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    for title, row in (
+        ("Subagent types", "| Explore | 1 | 2 |"),  # one launch, its run's two requests
+        ("Skills", "| pdf | 1 | 2 |"),
+        ("MCP servers", "| github | 1 | 1 | 0 | 500 |"),
+    ):
+        assert f"## {title}" in text and row in text[text.index(f"## {title}") :]
