@@ -17,6 +17,7 @@ import msgspec
 from sniff.analyses.agents import AgentReport, CommandRow, ErrorRow
 from sniff.analyses.branches import NO_BRANCH
 from sniff.analyses.breaks import Break, BreakReport
+from sniff.analyses.commits import CommitReport
 from sniff.analyses.drift_points import ChangePoint
 from sniff.analyses.drift_report import DriftReport
 from sniff.analyses.report import Report
@@ -54,7 +55,22 @@ def redact(report: Report) -> Report:
         agents=_agents(report.agents) if report.agents is not None else None,
         branches=[dataclasses.replace(row, key=_branch(row.key)) for row in report.branches],
         drift=_drift(report.drift) if report.drift is not None else None,
+        commits=_commits(report.commits) if report.commits is not None else None,
     )
+
+
+def _commits(report: CommitReport) -> CommitReport:
+    """Commits without their messages, branches, projects and pull requests' addresses."""
+    commits = [
+        dataclasses.replace(row, message=DROPPED, branch=_branch(row.branch),
+                            project=_project(row.project))
+        for row in report.commits
+    ]  # fmt: skip
+    pulls = [
+        dataclasses.replace(row, url=pseudonym("pull", row.url), branch=_branch(row.branch))
+        for row in report.pulls
+    ]
+    return dataclasses.replace(report, commits=commits, pulls=pulls)
 
 
 def _drift(report: DriftReport) -> DriftReport:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from sniff.analyses.branches import Attributed, attribute
 from sniff.analyses.break_report import iso_week
 from sniff.analyses.breaks import BreakReport, find_breaks
+from sniff.analyses.commits import CommitReport, analyze_commits
 from sniff.analyses.summary import Group, LocalDays, Summary, Totals, summarize
 from sniff.model import Activity, Dataset, Finding, Request
 from sniff.pricing import PriceBook, PriceSource
@@ -58,6 +59,8 @@ class Report:
     """Cost by git branch, each request booked to the branch its log line names."""
     drift: DriftReport | None = None
     """The series per day, their change points and events (`sniff drift`)."""
+    commits: CommitReport | None = None
+    """The commits made inside sessions, with what each cost (`sniff commits`)."""
 
     @property
     def totals(self) -> Totals:
@@ -108,6 +111,7 @@ def build_report(
         agents=_agents(chosen, activity, zone),
         branches=attribute(chosen, "branch"),
         drift=analyze_drift(chosen, activity, breaks.breaks, zone, by="day"),
+        commits=analyze_commits(chosen, activity),
     )
 
 

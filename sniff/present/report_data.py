@@ -8,6 +8,7 @@ of the chosen grouping with the columns of `CSV_COLUMNS`, documented in the READ
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from typing import Any
 
@@ -60,8 +61,22 @@ def report_json(report: Report) -> dict[str, Any]:
     data["agents"] = agents_json(report.agents) if report.agents is not None else None
     data["by_branch"] = attributed_json(report.branches, "branch")
     data["drift"] = _drift_json(report)
+    data["commits"] = _commits_json(report)
     data["assumptions"] = assumptions(report)
     return data
+
+
+def _commits_json(report: Report) -> dict[str, Any] | None:
+    """`sniff commits --json`'s keys, the dearest `COMMITS_SHOWN` commits; None when the logs
+    hold no commit made in a session."""
+    from sniff.present.commits_view import commits_json
+    from sniff.present.report_tables import dearest_commits
+
+    if report.commits is None or not report.commits.commits:
+        return None
+    return commits_json(
+        dataclasses.replace(report.commits, commits=dearest_commits(report.commits))
+    )
 
 
 def _drift_json(report: Report) -> dict[str, Any] | None:

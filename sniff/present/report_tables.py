@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sniff.analyses.commits import CommitReport, CommitRow
 from sniff.analyses.report import Report
 from sniff.analyses.summary import Group
 from sniff.analyses.visible import Beside
@@ -48,6 +49,8 @@ def tables(report: Report) -> list[Table]:
     found = [_groups(report, by) for by in dict.fromkeys((*DEFAULT_GROUPINGS, report.by))]
     found.append(_harnesses(report))
     found.append(_branches(report))
+    if report.commits is not None and report.commits.commits:
+        found.append(_commits(report.commits))
     found.append(_breaks(report))
     if report.drift is not None and report.drift.events:
         found.append(_drift(report))
@@ -143,6 +146,35 @@ def _branches(report: Report) -> Table:
         rows.append([*cells[:2], (f"{row.sessions:,}", row.sessions), *cells[2:]])
     headers = ["branch", "requests", "sessions", "cost", "hit rate", "saved", "tokens"]
     return Table("cost-by-branch", "Cost by git branch", headers, rows, note=NOTES["branch"])
+
+
+COMMITS_SHOWN = 20
+"""The dearest commits a report lists."""
+
+
+def dearest_commits(found: CommitReport) -> list[CommitRow]:
+    """The `COMMITS_SHOWN` dearest commits, dearest first (ties in the order they were made)."""
+    return sorted(found.commits, key=lambda row: -(row.spent.cost_usd or 0.0))[:COMMITS_SHOWN]
+
+
+def _commits(found: CommitReport) -> Table:
+    """The dearest commits made inside sessions, with what led to each."""
+    from sniff.present.commits_view import ONLY_IN_SESSIONS
+
+    rows = [
+        [
+            (row.hash[:10], None),
+            (row.branch, None),
+            (row.message, None),
+            (f"{row.spent.requests:,}", row.spent.requests),
+            (compact(row.spent.tokens), row.spent.tokens),
+            (money(row.spent.cost_usd), row.spent.cost_usd),
+        ]
+        for row in dearest_commits(found)
+    ]
+    headers = ["commit", "branch", "message", "requests", "tokens", "cost"]
+    title = f"Dearest commits ({len(found.commits):,} made in {found.sessions:,} sessions)"
+    return Table("cost-by-commit", title, headers, rows, 3, note=ONLY_IN_SESSIONS)
 
 
 def _group_row(group: Group) -> Row:

@@ -232,3 +232,31 @@ def test_the_index_keeps_what_the_calls_were_for(tmp_path: Path) -> None:
         == "[main abc1234] Add the parser\n 2 files changed, 40 insertions(+)"
     )
     assert again.commits_report() == fresh
+
+
+def test_the_report_lists_the_dearest_commits_and_redacts_their_messages(tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+
+    write_session(tmp_path / "logs", three_commits())
+    requests, _, report = read(tmp_path / "logs")
+    out = tmp_path / "report.md"
+    arguments = ["report", str(tmp_path / "logs"), "--no-index", "-f", "md", "-o", str(out)]
+    assert CliRunner().invoke(app, arguments).exit_code == 0
+    text = out.read_text()
+    assert "## Dearest commits (3 made in 1 sessions)" in text
+    second = report.commits[1]
+    assert "| 1b2c3d4 | main | Test the parser | 3 |" in text
+    assert second.spent.cost_usd == pytest.approx(cost_of(requests, list(second.request_keys)))
+    shown = json.loads(
+        CliRunner()
+        .invoke(app, ["report", str(tmp_path / "logs"), "--no-index", "--json", "--redact"])
+        .stdout  # fmt: skip
+    )["commits"]
+    dearest = sorted(report.commits, key=lambda row: -(row.spent.cost_usd or 0.0))
+    assert [row["hash"] for row in shown["commits"]] == [row.hash for row in dearest]
+    assert {row["message"] for row in shown["commits"]} == {"[redacted]"}
+    assert all(row["branch"].startswith("branch-") for row in shown["commits"])
