@@ -312,7 +312,8 @@ class ToolResult(msgspec.Struct, frozen=True, gc=False):
     error: str | None = None
     """The failure's text (an excerpt) when the result is an error; None when it succeeded."""
     head: str | None = None
-    """The start of a shell call's output (what `git commit` printed); None for other tools.
+    """The start of a shell call's output (what `git commit` printed), for the commands that run
+    git or gh (`tool_detail.keeps_output`); None for other calls.
     Shown only redacted."""
     agent_id: str | None = None
     """The subagent run a subagent launch's result names (Claude Code's `agentId`)."""

@@ -46,7 +46,6 @@ from sniff.ingest.record import (
 from sniff.model import Agent, LineIssue
 
 SYNTHETIC_MODEL = "<synthetic>"
-THINKING = frozenset({"thinking", "redacted_thinking"})
 COMPACT_BOUNDARY = "compact_boundary"
 WINDOW_RECORDS = 4096
 WINDOW_GROUPS = 1024
@@ -282,9 +281,7 @@ class Reader:
             group.offer(number, usage, model, copy_rank)
             if group.branch is None and line.gitBranch:
                 group.branch = sys.intern(line.gitBranch)
-        if not group.thinks and _thinks(message.content):
-            group.thinks = True
-        group.visible(timestamp, message.content)
+        group.note(timestamp, message.content)
 
     def _new_group(
         self,
@@ -425,15 +422,6 @@ def _restore(kept: bytes, closed: bytes) -> Reader:
     vars(reader).update(_KEPT_DECODER.decode(kept), closed=_CLOSED_DECODER.decode(closed))
     reader.kept = _KEPT_DECODER.decode(kept)  # as kept: the reader's own grow as it reads
     return reader
-
-
-def _thinks(content: object) -> bool:
-    """Whether a line of a response holds a thinking block."""
-    if isinstance(content, list):
-        for part in content:  # a loop, not any(): this runs for every response line of a scan
-            if part.type in THINKING:
-                return True
-    return False
 
 
 def _agent_for_id(agent_id: str) -> Agent:

@@ -25,7 +25,14 @@ from msgspec import Raw
 
 from sniff.ingest.claude_code_wire import ContentBlock, EmbeddedLine, WireLine, WireMessage
 from sniff.ingest.plausible import epoch
-from sniff.ingest.tool_detail import DETAILED, SHELL_TOOLS, SUBAGENT_TOOLS, detail, head
+from sniff.ingest.tool_detail import (
+    DETAILED,
+    SHELL_TOOLS,
+    SUBAGENT_TOOLS,
+    detail,
+    head,
+    keeps_output,
+)
 from sniff.model import Activity, AgentEvent, ToolCall, ToolResult
 
 EXCERPT = 240
@@ -71,6 +78,9 @@ class ActivityLog(msgspec.Struct, gc=False):
     """tool_use id → the start of a shell call's output."""
     launched: dict[str, str] = msgspec.field(default_factory=dict)
     """tool_use id → the subagent run a launch's result names (`toolUseResult.agentId`)."""
+    awaited: dict[str, bool] = msgspec.field(default_factory=dict)
+    """tool_use id → whether it is a shell call (else a subagent launch), for the calls whose
+    result is read (`heads`, `launched`): one lookup per result tells the others apart."""
 
     def assistant(self, message: WireMessage, key: str, session: str, timestamp: str) -> None:
         """The tool uses of one line of a response."""
@@ -81,9 +91,13 @@ class ActivityLog(msgspec.Struct, gc=False):
             if block.type == "tool_use" and block.id and block.id not in self.calls:
                 name = sys.intern(block.name) if block.name else "(unnamed)"
                 self.calls[block.id] = (name, key, session, timestamp or None)
-                purpose = detail(name, bytes(block.input)) if name in DETAILED else None
-                if purpose:  # (most tools say nothing of their purpose: their input is not read)
+                if name not in DETAILED:  # most tools: their input is not read
+                    continue
+                purpose = detail(name, bytes(block.input))
+                if purpose:
                     self.details[block.id] = purpose
+                if name in SUBAGENT_TOOLS or (name in SHELL_TOOLS and keeps_output(purpose)):
+                    self.awaited[block.id] = name in SHELL_TOOLS
 
     def api_error(self, message: WireMessage | None, session: str, timestamp: str) -> None:
         """A harness line standing for a failed API call (`isApiErrorMessage`)."""
@@ -106,7 +120,8 @@ class ActivityLog(msgspec.Struct, gc=False):
             for block in content:
                 if block.type == "tool_result" and block.tool_use_id:
                     self._result(block, session, timestamp)
-                    self._output(block.tool_use_id, block, line)
+                    if block.tool_use_id in self.awaited:
+                        self._output(block.tool_use_id, block, line)
                 elif not typed:
                     continue
                 elif block.type == "text":
@@ -144,21 +159,21 @@ class ActivityLog(msgspec.Struct, gc=False):
         self.results[tool_use_id] = (session, timestamp, error)
 
     def _output(self, tool_use_id: str, block: ContentBlock, line: WireLine | EmbeddedLine) -> None:
-        """The start of a shell call's output, and the run a subagent launch's result names."""
-        call = self.calls.get(tool_use_id)
-        if call is None or tool_use_id in self.heads or tool_use_id in self.launched:
-            return
-        if call[0] in SHELL_TOOLS:
+        """The start of a shell call's output, and the run a subagent launch's result names
+        (an awaited call: one whose result holds neither is awaited in later lines still)."""
+        if self.awaited[tool_use_id]:
             printed = head(_raw_text(block.content))
             if printed:
                 self.heads[tool_use_id] = printed
-        elif call[0] in SUBAGENT_TOOLS and isinstance(line, WireLine) and line.toolUseResult:
+                del self.awaited[tool_use_id]
+        elif isinstance(line, WireLine) and line.toolUseResult:
             try:
                 run = _LAUNCH.decode(line.toolUseResult).agentId
             except (msgspec.DecodeError, msgspec.ValidationError):
                 run = None
             if run:
                 self.launched[tool_use_id] = run
+                del self.awaited[tool_use_id]
 
     def freeze(self, project: str) -> Activity:
         """The activity as records (`project`: the file's, known once its lines are read)."""

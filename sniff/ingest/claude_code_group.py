@@ -17,6 +17,9 @@ from sniff.ingest.claude_code_wire import ContentBlock, WireUsage
 from sniff.ingest.record import Response, Tokens, epoch
 from sniff.model import UNDATED, Agent, LineIssue
 
+THINKING = frozenset({"thinking", "redacted_thinking"})
+"""The content blocks of a response's thinking."""
+
 if TYPE_CHECKING:
     from sniff.ingest.claude_code import Reader
 
@@ -56,17 +59,21 @@ class Group(msgspec.Struct, array_like=True, gc=False):
             if timestamp > self.last_at:
                 self.last_at = timestamp
 
-    def visible(self, timestamp: str, content: list[ContentBlock] | str | None) -> None:
-        """Note a line's time if it holds the response's first text or tool call."""
-        if not timestamp or not isinstance(content, list):
+    def note(self, timestamp: str, content: list[ContentBlock] | str | None) -> None:
+        """Note what a line of the response holds: thinking, and its time if it holds the
+        response's first text or tool call (one pass: this runs for every response line)."""
+        if not isinstance(content, list):
             return
-        for part in content:  # a loop, not any(): this runs for every response line of a scan
+        for part in content:
             kind = part.type
             if kind == "text":
-                if not self.text_at or timestamp < self.text_at:
+                if timestamp and (not self.text_at or timestamp < self.text_at):
                     self.text_at = timestamp
-            elif kind == "tool_use" and (not self.tool_at or timestamp < self.tool_at):
-                self.tool_at = timestamp
+            elif kind == "tool_use":
+                if timestamp and (not self.tool_at or timestamp < self.tool_at):
+                    self.tool_at = timestamp
+            elif kind in THINKING:
+                self.thinks = True
 
     def offer(self, number: int, usage: WireUsage, model: str | None, copy_rank: int) -> None:
         """Keep another line of the response instead, if it holds more tokens.

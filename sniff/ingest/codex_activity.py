@@ -31,7 +31,7 @@ import msgspec
 
 from sniff.ingest.claude_code_activity import EXCERPT
 from sniff.ingest.plausible import epoch
-from sniff.ingest.tool_detail import SHELL_TOOLS, output_text
+from sniff.ingest.tool_detail import SHELL_TOOLS, keeps_output, output_text
 from sniff.ingest.tool_detail import head as output_head
 from sniff.model import Activity, AgentEvent, ToolCall, ToolResult
 
@@ -98,7 +98,8 @@ class RolloutActivity:
     def output(self, call_id: str, raw: msgspec.Raw, timestamp: str) -> None:
         """A call's output item (its raw JSON): its outcome, where the output states one."""
         call = self.calls.get(call_id)
-        if call is not None and call[0] in SHELL_TOOLS and call_id not in self.heads:
+        shell = call is not None and call[0] in SHELL_TOOLS
+        if shell and call_id not in self.heads and keeps_output(self.details.get(call_id)):
             printed = output_head(output_text(_text(raw)))
             if printed:
                 self.heads[call_id] = printed

@@ -9,6 +9,8 @@ The texts are kept as logged; whatever shows them redacts them (`redact_secrets`
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 
 DETAIL = 500
@@ -90,6 +92,16 @@ def command_text(command: str | list[str] | None) -> str | None:
         else:
             command = " ".join(command)
     return command[:DETAIL] if command else None
+
+
+KEPT_OUTPUT = re.compile(r"\b(?:git|gh)\b")
+"""The shell commands whose output's start is kept: git's and GitHub's CLI, where commits
+and pull requests show (`analyses.commits`). Other calls' output is never decoded."""
+
+
+def keeps_output(command: str | None) -> bool:
+    """Whether the start of a shell call's output is kept, from its command."""
+    return command is not None and KEPT_OUTPUT.search(command) is not None
 
 
 def head(text: str) -> str | None:
