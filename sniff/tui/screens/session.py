@@ -99,6 +99,11 @@ class SessionScreen(ArchiveScreen):
         text.append(
             f"\n{first.project}  ·  {first.harness} session {self.session_id[:8]}  ·  from {start}"
         )
+        # in the order first used: a session can change branch (`sniff sessions --by branch`)
+        branches = dict.fromkeys(e.request.git_branch for e in timeline if e.request.git_branch)
+        if branches:
+            text.append(f"  ·  {'branches' if len(branches) > 1 else 'branch'} ")
+            text.append(", ".join(branches))
         idle = sum(entry.idle for entry in timeline)
         if idle:
             text.append(
