@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import random
+import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -822,9 +823,18 @@ def test_what_ifs_replayed_in_forked_workers_equal_the_one_process_replay(
     pids = tmp_path / "pids"
     measure = cache_analysis._measure
 
+    parent = os.getpid()
+
     def noted(*args: Any) -> Measures:
         with pids.open("a") as out:  # each process notes itself
             out.write(f"{os.getpid()}\n")
+        # this process takes work too: on a busy machine it could take all of it before the
+        # forked worker starts, so it waits (10 s at most) until the worker has taken some
+        deadline = time.monotonic() + 10
+        while os.getpid() == parent and time.monotonic() < deadline:
+            if len(set(pids.read_text().split())) > 1:
+                break
+            time.sleep(0.01)
         return measure(*args)
 
     monkeypatch.setattr(cache_analysis, "_measure", noted)
