@@ -8,15 +8,13 @@ The records are frozen `msgspec.Struct`s: immutable and typed like frozen datacl
 in C. A scan creates several records per API call, hundreds of thousands per run, and frozen
 dataclasses spent more time being constructed than the JSON took to parse.
 
-Lint's findings are here too (plain frozen dataclasses: there are few): lint makes them, and the
-report and the browser rank them beside cache breaks, without depending on lint.
+Lint's findings are records of another kind: `sniff.findings`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from enum import IntEnum, StrEnum
+from enum import StrEnum
 from typing import Any
 
 import msgspec
@@ -396,59 +394,3 @@ class Dataset(msgspec.Struct, frozen=True):
     def empty_files(self) -> tuple[str, ...]:
         """Files read as another agent's log that held nothing to count (`NO_USAGE`)."""
         return tuple(issue.file for issue in self.issues if issue.reason == NO_USAGE)
-
-
-class Severity(IntEnum):
-    """How bad a finding is; `--fail-on` compares against it."""
-
-    INFO = 1
-    WARNING = 2
-    ERROR = 3
-
-    @property
-    def label(self) -> str:
-        """`info`, `warning` or `error`."""
-        return self.name.lower()
-
-    @classmethod
-    def parse(cls, text: str) -> Severity:
-        """A severity from its name (raises KeyError for an unknown one)."""
-        return cls[text.upper()]
-
-
-@dataclass(frozen=True, slots=True)
-class Saving:
-    """What fixing a finding is worth, from the cache engine's replay."""
-
-    cached_tokens: int
-    """More prompt tokens read from cache."""
-    usd: float | None
-    basis: str
-    """What the figure covers, e.g. `these 12 requests` or `per 1,000 calls at 1 call/min`."""
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One problem, where it is, why it matters, what to do."""
-
-    rule: str
-    severity: Severity
-    message: str
-    file: str
-    line: int = 0
-    column: int = 0
-    request: str | None = None
-    block_path: str | None = None
-    evidence: str = ""
-    fix: str = ""
-    saving: Saving | None = None
-
-    @property
-    def where(self) -> str:
-        """`file:line:col`, or `file:line request block` for logged requests."""
-        place = f"{self.file}:{self.line}:{self.column}" if self.line else self.file
-        if self.request:
-            place += f" request {self.request}"
-        if self.block_path:
-            place += f" {self.block_path}"
-        return place

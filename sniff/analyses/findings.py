@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sniff.analyses.browse import Archive
-from sniff.model import Finding
+from sniff.findings import Finding
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,8 @@ from sniff.analyses.break_report import iso_week
 from sniff.analyses.breaks import BreakReport, find_breaks
 from sniff.analyses.commits import CommitReport, analyze_commits
 from sniff.analyses.summary import Group, LocalDays, Summary, Totals, summarize
-from sniff.model import Activity, Dataset, Finding, Request
+from sniff.findings import Finding
+from sniff.model import Activity, Dataset, Request
 from sniff.pricing import PriceBook, PriceSource
 
 if TYPE_CHECKING:

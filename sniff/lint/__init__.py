@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from sniff import tokens
 from sniff.errors import UserError
+from sniff.findings import Finding, Saving, Severity
 from sniff.ingest.record import Prompts
 from sniff.lint import rules as _rules  # noqa: F401 - registers the rules on one prompt
 from sniff.lint.inputs import load_prompts, logged_prompts
@@ -25,7 +26,7 @@ from sniff.lint.prompts import LintPrompt
 from sniff.lint.registry import RULES, LintContext, finding
 from sniff.lint.savings import chain_saving, file_saving
 from sniff.lint.session_rules import opening
-from sniff.model import Dataset, Finding, Request, Saving, Severity
+from sniff.model import Dataset, Request
 from sniff.pricing import PriceBook
 from sniff.redact_secrets import redact_secrets
 

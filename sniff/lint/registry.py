@@ -11,10 +11,10 @@ import difflib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from sniff.findings import Finding, Severity
 from sniff.lint.locate import locate
 from sniff.lint.prompts import LintBlock, LintPrompt
 from sniff.lint.volatile import line_and_column
-from sniff.model import Finding, Severity
 from sniff.redact_secrets import redact_secrets
 
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from sniff.findings import Finding, Severity
 from sniff.lint.prompts import LintBlock, LintPrompt
 from sniff.lint.registry import RULES, LintContext, changed_at, diff, finding, rule
 from sniff.lint.volatile import Volatile, find_placeholders, find_volatile
-from sniff.model import Finding, Severity
 from sniff.redact_secrets import redact_excerpt
 
 __all__ = ["MAX_BREAKPOINTS", "RESULT_KINDS", "RULES"]

@@ -17,9 +17,10 @@ from functools import lru_cache
 
 from sniff import tokens
 from sniff.engine import PrefixTree, build_prompts, load_policies, simulate
+from sniff.findings import Saving
 from sniff.lint.prompts import LintBlock, LintPrompt
 from sniff.lint.volatile import find_placeholders, find_volatile
-from sniff.model import Agent, Block, Request, Saving, Usage
+from sniff.model import Agent, Block, Request, Usage
 from sniff.pricing import PriceBook
 
 CALLS = 1_000

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
+from sniff.findings import Finding, Severity
 from sniff.lint.prompts import LintBlock, LintPrompt
 from sniff.lint.registry import LintContext, changed_at, diff, finding, rule
-from sniff.model import Finding, Severity
 
 PREFIX_ROLES = frozenset({"system", "tools"})
 """Roles of the blocks before the conversation (tools, system prompt); the rest is its history."""

@@ -8,9 +8,9 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from sniff.findings import Finding, Severity
 from sniff.lint import LintReport
 from sniff.lint.rules import RULES
-from sniff.model import Finding, Severity
 from sniff.numbers import compact, money, plural
 from sniff.present.jsonout import rounded
 from sniff.version import __version__

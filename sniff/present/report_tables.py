@@ -15,7 +15,7 @@ from sniff.analyses.commits import CommitReport, CommitRow
 from sniff.analyses.report import Report
 from sniff.analyses.summary import Group
 from sniff.analyses.visible import Beside
-from sniff.model import Finding
+from sniff.findings import Finding
 from sniff.numbers import compact, money, percent, plural, seconds, signed_money
 from sniff.present.branches_view import NOTES
 from sniff.present.latency_view import NAMES

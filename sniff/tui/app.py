@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from textual.timer import Timer
     from textual.worker import Worker
 
-    from sniff.model import Finding
+    from sniff.findings import Finding
 
 
 class SniffApp(App[None]):

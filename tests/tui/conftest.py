@@ -15,10 +15,11 @@ import msgspec
 import pytest
 from textual.pilot import Pilot
 
+from sniff.findings import Finding
 from sniff.ingest.record import Prompts
 from sniff.lint import LintConfig, lint
 from sniff.logs import load
-from sniff.model import Dataset, Finding
+from sniff.model import Dataset
 from sniff.tui import SniffApp, make_app
 from tests.conftest import REPO, SAMPLE_LOGS
 

@@ -10,8 +10,9 @@ from sniff.analyses.browse import build_archive
 from sniff.analyses.findings import collect_findings
 from sniff.analyses.prompt_view import CacheState, prompt_view
 from sniff.analyses.summary import Totals
+from sniff.findings import Finding, Saving, Severity
 from sniff.logs import load
-from sniff.model import Agent, Block, Dataset, Finding, Request, Saving, Severity, Usage
+from sniff.model import Agent, Block, Dataset, Request, Usage
 from sniff.pricing import PriceBook
 from tests.conftest import SAMPLE_LOGS
 

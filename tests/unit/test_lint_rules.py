@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from sniff.findings import Finding, Severity
 from sniff.ingest.record import Prompts
 from sniff.lint import LintConfig, check, lint
 from sniff.lint.fix import fixed_body, fixed_text, is_fixable
@@ -22,7 +23,7 @@ from sniff.lint.prompts import LintPrompt
 from sniff.lint.rules import RULES
 from sniff.lint.volatile import find_placeholders, find_volatile, line_and_column
 from sniff.logs import load
-from sniff.model import Dataset, Finding, Severity
+from sniff.model import Dataset
 from sniff.pricing import PriceBook
 
 ROOT = Path(__file__).resolve().parents[2]
