@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import Any
 
 from sniff.analyses.blocks import Block, active_block, build_blocks
 from sniff.analyses.breaks import Break, find_breaks
@@ -54,24 +53,6 @@ class Event:
     """Why a session counts as ended: "idle" (the logs mark no end)."""
     idle_minutes: float | None = None
     """For an ended session, the idle time it was judged by (`--idle`)."""
-
-    def as_json(self) -> dict[str, Any]:
-        """The event as one JSON object with stable keys."""
-        return {
-            "kind": self.kind,
-            "at": self.at.isoformat(),
-            "session_id": self.session_id,
-            "project": self.project,
-            "model": self.model,
-            "agent": self.agent,
-            "harness": self.harness,
-            "tokens": self.tokens,
-            "cost_usd": self.cost_usd,
-            "cause": self.cause,
-            "detail": self.detail,
-            "reason": self.reason,
-            "idle_minutes": self.idle_minutes,
-        }
 
 
 def tokens_of(request: Request) -> dict[str, int]:

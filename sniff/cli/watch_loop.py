@@ -119,10 +119,11 @@ class Watch:
         """One JSON object per event, each line flushed at once; a step on every beat
         (`ingest.changes.ticks`)."""
         from sniff.present.jsonout import dumps
+        from sniff.present.watch_json import event_json
 
         for _ in beats:
             for event in self.step():
-                out.write(dumps(event.as_json()).replace("\n", "") + "\n")
+                out.write(dumps(event_json(event)).replace("\n", "") + "\n")
                 out.flush()
             if self.done():
                 return

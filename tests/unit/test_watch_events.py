@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from sniff.analyses.watch_events import events_of, glance
 from sniff.ingest.follow import Follower
+from sniff.present.watch_json import event_json
 from sniff.pricing import PriceBook
 from tests.conftest import Lines
 
@@ -70,7 +71,7 @@ def test_an_unpriced_model_has_no_cost_never_zero(cc: type[Lines], tmp_path: Pat
     events = events_of(follower.step(), follower.by_session, prices, known_sessions=set())
     assert [event.kind for event in events] == ["session_started", "response"]
     assert events[1].cost_usd is None
-    assert events[1].as_json()["cost_usd"] is None
+    assert event_json(events[1])["cost_usd"] is None
 
 
 def _requests(cc: type[Lines], tmp_path: Path, *stamps: str) -> Follower:

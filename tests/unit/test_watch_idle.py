@@ -11,6 +11,7 @@ from rich.console import Console
 
 from sniff.analyses.watch_events import glance
 from sniff.cli.watch_loop import Watch
+from sniff.present.watch_json import event_json
 from sniff.present.watch_view import view
 from sniff.workspace import Workspace
 from tests.conftest import Lines
@@ -61,7 +62,7 @@ def test_a_live_session_ends_once_after_the_idle_time_with_no_file_change(
     clock.now = LAST + timedelta(minutes=30)
     (ended,) = run.step()
     assert (ended.kind, ended.session_id, ended.at) == ("session_ended", cc.SESSION, clock.now)
-    body = ended.as_json()
+    body = event_json(ended)
     assert body["reason"] == "idle" and body["idle_minutes"] == 30
     assert "since 2026-03-02T10:00:05+00:00" in body["detail"]
     assert _kinds(run, clock, LAST + timedelta(hours=5)) == []  # once
