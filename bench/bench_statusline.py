@@ -25,18 +25,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import timedelta
 from pathlib import Path
 
-from measure import chosen_session, compile_sniff  # bench/ is on the path when a script runs
+from fresh_ids import Fresh, fresh_response  # bench/ is on the path when a script runs
+from measure import chosen_session, compile_sniff
 
 
 class Grower:
@@ -46,13 +47,11 @@ class Grower:
         self.transcript = transcript
         lines = transcript.read_bytes().splitlines()
         self.template = next(json.loads(line) for line in reversed(lines) if b'"usage"' in line)
+        self.rng, self.used = random.Random(7), set[str]()
 
     def __call__(self) -> None:
-        line = dict(self.template)
-        line["uuid"] = str(uuid.uuid4())
-        line["requestId"] = f"req_{uuid.uuid4().hex[:24]}"
-        line["message"] = {**line["message"], "id": f"msg_{uuid.uuid4().hex[:24]}"}
-        line["timestamp"] = datetime.now(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
+        ids = Fresh(self.rng, timedelta(0), self.used)  # one copy: ids of its own
+        line = fresh_response(self.template, ids, self.template.get("parentUuid"))
         with self.transcript.open("ab") as transcript:
             transcript.write(json.dumps(line).encode() + b"\n")
 

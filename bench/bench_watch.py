@@ -30,11 +30,11 @@ import sys
 import tempfile
 import threading
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import IO, Any
 
-from fresh_ids import Fresh  # bench/ is on the path when a script runs
+from fresh_ids import Fresh, fresh_response  # bench/ is on the path when a script runs
 from measure import chosen_session, compile_sniff
 
 WAIT = 10.0
@@ -53,18 +53,6 @@ def responses(session: Path, count: int) -> list[dict[str, Any]]:
     found = list(last.values())
     step = max(1, len(found) // count)
     return found[::step][:count]
-
-
-def fresh(line: dict[str, Any], ids: Fresh, parent: str | None) -> dict[str, Any]:
-    """A copy of `line` with new identities, linked to `parent`, stamped now."""
-    copy = json.loads(json.dumps(line))
-    copy["uuid"] = ids.of(copy["uuid"])
-    copy["parentUuid"] = parent
-    copy["message"]["id"] = ids.of(copy["message"]["id"])
-    if copy.get("requestId"):
-        copy["requestId"] = ids.of(copy["requestId"])
-    copy["timestamp"] = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    return copy
 
 
 def expected_tokens(usage: dict[str, Any]) -> tuple[int, int, int, int]:
@@ -105,7 +93,7 @@ def measure(
     wrong: list[str] = []
     cost = 0.0
     for number, line in enumerate(lines):
-        copy = fresh(line, ids, parent)
+        copy = fresh_response(line, ids, parent)
         parent = copy["uuid"]
         with log.open("ab") as out:
             appended = time.perf_counter()

@@ -8,12 +8,14 @@ writes. Short ids get a random tail, so that no two copies ever meet.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import sys
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from agent_units import Unit  # bench/ is on the path when a script runs
 
@@ -142,3 +144,16 @@ class Fresh:
 def shift_of(number: int) -> timedelta:
     """The shift of copy `number`: into the past, spread over a year, never the same twice."""
     return -timedelta(days=number % 365, seconds=(number // 365) * 37)
+
+
+def fresh_response(line: dict[str, Any], ids: Fresh, parent: str | None) -> dict[str, Any]:
+    """A copy of a Claude Code response line with new identities (uuid, message id, requestId),
+    linked to `parent`, stamped now: a response appended as Claude Code would write it."""
+    copy = json.loads(json.dumps(line))
+    copy["uuid"] = ids.of(copy["uuid"])
+    copy["parentUuid"] = parent
+    copy["message"]["id"] = ids.of(copy["message"]["id"])
+    if copy.get("requestId"):
+        copy["requestId"] = ids.of(copy["requestId"])
+    copy["timestamp"] = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return copy
