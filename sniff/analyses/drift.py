@@ -5,6 +5,7 @@ Every measure is a ratio of sums over requests, Σ num / Σ den (the hit rate is
 Σ cache reads / Σ prompt tokens; a per-request figure has den = 1), and a bucket keeps the
 sums of num², den² and num·den too, so the level of any run of buckets and its interval (the
 normal interval of a ratio estimator, linearised: `Sums.interval`) come from the buckets alone.
+The series are made from drift parts (`drift_part`): a unit of logs' buckets, joined.
 
 Rollups (an agent's totals of many calls) and failed requests are left out of every
 per-request measure: they are not one call each. Unpriced requests are left out of the cost
@@ -14,12 +15,12 @@ measures, and counted (`Bucket.unpriced`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, tzinfo
+from datetime import date
+
+import msgspec
 
 from sniff.analyses.break_report import CAUSES, EXPECTED, iso_week
-from sniff.analyses.summary import LocalDays
 from sniff.model import Agent, Request
 
 BY = ("day", "week")
@@ -62,9 +63,9 @@ SEARCHED = (*MEASURES, *CAUSE_MEASURES)
 BY_KEY = {measure.key: measure for measure in SEARCHED}
 
 
-@dataclass(slots=True)
-class Sums:
-    """The sums one ratio's level and interval are computed from."""
+class Sums(msgspec.Struct, array_like=True, gc=False):
+    """The sums one ratio's level and interval are computed from (kept in the index as an
+    array: drift parts hold many)."""
 
     n: int = 0
     """Units (a session's requests in one period): the interval treats them as independent."""
@@ -118,45 +119,35 @@ class Sums:
         return (level - half, level + half)
 
 
-@dataclass(slots=True)
-class Bucket:
-    """The requests of one period (and one value of a dimension)."""
+class Bucket(msgspec.Struct, array_like=True, gc=False):
+    """The requests of one period (and one value of a dimension): each measure's sums, over
+    units closed (`Cell.close_into`)."""
 
     requests: int = 0
     unpriced: int = 0
     prompt_tokens: int = 0
-    sums: dict[str, Sums] = field(default_factory=dict)
-    causes: dict[str, int] = field(default_factory=dict)
+    sums: dict[str, Sums] = msgspec.field(default_factory=dict)
+    causes: dict[str, int] = msgspec.field(default_factory=dict)
     """Breaks that were faults, by cause."""
-    unit: dict[str, list[float]] = field(default_factory=dict)
-    """The open unit's sums (num, den, requests) per measure, while it is being counted."""
-    unit_causes: dict[str, int] = field(default_factory=dict)
-    """The open unit's faults by cause."""
-
-    def close(self) -> None:
-        """Add the open unit to the sums: requests of one session vary together, so a
-        session's requests in one period are one draw of the interval, not many. Each cause's
-        break rate is over the unit's requests, as the total's is."""
-        for key, (num, den, requests) in self.unit.items():
-            self.sums_of(key).add(num, den, int(requests))
-        counted = self.unit.get("break_rate")
-        if counted is not None:
-            for cause in FAULT_CAUSES:
-                faults = self.unit_causes.get(cause, 0)
-                self.sums_of(f"break_rate_{cause}").add(faults, counted[1], int(counted[2]))
-        self.unit, self.unit_causes = {}, {}
 
     def sums_of(self, key: str) -> Sums:
         """The sums of measure `key` (empty ones when none was counted)."""
-        return self.sums.setdefault(key, Sums())
+        held = self.sums.get(key)
+        if held is None:
+            held = self.sums[key] = Sums()
+        return held
 
     def merge(self, other: Bucket) -> None:
         """Add another bucket."""
         self.requests += other.requests
         self.unpriced += other.unpriced
         self.prompt_tokens += other.prompt_tokens
+        mine = self.sums
         for key, sums in other.sums.items():
-            self.sums_of(key).merge(sums)
+            held = mine.get(key)
+            if held is None:
+                mine[key] = held = Sums()
+            held.merge(sums)
         for cause, count in other.causes.items():
             self.causes[cause] = self.causes.get(cause, 0) + count
 
@@ -169,6 +160,8 @@ class Series:
     value: str | None
     periods: tuple[str, ...]
     buckets: tuple[Bucket, ...]
+    total: Bucket
+    """Every bucket summed."""
 
     def sums(self, key: str, start: int = 0, end: int | None = None) -> Sums:
         """The sums of measure `key` over the buckets `start:end`."""
@@ -179,64 +172,79 @@ class Series:
                 summed.merge(held)
         return summed
 
-    def total(self, start: int = 0, end: int | None = None) -> Bucket:
-        """The buckets `start:end` summed."""
-        summed = Bucket()
-        for bucket in self.buckets[start:end]:
-            summed.merge(bucket)
-        return summed
-
 
 def counted(request: Request) -> bool:
     """Whether a request is one call of its own: not a rollup, not failed."""
     return not request.rollup and request.error is None
 
 
-def add_request(bucket: Bucket, request: Request, cause: str | None) -> None:
-    """Count `request` (whose fault break had `cause`, if it was one) into `bucket`'s open
-    unit (`Bucket.close` adds the unit to the sums)."""
-    usage, cost = request.usage, request.cost
-    bucket.requests += 1
-    bucket.prompt_tokens += usage.prompt_tokens
-    unit = bucket.unit
-    _part(unit, "hit_rate", usage.cache_read_tokens, usage.prompt_tokens, 1)
-    _part(unit, "cache_writes_per_request", usage.cache_write_tokens, 1, 1)
-    _part(unit, "output_per_request", usage.output_tokens, 1, 1)
-    _part(unit, "reasoning_per_request", usage.reasoning_tokens, 1, 1)
-    _part(unit, "break_rate", cause is not None, 1, 1)
-    if cause is not None:
-        bucket.causes[cause] = bucket.causes.get(cause, 0) + 1
-        bucket.unit_causes[cause] = bucket.unit_causes.get(cause, 0) + 1
-    if cost is None:
-        bucket.unpriced += 1
-        return
-    total = cost.total_usd
-    _part(unit, "cost_per_request", total, 1, 1)
-    _part(unit, "subagent_cost_share", total * (request.agent is Agent.SUBAGENT), total, 1)
-    _part(unit, "compaction_cost_share", total * (request.agent is Agent.COMPACTION), total, 1)
+@dataclass(slots=True)
+class Cell:
+    """The requests of one unit (a session's, in one period) being counted: per measure, the
+    sums (num, den, requests) of its requests, before they are one draw of a `Bucket`."""
 
+    requests: int = 0
+    unpriced: int = 0
+    prompt_tokens: int = 0
+    parts: dict[str, list[float]] = field(default_factory=dict)
+    causes: dict[str, int] = field(default_factory=dict)
+    """Its faults, by cause."""
 
-def add_bucket(bucket: Bucket, other: Bucket) -> None:
-    """Count the requests of `other`'s open unit into `bucket`'s open unit."""
-    bucket.requests += other.requests
-    bucket.unpriced += other.unpriced
-    bucket.prompt_tokens += other.prompt_tokens
-    for cause, count in other.causes.items():
-        bucket.causes[cause] = bucket.causes.get(cause, 0) + count
-    for cause, count in other.unit_causes.items():
-        bucket.unit_causes[cause] = bucket.unit_causes.get(cause, 0) + count
-    for key, (num, den, requests) in other.unit.items():
-        _part(bucket.unit, key, num, den, requests)
+    def add(self, request: Request, cause: str | None) -> None:
+        """Count `request` in (`cause`: that of its fault break, if it was one)."""
+        usage, cost = request.usage, request.cost
+        self.requests += 1
+        self.prompt_tokens += usage.prompt_tokens
+        self._part("hit_rate", usage.cache_read_tokens, usage.prompt_tokens, 1)
+        self._part("cache_writes_per_request", usage.cache_write_tokens, 1, 1)
+        self._part("output_per_request", usage.output_tokens, 1, 1)
+        self._part("reasoning_per_request", usage.reasoning_tokens, 1, 1)
+        self._part("break_rate", cause is not None, 1, 1)
+        if cause is not None:
+            self.causes[cause] = self.causes.get(cause, 0) + 1
+        if cost is None:
+            self.unpriced += 1
+            return
+        total = cost.total_usd
+        self._part("cost_per_request", total, 1, 1)
+        self._part("subagent_cost_share", total * (request.agent is Agent.SUBAGENT), total, 1)
+        self._part("compaction_cost_share", total * (request.agent is Agent.COMPACTION), total, 1)
 
+    def add_cell(self, other: Cell) -> None:
+        """Count another cell's requests in."""
+        self.requests += other.requests
+        self.unpriced += other.unpriced
+        self.prompt_tokens += other.prompt_tokens
+        for cause, count in other.causes.items():
+            self.causes[cause] = self.causes.get(cause, 0) + count
+        for key, (num, den, requests) in other.parts.items():
+            self._part(key, num, den, requests)
 
-def _part(unit: dict[str, list[float]], key: str, num: float, den: float, count: float) -> None:
-    held = unit.get(key)
-    if held is None:
-        unit[key] = [num, den, count]
-    else:
-        held[0] += num
-        held[1] += den
-        held[2] += count
+    def close_into(self, bucket: Bucket) -> None:
+        """Add the cell to `bucket` as one unit: requests of one session vary together, so a
+        session's requests in one period are one draw of the interval, not many. Each cause's
+        break rate is over the unit's requests, as the total's is."""
+        bucket.requests += self.requests
+        bucket.unpriced += self.unpriced
+        bucket.prompt_tokens += self.prompt_tokens
+        for cause, count in self.causes.items():
+            bucket.causes[cause] = bucket.causes.get(cause, 0) + count
+        for key, (num, den, requests) in self.parts.items():
+            bucket.sums_of(key).add(num, den, int(requests))
+        judged = self.parts.get("break_rate")
+        if judged is not None:
+            for cause in FAULT_CAUSES:
+                faults = self.causes.get(cause, 0)
+                bucket.sums_of(f"break_rate_{cause}").add(faults, judged[1], int(judged[2]))
+
+    def _part(self, key: str, num: float, den: float, count: float) -> None:
+        held = self.parts.get(key)
+        if held is None:
+            self.parts[key] = [num, den, count]
+        else:
+            held[0] += num
+            held[1] += den
+            held[2] += count
 
 
 def value_of(request: Request, dimension: str) -> str | None:
@@ -257,48 +265,9 @@ def version_label(request: Request) -> str:
     return f"{request.harness} {request.version or UNKNOWN_VERSION}"
 
 
-def period_of(by: str, zone: tzinfo) -> Callable[[datetime], str]:
-    """The period a moment is counted in: its day in `zone`, or that day's ISO week (as
-    `sniff report --by week` groups days)."""
-    day_of = LocalDays(zone)
-    if by == "day":
-        return day_of
-    return lambda moment: iso_week(date.fromisoformat(day_of(moment)))
-
-
-def build_series(
-    requests: Iterable[Request], causes: Mapping[str, str], by: str, zone: tzinfo
-) -> list[Series]:
-    """Every series of `requests` (those `counted`), by `by` (day or week) in `zone`.
-
-    `causes` maps a request's `break_key` to the cause of its fault break. Periods no request
-    fell in are left out of a series. Each request is counted once, into the cell of its
-    session, period and values; each cell then into the series its values name.
-    """
-    period = period_of(by, zone)
-    units: dict[tuple[str, str], dict[tuple[str | None, ...], Bucket]] = {}
-    for request in requests:
-        if counted(request):
-            when = period(request.when)
-            values = tuple(value_of(request, dimension) for dimension in DIMENSIONS)
-            cell = units.setdefault((request.session_id, when), {}).setdefault(values, Bucket())
-            add_request(cell, request, causes.get(break_key(request)))
-    cells: dict[tuple[str, str | None], dict[str, Bucket]] = {}
-    for (_, when), held in units.items():
-        touched: dict[int, Bucket] = {}
-        for values, cell in held.items():
-            for dimension, value in zip(DIMENSIONS, values, strict=True):
-                bucket = cells.setdefault((dimension, value), {}).setdefault(when, Bucket())
-                add_bucket(bucket, cell)
-                touched[id(bucket)] = bucket
-        for bucket in touched.values():
-            bucket.close()  # a session's requests in one period: one unit of each series
-    built = []
-    for (dimension, value), buckets in cells.items():
-        periods = tuple(sorted(buckets))
-        built.append(Series(dimension, value, periods, tuple(buckets[p] for p in periods)))
-    built.sort(key=lambda series: (DIMENSIONS.index(series.dimension), -series.total().requests))
-    return built
+def week_of_day(day: str) -> str:
+    """The ISO week a day (`2026-03-04`) falls in, as `sniff report --by week` groups days."""
+    return iso_week(date.fromisoformat(day))
 
 
 def break_key(request: Request) -> str:

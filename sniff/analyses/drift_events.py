@@ -18,13 +18,14 @@ that the logs did not show.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 
-from sniff.analyses.drift import UNKNOWN_VERSION, Series, version_label
+from sniff.analyses.drift import UNKNOWN_VERSION, Series, week_of_day
+from sniff.analyses.drift_part import DriftPart
 from sniff.analyses.drift_points import ChangePoint
-from sniff.model import Activity, Request, ToolCall
+from sniff.analyses.summary import LocalDays
 
 SYSTEM_CHANGE = 0.1
 """A system prompt whose median size moved by at least 10 % has changed."""
@@ -69,12 +70,21 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class Sources:
-    """What an event's context is read from."""
+    """What an event's context is read from: the series, the part they were made of, their
+    periods (`drift.BY`) and the zone of their days."""
 
     series: list[Series]
-    requests: list[Request]
-    activity: Activity
-    period: Callable[[datetime], str]
+    part: DriftPart
+    by: str
+    zone: tzinfo
+
+    def period(self, day: str) -> str:
+        """The period a day falls in: itself, or its week."""
+        return day if self.by == "day" else week_of_day(day)
+
+    def period_at(self, moment: float) -> str:
+        """The period a moment (POSIX time) falls in."""
+        return self.period(LocalDays(self.zone)(datetime.fromtimestamp(moment, UTC)))
 
 
 def drift_events(points: list[ChangePoint], sources: Sources) -> list[Event]:
@@ -106,7 +116,7 @@ def _context(sources: Sources, overall: Series, window: tuple[str, ...], first: 
     own = set(window[1:]) if first > 0 else set(window)
     ends = (overall.periods[0], overall.periods[-1])
     models = [s for s in sources.series if s.dimension == "model" and s.value]
-    tools, servers = _tools_first(sources.activity.calls, sources.period, own)
+    tools, servers = _tools_first(sources.part.tools_first, sources.period_at, own)
     return Context(
         versions=_versions(sources, overall, set(window), first),
         models_first=tuple(s.value or "" for s in models if s.periods[0] in own - {ends[0]}),
@@ -114,7 +124,7 @@ def _context(sources: Sources, overall: Series, window: tuple[str, ...], first: 
         tools_first=tools,
         servers_first=servers,
         system_tokens=_system(
-            sources.requests, sources.period, overall.periods[max(first - 1, 0) : first + 1]
+            sources.part.system, sources.period, overall.periods[max(first - 1, 0) : first + 1]
         ),
     )
 
@@ -123,73 +133,75 @@ def _versions(
     sources: Sources, overall: Series, window: set[str], first: int
 ) -> tuple[VersionChange, ...]:
     start = overall.periods[0]
-    new = [
-        s for s in sources.series
-        if s.dimension == "version" and s.periods[0] in window and s.periods[0] != start
-    ]  # fmt: skip
+    versions = [s for s in sources.series if s.dimension == "version"]
+    new = [s for s in versions if s.periods[0] in window and s.periods[0] != start]
     if not new:
         return ()
     after = set(overall.periods[first:])
     changes = []
     for series in new:
         harness, _, version = (series.value or "").partition(" ")
-        mine = [r for r in sources.requests if str(r.harness) == harness]
-        seen = min(r.when for r in mine if version_label(r) == series.value)
-        previous = _in_use_before(mine, seen, sources.period)
-        later = [r for r in mine if sources.period(r.when) in after]
-        share = sum(version_label(r) == series.value for r in later) / len(later) if later else 0.0
+        own = next(s for s in sources.series if s.dimension == "harness" and s.value == harness)
+        seen = datetime.fromtimestamp(sources.part.first_seen[series.value or ""], UTC)
+        others = [s for s in versions if s is not series and s.value and _of(s.value, harness)]
+        later = sum(_requests_in(own, after))
+        share = sum(_requests_in(series, after)) / later if later else 0.0
+        previous = _in_use_before(others, series.periods[0])
         changes.append(VersionChange(harness, previous, version, seen, share))
     return tuple(sorted(changes, key=lambda change: change.first_seen))
 
 
-def _in_use_before(
-    requests: list[Request], moment: datetime, period: Callable[[datetime], str]
-) -> str | None:
-    """The version most used in the last period with requests before `moment`."""
-    earlier = [r for r in requests if r.when < moment and r.version]
-    if not earlier:
+def _of(label: str, harness: str) -> bool:
+    """Whether a version label is of `harness`, and names a version."""
+    name, _, version = label.partition(" ")
+    return name == harness and version != UNKNOWN_VERSION
+
+
+def _requests_in(series: Series, periods: set[str]) -> list[int]:
+    return [b.requests for p, b in zip(series.periods, series.buckets, strict=True) if p in periods]
+
+
+def _in_use_before(others: list[Series], period: str) -> str | None:
+    """The version (of the harness's other ones) with most requests in the last period up to
+    `period` (the new version's first) in which any of them ran."""
+    last = max((p for s in others for p in s.periods if p <= period), default=None)
+    if last is None:
         return None
-    last = period(max(r.when for r in earlier))
-    return statistics.mode(r.version for r in earlier if period(r.when) == last)
+    used = [(sum(_requests_in(s, {last})), s.value or "") for s in others]
+    requests, label = max(used)
+    return label.partition(" ")[2] if requests else None
 
 
 def _tools_first(
-    calls: Iterable[ToolCall], period: Callable[[datetime], str], own: set[str]
+    first_calls: Mapping[str, float], period_at: Callable[[float], str], own: set[str]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The tools (MCP servers apart) first used in the periods `own`, the first period of
     the logs left out (everything is new there)."""
     first: dict[str, float] = {}
-    for call in calls:
-        name = call.name
+    for name, at in first_calls.items():
         if name.startswith("mcp__") and name.count("__") >= 2:
             name = "mcp:" + name.split("__")[1]  # a server is new when its first tool is
-        if call.at is not None and (name not in first or call.at < first[name]):
-            first[name] = call.at
+        if name not in first or at < first[name]:
+            first[name] = at
     if not first:
         return (), ()
-    start = period(datetime.fromtimestamp(min(first.values()), UTC))
-    new = [
-        name for name, at in first.items()
-        if period(datetime.fromtimestamp(at, UTC)) in own - {start}
-    ]  # fmt: skip
+    start = period_at(min(first.values()))
+    new = [name for name, at in first.items() if period_at(at) in own - {start}]
     servers = sorted(name[4:] for name in new if name.startswith("mcp:"))
     return tuple(sorted(n for n in new if not n.startswith("mcp:"))), tuple(servers)
 
 
 def _system(
-    requests: list[Request], period: Callable[[datetime], str], pair: tuple[str, ...]
+    system: Mapping[str, Mapping[int, int]], period: Callable[[str], str], pair: tuple[str, ...]
 ) -> tuple[int, int] | None:
     if len(pair) != 2:
         return None
     sizes: dict[str, list[int]] = {pair[0]: [], pair[1]: []}
-    for request in requests:
-        if not request.blocks:
-            continue
-        when = period(request.when)
-        if when in sizes:
-            size = sum(b.tokens for b in request.blocks if b.role == "system")
-            if size:
-                sizes[when].append(size)
+    for day, counts in system.items():
+        held = sizes.get(period(day))
+        if held is not None:
+            for size, requests in counts.items():
+                held.extend([size] * requests)
     if not sizes[pair[0]] or not sizes[pair[1]]:
         return None
     before, after = (int(statistics.median(sizes[p])) for p in pair)

@@ -1,8 +1,9 @@
 """Provides `analyze_drift` (`sniff drift`'s report: series, change points, events) and
 `compare_versions` (`--version-compare A B`).
 
-The analysis takes the requests the filters keep, their activity and their break report, and
-returns what the presenters lay out; nothing here prints.
+The analysis takes a drift part (`analyses.drift_part`: of the requests the filters keep, their
+activity and their breaks, joined unit by unit from the index or made at once) and returns what
+the presenters lay out; nothing here prints.
 """
 
 from __future__ import annotations
@@ -12,17 +13,9 @@ from dataclasses import dataclass
 from datetime import date, tzinfo
 
 from sniff.analyses.break_report import Break, iso_week
-from sniff.analyses.drift import (
-    BY,
-    MEASURES,
-    Bucket,
-    Series,
-    break_key,
-    build_series,
-    counted,
-    period_of,
-)
+from sniff.analyses.drift import MEASURES, Bucket, Series, break_key
 from sniff.analyses.drift_events import Event, Sources, drift_events
+from sniff.analyses.drift_part import DriftPart, drift_part, series_of
 from sniff.analyses.drift_points import ChangePoint, Rules, change_points
 from sniff.errors import UserError
 from sniff.model import Activity, Request
@@ -63,25 +56,26 @@ def analyze_drift(
     by: str = "day",
     rules: Rules | None = None,
 ) -> DriftReport:
-    """The drift of `requests` (those the filters keep), `by` day or week in `zone`.
+    """The drift of `requests` (those the filters keep) and their `activity`, `by` day or
+    week in `zone` (`drift_of` their part).
 
     Raises:
         ValueError: `by` is not one of BY.
     """
-    if by not in BY:
-        raise ValueError(f"unknown period {by!r}")
-    rules = rules or Rules()
     causes = {break_key(found.request): found.cause for found in breaks if found.fault}
-    chosen = [request for request in requests if counted(request)]
-    series = build_series(chosen, causes, by, zone)
+    return drift_of(drift_part(requests, causes, activity.calls, zone, by), zone, rules=rules)
+
+
+def drift_of(part: DriftPart, zone: tzinfo, *, rules: Rules | None = None) -> DriftReport:
+    """The drift of the requests `part` was made of (`drift_part.join_parts`: of many units),
+    by its periods, in `zone`."""
+    by, rules = part.by, rules or Rules()
+    series = series_of(part)
     if not series:
-        return DriftReport(by, zone, [], [], [], rules, 0, len(requests))
+        return DriftReport(by, zone, [], [], [], rules, 0, part.left_out)
     points = change_points(series, rules)
-    sources = Sources(series, chosen, activity, period_of(by, zone))
-    events = drift_events(points, sources)
-    return DriftReport(
-        by, zone, series, points, events, rules, len(chosen), len(requests) - len(chosen)
-    )
+    events = drift_events(points, Sources(series, part, by, zone))
+    return DriftReport(by, zone, series, points, events, rules, part.requests, part.left_out)
 
 
 def weekly(series: Series) -> list[tuple[str, Bucket]]:
@@ -127,12 +121,13 @@ def compare_versions(report: DriftReport, first: str, second: str) -> tuple[Vers
             raise UserError(f"version {name!r} is not in the logs read (known: {known or 'none'})")
         total = Bucket()
         for series in matched:
-            total.merge(series.total())
+            total.merge(series.total)
         sides.append(VersionSide(name, tuple(s.value or "" for s in matched), total))
     return tuple(sides)
 
 
 __all__ = [
-    "MEASURES", "DriftReport", "VersionSide", "analyze_drift", "compare_versions", "week_of",
+    "MEASURES", "DriftReport", "VersionSide", "analyze_drift", "compare_versions", "drift_of",
+    "week_of",
     "weekly",
 ]  # fmt: skip

@@ -44,7 +44,7 @@ def drift(
         from sniff.analyses.drift_report import compare_versions
 
         versions = compare_versions(report, *version_compare)
-    o.report_issues(workspace.dataset("sized"), options["verbose"])
+    o.report_issues(workspace.account(), options["verbose"])
     if options["json"]:
         from sniff.present.drift_json import drift_json
 

@@ -117,7 +117,7 @@ def levels_json(total: Bucket) -> dict[str, Any]:
 
 def summary_json(series: Series) -> dict[str, Any]:
     """One series over all its periods."""
-    total = series.total()
+    total = series.total
     return {
         "dimension": series.dimension,
         "value": series.value,

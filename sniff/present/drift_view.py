@@ -43,7 +43,7 @@ def shown_measures(report: DriftReport, width: int) -> list[Measure]:
     """The measures that fit a table `width` columns wide: those above zero somewhere
     (reasoning is zero in logs that do not report it), those of `SPARE` left out while they do
     not fit."""
-    overall = report.series[0].total()
+    overall = report.series[0].total
     measures = [m for m in MEASURES if overall.sums_of(m.key).level]
     fits = 6 if width < 90 else 7 if width < 110 else len(MEASURES)
     for key in SPARE:
@@ -60,7 +60,7 @@ def summary_table(report: DriftReport, measures: list[Measure]) -> Table:
         count = shown[series.dimension] = shown.get(series.dimension, 0) + 1
         if count > TOP_VALUES:
             continue
-        total = series.total()
+        total = series.total
         levels = [cell(m, total.sums_of(m.key).level) for m in measures]
         value = _value(series, len(harnesses) > 1)
         rows.append([series.dimension, value, f"{total.requests:,}", *levels])
@@ -117,7 +117,7 @@ def print_drift(
         return
     measures = shown_measures(report, console.width)
     console.print(summary_table(report, measures))
-    overall = report.series[0].total()
+    overall = report.series[0].total
     left = [m for m in MEASURES if m not in measures and overall.sums_of(m.key).level]
     if left:
         said = ", ".join(

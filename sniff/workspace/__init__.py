@@ -110,6 +110,7 @@ class Workspace(Frames):
         self.dask = dask
         self._datasets: dict[Prompts, Dataset] = {}
         self._scan: ScanNumbers | None = None
+        self._account: Dataset | None = None
         self._breaks: dict[Path | None, BreakReport] = {}
         self._caches: dict[tuple[object, ...], CacheReport] = {}
 
@@ -232,7 +233,7 @@ class Workspace(Frames):
 
     def _scanned(self, files: list[SourceFile] | None) -> ScanNumbers:
         from sniff.logs import require_logs
-        from sniff.workspace.scan import ScanNumbers, scan_scope, scan_units
+        from sniff.workspace.scan import ScanNumbers, scan_units
 
         filters, zone = self.filters, self.zone
         if self.dask:
@@ -249,17 +250,11 @@ class Workspace(Frames):
 
         store = open_index() if self.use_index else None
         if store is not None:
-            from sniff.paths import file_identity
-
             # the prompts (where logs hold them) let breaks be told apart as `breaks()` does
             try:
                 numbers = scan_units(
                     self.paths, store, self.prices, filters, zone, log_format=self.log_format,
-                    files=files,
-                    scope=scan_scope(
-                        filters=filters, zone=zone, log_format=self.log_format,
-                        pricing=file_identity(self.pricing) if self.pricing else None,
-                    ),
+                    files=files, scope=self._scope("scan"),
                 )  # fmt: skip
             finally:
                 store.close()
@@ -384,13 +379,48 @@ class Workspace(Frames):
             UserError: as `dataset`, or `by` is neither day nor week (before any log is read).
         """
         from sniff.analyses.drift import BY
-        from sniff.analyses.drift_report import analyze_drift
+        from sniff.analyses.drift_report import analyze_drift, drift_of
+        from sniff.ingest.indexed import open_index
 
         if by not in BY:
             raise UserError(f"--by must be one of {', '.join(BY)}, not {by!r}")
-        requests = self.filters.apply(self.dataset("sized").requests)
-        breaks = self.break_report().breaks
-        return analyze_drift(requests, self.activity(), breaks, self.zone, by=by)
+        store = open_index() if self.use_index and not self.dask else None
+        if store is None:
+            requests = self.filters.apply(self.dataset("sized").requests)
+            breaks = self.break_report().breaks
+            return analyze_drift(requests, self.activity(), breaks, self.zone, by=by)
+        from sniff.logs import require_logs
+        from sniff.workspace.answers import listed
+        from sniff.workspace.drift_units import drift_units
+
+        try:
+            part, self._account = drift_units(
+                self.paths, store, self.prices, self.filters, self.zone, by,
+                log_format=self.log_format, scope=self._scope(f"drift-{by}"), files=listed(),
+            )  # fmt: skip
+        finally:
+            store.close()
+        require_logs(self._account, self.paths)
+        return drift_of(part, self.zone)
+
+    def account(self) -> Dataset:
+        """An account of the files read (which, their formats, what could not be read): that
+        of the last answer read unit by unit from the index, else the dataset's."""
+        if self._account is not None:
+            return self._account
+        if self._scan is not None:
+            return self._scan.dataset
+        return self.dataset("sized")
+
+    def _scope(self, analysis: str) -> str:
+        """The scope of an analysis's parts kept in the index (`workspace.parts`)."""
+        from sniff.paths import file_identity
+        from sniff.workspace.parts import parts_scope
+
+        return parts_scope(
+            analysis, filters=self.filters, zone=self.zone, log_format=self.log_format,
+            pricing=file_identity(self.pricing) if self.pricing else None,
+        )  # fmt: skip
 
     def report(self, by: str = "day", *, redact: bool = False) -> Report:
         """`sniff report`'s report, grouped `by` (`analyses.report.GROUPINGS`), its text parts

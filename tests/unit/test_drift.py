@@ -11,7 +11,8 @@ from zoneinfo import ZoneInfo
 import msgspec
 import pytest
 
-from sniff.analyses.drift import Sums, build_series, period_of
+from sniff.analyses.drift import Sums, week_of_day
+from sniff.analyses.drift_part import drift_part, series_of
 from sniff.analyses.drift_points import Rules
 from sniff.analyses.drift_report import analyze_drift, compare_versions
 from sniff.errors import UserError
@@ -75,8 +76,8 @@ def test_the_ratio_and_its_interval_follow_the_linearised_formula() -> None:
 
 def test_a_sessions_requests_in_one_period_are_one_unit() -> None:
     made = archive([0.9, 0.9], sessions=2, calls=5)
-    [overall, *_] = build_series(made, {}, "day", UTC)
-    sums = overall.total().sums_of("hit_rate")
+    [overall, *_] = series_of(drift_part(made, {}, (), UTC, "day"))
+    sums = overall.total.sums_of("hit_rate")
     assert (sums.n, sums.requests) == (4, 20)  # 2 sessions × 2 days, 20 requests
     assert overall.periods == ("2026-03-01", "2026-03-02")
 
@@ -87,7 +88,7 @@ def test_rollups_and_failures_are_left_out() -> None:
     made.append(request(START, "x", 0.1, key="failed", error="overloaded"))
     report = analyze_drift(made, Activity(), [], UTC)
     assert (report.requests, report.left_out) == (3, 2)
-    assert report.series[0].total().sums_of("hit_rate").level == pytest.approx(0.9)
+    assert report.series[0].total.sums_of("hit_rate").level == pytest.approx(0.9)
 
 
 def test_a_clean_step_is_found_where_it_is() -> None:
@@ -188,11 +189,21 @@ def test_a_system_prompt_that_grew_that_day_is_said() -> None:
 def test_weeks_are_iso_weeks_of_days_in_the_zone() -> None:
     # Sunday 2026-03-29 23:30 in Paris, the night clocks went forward: still week 13 there
     paris = ZoneInfo("Europe/Paris")
-    week = period_of("week", paris)
-    assert week(datetime(2026, 3, 29, 21, 30, tzinfo=UTC)) == "2026-W13"
-    assert week(datetime(2026, 3, 29, 22, 30, tzinfo=UTC)) == "2026-W14"  # Monday 00:30
-    day = period_of("day", ZoneInfo("Pacific/Kiritimati"))  # UTC+14
-    assert day(datetime(2026, 3, 1, 10, 0, tzinfo=UTC)) == "2026-03-02"
+
+    def periods(moment: datetime, zone: ZoneInfo) -> set[str]:
+        made = [request(moment, "s", 0.9)]
+        parts = [drift_part(made, {}, (), zone, by) for by in ("day", "week")]
+        return {key.rsplit("\x1f", 1)[1] for part in parts for key in part.buckets}
+
+    assert periods(datetime(2026, 3, 29, 21, 30, tzinfo=UTC), paris) == {"2026-03-29", "2026-W13"}
+    monday = datetime(2026, 3, 29, 22, 30, tzinfo=UTC)  # 00:30 there
+    assert periods(monday, paris) == {"2026-03-30", "2026-W14"}
+    kiritimati = ZoneInfo("Pacific/Kiritimati")  # UTC+14
+    assert periods(datetime(2026, 3, 1, 10, 0, tzinfo=UTC), kiritimati) == {
+        "2026-03-02",
+        "2026-W10",
+    }
+    assert week_of_day("2026-03-29") == "2026-W13"
 
 
 def test_compare_versions_counts_each_and_refuses_unknown_ones() -> None:
@@ -207,7 +218,7 @@ def test_compare_versions_counts_each_and_refuses_unknown_ones() -> None:
 def test_unpriced_requests_are_counted_apart_from_the_cost() -> None:
     made = archive([0.9], sessions=1, calls=2)
     made.append(request(START, "u", 0.9, usd=None, key="unpriced"))
-    total = analyze_drift(made, Activity(), [], UTC).series[0].total()
+    total = analyze_drift(made, Activity(), [], UTC).series[0].total
     assert total.unpriced == 1
     assert total.sums_of("cost_per_request").requests == 2
     assert total.sums_of("cost_per_request").level == pytest.approx(0.01)
@@ -225,7 +236,7 @@ def test_a_change_in_one_causes_break_rate_is_found_and_named() -> None:
         for index, found in enumerate(made)
         if found.when >= START + timedelta(days=10) and index % 5 == 0
     }
-    series = build_series(made, causes, "day", UTC)
+    series = series_of(drift_part(made, causes, (), UTC, "day"))
     found = change_points(series, Rules())
     named = {(point.measure.key, point.dimension) for point in found}
     assert ("break_rate_ttl_expired", "overall") in named

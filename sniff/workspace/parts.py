@@ -1,0 +1,153 @@
+"""Provides `list_units` and `kept_parts`: an analysis's answer unit by unit, each unit's part
+kept in the index under the identity of its files, so only units whose files changed are
+analysed again (`scan`'s numbers, `drift`'s series).
+
+The files are grouped into units that share nothing (`ingest.units`): no session, no call, no
+chain crosses a unit, so an analysis whose parts join exactly can analyse each apart. A part is
+kept under a scope naming everything besides the files it depends on (options, price data,
+sniff's code) and the folders read; parts of another scope are never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from sniff.ingest.discover import SourceFile, expand, roots_for
+from sniff.ingest.index_store import IndexStore
+from sniff.ingest.indexed import IndexedFiles
+from sniff.ingest.parallel import map_balanced
+from sniff.ingest.reading import account
+from sniff.ingest.record import Prompts
+from sniff.ingest.units import units
+from sniff.model import Dataset
+from sniff.paths import identity, price_data_identity
+
+PARALLEL_ANALYSIS_BYTES = 32 * 1024 * 1024
+"""Below this much log to analyse again, forking workers would cost more than it saves."""
+
+Part = TypeVar("Part")
+
+
+@dataclass(frozen=True, slots=True)
+class Units:
+    """The log files under some paths, read through the index, grouped into units."""
+
+    indexed: IndexedFiles
+    groups: list[list[int]]
+    """Each unit's files, as positions in `files`."""
+    files: list[SourceFile]
+    roots: list[Path]
+    sample: bool
+    scope: str
+    """The scope asked for, of these folders."""
+
+    def size(self, group: list[int]) -> int:
+        """The bytes of a unit's files."""
+        return sum(self.indexed.entry(index).size for index in group)
+
+    def account(self) -> Dataset:
+        """Files, formats and issues, in file order; its `requests` left empty."""
+        accounts = (self.indexed.account(index) for index in range(len(self.files)))
+        roots = tuple(str(root) for root in self.roots)
+        return account(self.files, accounts, roots=roots, sample=self.sample)
+
+
+def list_units(
+    paths: list[Path] | None,
+    store: IndexStore,
+    scope: str,
+    *,
+    log_format: str | None,
+    with_prompts: Prompts,
+    files: list[SourceFile] | None,
+    while_waiting: Callable[[], object] | None,
+) -> Units:
+    """The units of the logs under `paths` (`files`: when the caller listed them already),
+    every changed file parsed into the index (`while_waiting` runs meanwhile)."""
+    roots, sample = roots_for(paths)
+    files = files if files is not None else expand(roots)
+    indexed = IndexedFiles(
+        files, store, roots=[str(root) for root in roots], log_format=log_format,
+        with_prompts=with_prompts, while_waiting=while_waiting,
+    )  # fmt: skip
+    groups = units([indexed.links(index) for index in range(len(files))])
+    return Units(indexed, groups, files, roots, sample, _within(scope, roots))
+
+
+def kept_parts(
+    listed: Units,
+    store: IndexStore,
+    *,
+    analyse: Callable[[list[int]], bytes],
+    decode: Callable[[bytes], Part | None],
+    extend: Callable[[list[int], Part], bytes | None] | None = None,
+) -> list[Part]:
+    """Every unit's part: kept, or `extend`ed from the one kept before its files grew (the
+    encoded part, None where that is not exact), or `analyse`d (encoded where it is made: as
+    it is kept, and as it travels back from a worker); the new ones kept."""
+    groups, indexed = listed.groups, listed.indexed
+    keys = [_unit_key(indexed, group) for group in groups]
+    grown = [_unit_key(indexed, group, before=True) if extend else None for group in groups]
+    kept = store.parts(listed.scope, [key for key in keys + grown if key is not None])
+    found = [decode(kept[key]) if key in kept else None for key in keys]
+    new: dict[str, bytes] = {}
+    for unit, key in enumerate(keys):
+        old = grown[unit]
+        if extend is None or found[unit] is not None or old not in kept:
+            continue
+        part = decode(kept[old])
+        encoded = None if part is None else extend(groups[unit], part)
+        if encoded is not None:
+            found[unit] = decode(encoded)
+            if key is not None:
+                new[key] = encoded
+    todo = [index for index, part in enumerate(found) if part is None]
+    analysed = map_balanced(
+        lambda position: analyse(groups[todo[position]]),
+        list(range(len(todo))),
+        [listed.size(groups[unit]) for unit in todo],
+        minimum=PARALLEL_ANALYSIS_BYTES,
+        inherit=True,
+    )
+    for unit, encoded in zip(todo, analysed, strict=True):
+        found[unit] = decode(encoded)
+        key = keys[unit]
+        if key is not None:
+            new[key] = encoded
+    store.keep_parts(listed.scope, new, {key for key in keys if key is not None})
+    return [part for part in found if part is not None]
+
+
+def parts_scope(analysis: str, **options: object) -> str:
+    """The scope of an `analysis`'s parts: the options given plus the price data (and
+    sniff's version and code: `paths.identity`)."""
+    options_given = sorted((name, str(value)) for name, value in options.items())
+    return identity(analysis, options_given, price_data_identity())
+
+
+def _within(scope: str, roots: list[Path]) -> str:
+    """The scope of one set of folders: a scan of others must not forget this one's parts."""
+    digest = hashlib.sha256(scope.encode())
+    digest.update(json.dumps(sorted(os.path.abspath(root) for root in roots)).encode())
+    return digest.hexdigest()[:32]
+
+
+def _unit_key(indexed: IndexedFiles, group: list[int], *, before: bool = False) -> str | None:
+    """The identity of a unit's files (`before` they grew, if one did not, None); None when
+    one changed too recently to be trusted."""
+    if before and all(indexed.grown(index) is None for index in group):
+        return None
+    digest = hashlib.sha256()
+    for index in group:
+        grown = indexed.grown(index) if before else None
+        entry = indexed.entry(index) if grown is None else grown[0]
+        if entry.mtime_ns < 0:  # stored as never matching: see `discover.RACY_NS`
+            return None
+        digest.update(f"{entry.path}\0{entry.identity}\0".encode())
+    return digest.hexdigest()[:32]
