@@ -1,8 +1,9 @@
-"""Provides `change_points`: where a drift series' level moved, found with `ruptures`.
+"""Provides `change_points`: where a drift series' level moved.
 
-Why a library: change-point detection is a studied problem with maintained solvers. Each
-measure's values period by period (periods with fewer than `Rules.min_period_requests` left out
-of the signal) are segmented by PELT with a least-squares cost and the penalty
+Each measure's values period by period (periods with fewer than `Rules.min_period_requests`
+left out of the signal) are segmented, all signals in one batch, by `segmentation.segment`
+(what `ruptures`' PELT with a linear kernel computes, checked against it in the tests: a
+least-squares cost, each segment at least `Rules.min_segment_periods` long) with the penalty
 `penalty_factor · σ² · ln n`, where σ is the noise of the signal (the median absolute first
 difference / (0.6745·√2)), floored at half the measure's smallest reported change, so a flat
 series with one clean step is not cut everywhere.
@@ -74,19 +75,44 @@ class ChangePoint:
     penalty: float
 
 
+@dataclass(frozen=True, slots=True)
+class _Signal:
+    """One measure of one series, as segmented: its kept periods, values and penalty."""
+
+    series: Series
+    measure: Measure
+    kept: list[int]
+    """The positions in the series of the periods in the signal."""
+    values: list[float]
+    penalty: float
+
+
 def change_points(series: list[Series], rules: Rules) -> list[ChangePoint]:
     """The change points of every measure of every searched series, oldest first."""
+    from sniff.analyses.segmentation import segment
+
+    signals = [
+        signal
+        for one in series
+        if one.dimension in DETECTED_IN
+        for measure in SEARCHED
+        if (signal := _signal(one, measure, rules)) is not None
+    ]
+    starts = segment(
+        [signal.values for signal in signals],
+        [signal.penalty for signal in signals],
+        rules.min_segment_periods,
+    )  # every signal in one call: the solver works across the batch
     found = []
-    for one in series:
-        if one.dimension not in DETECTED_IN:
-            continue
-        for measure in SEARCHED:
-            found.extend(_of_measure(one, measure, rules))
+    for signal, cuts in zip(signals, starts, strict=True):
+        found.extend(_judged_cuts(signal, [signal.kept[cut] for cut in cuts], rules))
     found.sort(key=lambda point: (point.at, SEARCHED.index(point.measure), point.dimension))
     return found
 
 
-def _of_measure(series: Series, measure: Measure, rules: Rules) -> list[ChangePoint]:
+def _signal(series: Series, measure: Measure, rules: Rules) -> _Signal | None:
+    """The values of `measure` in the periods with enough requests (None if too few of them
+    to hold two segments), and the penalty of a cut (see the module docstring)."""
     kept = [
         index
         for index, bucket in enumerate(series.buckets)
@@ -94,10 +120,20 @@ def _of_measure(series: Series, measure: Measure, rules: Rules) -> list[ChangePo
         and bucket.sums_of(measure.key).level is not None
     ]
     if len(kept) < 2 * rules.min_segment_periods:
-        return []
+        return None
     values = [series.buckets[i].sums_of(measure.key).level or 0.0 for i in kept]
-    found, penalty = _segment(values, measure, rules)
-    cuts = [kept[cut] for cut in found]
+    scale = abs(statistics.fmean(values)) or 1.0
+    floor = measure.min_size / 2 * (1.0 if measure.unit == "share" else scale)
+    differences = [abs(b - a) for a, b in zip(values, values[1:], strict=False)]
+    sigma = max(statistics.median(differences) / (0.6745 * math.sqrt(2)), floor)
+    penalty = rules.penalty_factor * sigma * sigma * math.log(len(values))
+    return _Signal(series, measure, kept, values, penalty)
+
+
+def _judged_cuts(signal: _Signal, cuts: list[int], rules: Rules) -> list[ChangePoint]:
+    """The cuts (positions in the series) that pass every guard, judged again each time a
+    rejected one joins its two segments."""
+    series, measure, penalty = signal.series, signal.measure, signal.penalty
     memo: dict[tuple[int, int, int], ChangePoint | float] = {}
     while True:  # a rejected cut joins its two segments, and the others are judged again
         bounds = [0, *cuts, len(series.buckets)]
@@ -110,23 +146,6 @@ def _of_measure(series: Series, measure: Measure, rules: Rules) -> list[ChangePo
         if not failed:
             return [point for point in judged if isinstance(point, ChangePoint)]
         del cuts[min(failed)[1]]  # the weakest goes first
-
-
-def _segment(values: list[float], measure: Measure, rules: Rules) -> tuple[list[int], float]:
-    """The positions (in `values`) where a new segment starts, and the penalty used."""
-    import numpy as np
-    import ruptures
-
-    scale = abs(statistics.fmean(values)) or 1.0
-    floor = measure.min_size / 2 * (1.0 if measure.unit == "share" else scale)
-    differences = [abs(b - a) for a, b in zip(values, values[1:], strict=False)]
-    sigma = max(statistics.median(differences) / (0.6745 * math.sqrt(2)), floor)
-    penalty = rules.penalty_factor * sigma * sigma * math.log(len(values))
-    signal = np.asarray(values, dtype=float).reshape(-1, 1)
-    # a linear kernel is the least-squares cost, solved by PELT in the library's C code
-    solver = ruptures.KernelCPD(kernel="linear", min_size=rules.min_segment_periods, jump=1)
-    ends = solver.fit(signal).predict(pen=penalty)
-    return [end for end in ends if end < len(values)], penalty
 
 
 def _judged(
