@@ -22,7 +22,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from sniff.analyses.drift import SEARCHED, Z95, Measure, Series
+from sniff.analyses.drift import SEARCHED, Z95, Measure, Series, Sums
 
 DETECTED_IN = ("overall", "harness", "model", "project")
 """The dimensions whose series are searched (a version spans one stretch of time: versions
@@ -113,15 +113,19 @@ def change_points(series: list[Series], rules: Rules) -> list[ChangePoint]:
 def _signal(series: Series, measure: Measure, rules: Rules) -> _Signal | None:
     """The values of `measure` in the periods with enough requests (None if too few of them
     to hold two segments), and the penalty of a cut (see the module docstring)."""
-    kept = [
-        index
-        for index, bucket in enumerate(series.buckets)
-        if bucket.sums_of(measure.key).requests >= rules.min_period_requests
-        and bucket.sums_of(measure.key).level is not None
-    ]
-    if len(kept) < 2 * rules.min_segment_periods:
+    levels: list[float] = []  # of every period with one: what a side's level is a mean of
+    kept, values = [], []
+    for index, bucket in enumerate(series.buckets):
+        sums = bucket.sums.get(measure.key)
+        level = None if sums is None else sums.level
+        if sums is None or level is None:
+            continue
+        levels.append(level)
+        if sums.requests >= rules.min_period_requests:
+            kept.append(index)
+            values.append(level)
+    if len(kept) < 2 * rules.min_segment_periods or _too_flat(levels, measure):
         return None
-    values = [series.buckets[i].sums_of(measure.key).level or 0.0 for i in kept]
     scale = abs(statistics.fmean(values)) or 1.0
     floor = measure.min_size / 2 * (1.0 if measure.unit == "share" else scale)
     differences = [abs(b - a) for a, b in zip(values, values[1:], strict=False)]
@@ -130,17 +134,29 @@ def _signal(series: Series, measure: Measure, rules: Rules) -> _Signal | None:
     return _Signal(series, measure, kept, values, penalty)
 
 
+def _too_flat(levels: list[float], measure: Measure) -> bool:
+    """Whether no change between two runs of periods can reach the measure's smallest
+    reported change: a run's level is a weighted mean of its periods' levels, so no two
+    differ by more than the spread of those (a slight margin for rounding). Cutting such a
+    signal would only find cuts that `_judged` rejects, so it is not segmented at all."""
+    low, high = min(levels), max(levels)
+    smallest = min(abs(level) for level in levels)
+    threshold = measure.min_size * (1.0 if measure.unit == "share" else smallest)
+    return high - low < threshold * (1 - 1e-9) or high == low
+
+
 def _judged_cuts(signal: _Signal, cuts: list[int], rules: Rules) -> list[ChangePoint]:
     """The cuts (positions in the series) that pass every guard, judged again each time a
     rejected one joins its two segments."""
     series, measure, penalty = signal.series, signal.measure, signal.penalty
     memo: dict[tuple[int, int, int], ChangePoint | float] = {}
+    ranges: dict[tuple[int, int], Sums] = {}  # a run's sums, shared by the cuts either side
     while True:  # a rejected cut joins its two segments, and the others are judged again
         bounds = [0, *cuts, len(series.buckets)]
         judged = []
         for three in zip(bounds, bounds[1:], bounds[2:], strict=False):
             if three not in memo:
-                memo[three] = _judged(series, measure, rules, three, penalty)
+                memo[three] = _judged(series, measure, rules, three, penalty, ranges)
             judged.append(memo[three])
         failed = [(point, index) for index, point in enumerate(judged) if isinstance(point, float)]
         if not failed:
@@ -154,16 +170,20 @@ def _judged(
     rules: Rules,
     bounds: tuple[int, int, int],
     penalty: float,
+    ranges: dict[tuple[int, int], Sums],
 ) -> ChangePoint | float:
     """The change point at `bounds[1]` if it passes every guard, else how strong it was
-    (the change over its half interval; 0 when a side is too thin to tell)."""
+    (the change over its half interval; 0 when a side is too thin to tell). `ranges` keeps
+    the sums of the runs of periods summed so far."""
     start, at, end = bounds
-    before = _side(series, measure, start, at)
-    after = _side(series, measure, at, end)
+    for run in ((start, at), (at, end)):
+        if run not in ranges:
+            ranges[run] = series.sums(measure.key, *run)
+    sums_before, sums_after = ranges[start, at], ranges[at, end]
+    before = _side(series, sums_before, start, at)
+    after = _side(series, sums_after, at, end)
     if before is None or after is None:
         return 0.0
-    sums_before = series.sums(measure.key, start, at)
-    sums_after = series.sums(measure.key, at, end)
     thin = min(sums_before.requests, sums_after.requests) < rules.min_side_requests
     thin = thin or min(sums_before.n, sums_after.n) < rules.min_side_sessions
     if (
@@ -183,8 +203,7 @@ def _judged(
     )  # fmt: skip
 
 
-def _side(series: Series, measure: Measure, start: int, end: int) -> Side | None:
-    sums = series.sums(measure.key, start, end)
+def _side(series: Series, sums: Sums, start: int, end: int) -> Side | None:
     level, interval = sums.level, sums.interval()
     if level is None or interval is None:
         return None

@@ -245,3 +245,24 @@ def test_a_change_in_one_causes_break_rate_is_found_and_named() -> None:
     assert cause.at == "2026-03-11"
     assert (cause.before.level, round(cause.after.level, 6)) == (0.0, 0.2)
     assert all(p.measure.key != "break_rate_model_switch" for p in found)
+
+
+def test_signals_too_flat_to_hold_a_change_are_not_segmented_and_nothing_is_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A signal whose periods' levels spread less than the smallest reported change is left
+    out of the search: the change points are those of searching every signal."""
+    from sniff.analyses import drift_points
+
+    screen = drift_points._too_flat
+    found = []
+    for seed in range(8):
+        rng = random.Random(seed)
+        hits = [level for _ in range(3) for level in [rng.choice([0.95, 0.93, 0.6])] * 8]
+        made = archive(hits, sessions=4, calls=8, noise=rng.choice([0.0, 0.02, 0.2]), seed=seed)
+        monkeypatch.setattr(drift_points, "_too_flat", screen)
+        screened = analyze_drift(made, Activity(), [], UTC).points
+        monkeypatch.setattr(drift_points, "_too_flat", lambda *_: False)
+        assert analyze_drift(made, Activity(), [], UTC).points == screened
+        found.append(bool(screened))
+    assert any(found) and not all(found)  # archives with changes and without
