@@ -57,3 +57,12 @@ def test_cli_and_help_import_nothing_heavy(args):
     assert "sniff.cli" in loaded["after_import"]  # the probe saw the real import
     assert _heavy(loaded["after_import"]) == []
     assert _heavy(loaded["after_run"]) == []
+
+
+@pytest.mark.parametrize("command", ["scan", "sessions", "drift", "daily"])
+def test_json_output_never_imports_the_terminal_renderer(command: str) -> None:
+    loaded = _modules_loaded([command, "--json", str(ROOT / "sample_logs"), "--no-index"])
+    assert loaded["code"] == 0
+    modules = loaded["after_run"]
+    assert isinstance(modules, list)
+    assert {name.split(".")[0] for name in modules} & {"rich", "ruptures", "scipy"} == set()

@@ -52,7 +52,7 @@ def _run(by: str, *, breakdown: bool, order: str, options: dict[str, Any]) -> No
     table = period_table(chosen, workspace.zone, by, order=order)
     if options["json"]:
         from sniff.present.jsonout import warnings_json
-        from sniff.present.periods_view import periods_json
+        from sniff.present.periods_json import periods_json
 
         data = periods_json(table, workspace.zone, breakdown=breakdown)
         o.print_json(data | {"warnings": warnings_json(table.summary, dataset)})

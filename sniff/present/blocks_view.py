@@ -14,7 +14,8 @@ from sniff.analyses.block_burn import Burn, Burner, Rate
 from sniff.analyses.blocks import Block
 from sniff.analyses.plans import MonthValue, Plan
 from sniff.numbers import duration, money, percent, short_count, tokens
-from sniff.present.console import DATE_STAMP, zone_name
+from sniff.present.console import DATE_STAMP
+from sniff.present.jsonout import zone_name
 
 HEADERS = ("start", "last", "reqs", "in", "out", "wr", "rd", "hit", "cost", "breaks", "sub")
 LEGEND = (

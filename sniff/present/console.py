@@ -16,6 +16,7 @@ from rich.table import Table
 from sniff.analyses.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset, LineIssue
 from sniff.numbers import compact, duration, money, percent, plural, tokens
+from sniff.present.jsonout import zone_name
 from sniff.pricing import PriceSource
 
 ROLLUPS_NOTE = (
@@ -261,11 +262,6 @@ def elide(name: str, width: int, tail: int = 0) -> str:
     if len(name) <= width:
         return name
     return name[: width - 1 - tail] + "…" + (name[-tail:] if tail else "")
-
-
-def zone_name(zone: tzinfo) -> str:
-    """The zone's name as a user would type it."""
-    return str(getattr(zone, "key", None) or zone)
 
 
 def measures_table(

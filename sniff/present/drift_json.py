@@ -11,7 +11,7 @@ from sniff.analyses.drift import MEASURES, SEARCHED, Bucket, Measure, Series
 from sniff.analyses.drift_events import Event, VersionChange
 from sniff.analyses.drift_points import ChangePoint, Side
 from sniff.analyses.drift_report import NOTES, DriftReport, VersionSide
-from sniff.present.console import zone_name
+from sniff.present.jsonout import zone_name
 
 HARNESS_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 INTERVAL = (

@@ -9,8 +9,9 @@ from rich.table import Table
 from sniff.analyses.drift import MEASURES, Measure, Series
 from sniff.analyses.drift_report import NOTES, DriftReport, VersionSide
 from sniff.numbers import compact, percent, plural
-from sniff.present.console import measures_table, short_project, zone_name
+from sniff.present.console import measures_table, short_project
 from sniff.present.drift_json import sentence, value_text
+from sniff.present.jsonout import zone_name
 
 SHORT = {
     "hit_rate": "hit",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import tzinfo
 from typing import Any
 
 import orjson
@@ -125,3 +126,8 @@ def harness_json(groups: list[Group]) -> list[dict[str, Any]]:
         }
         for row, group in zip(groups_json("harness", groups), groups, strict=True)
     ]
+
+
+def zone_name(zone: tzinfo) -> str:
+    """The zone's name as a user would type it (in tables and JSON alike)."""
+    return str(getattr(zone, "key", None) or zone)

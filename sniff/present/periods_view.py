@@ -1,4 +1,5 @@
-"""Provides the table and the JSON of `sniff daily`, `sniff weekly` and `sniff monthly`.
+"""Provides the table of `sniff daily`, `sniff weekly` and `sniff monthly` (their JSON:
+`periods_json`).
 
 The words are those a ccusage user knows: a period's models (with `--breakdown`), input,
 output, cache create and read tokens, and cost; sniff adds requests, hit rate and savings.
@@ -7,39 +8,18 @@ output, cache create and read tokens, and cost; sniff adds requests, hit rate an
 from __future__ import annotations
 
 from datetime import tzinfo
-from typing import Any
 
 from rich.table import Table
 
 from sniff.analyses.periods import PeriodRow, PeriodTable
 from sniff.analyses.summary import Totals
 from sniff.numbers import compact, money, percent
-from sniff.present.console import cost_cell, measures_table, zone_name
-from sniff.present.jsonout import totals_json
+from sniff.present.console import cost_cell, measures_table
+from sniff.present.jsonout import zone_name
 
-COMMAND_OF = {"day": "daily", "week": "weekly", "month": "monthly"}
 HEADERS = ["reqs", "input", "output", "create", "read", "hit", "cost", "saved"]
 """ccusage's Cache Create and Cache Read are `create` and `read`; its Total Tokens is in the
 JSON (the table fits 80 columns without it)."""
-
-
-def periods_json(table: PeriodTable, zone: tzinfo, *, breakdown: bool) -> dict[str, Any]:
-    """`--json`: `daily`|`weekly`|`monthly` rows (`day`|`week`|`month`, `start`, `models`, the
-    totals' keys, and with `breakdown` one `breakdown` row per model), `totals` and `zone`."""
-    rows = []
-    for row in table.rows:
-        item = {table.by: row.key, "start": row.start.isoformat(), **totals_json(row.totals)}
-        item["models"] = [group.key for group in row.models]
-        if breakdown:
-            item["breakdown"] = [
-                {"model": group.key, **totals_json(group.totals)} for group in row.models
-            ]
-        rows.append(item)
-    return {
-        COMMAND_OF[table.by]: rows,
-        "totals": totals_json(table.summary.totals),
-        "zone": zone_name(zone),
-    }
 
 
 def periods_table(table: PeriodTable, zone: tzinfo, *, breakdown: bool) -> Table:

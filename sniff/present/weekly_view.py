@@ -11,7 +11,7 @@ from sniff.analyses.plans import Plan, week_multiple
 from sniff.analyses.weekly import FAMILIES, Week, WeekBurn
 from sniff.numbers import compact, duration, money, percent, tokens
 from sniff.present.blocks_view import narrow_table, print_limit
-from sniff.present.console import zone_name
+from sniff.present.jsonout import zone_name
 
 
 def print_weeks(
