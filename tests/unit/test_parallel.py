@@ -82,10 +82,21 @@ def test_units_analysed_in_forked_workers_give_the_one_process_numbers(
     for number in range(12):
         transcript(tmp_path, f"more{number}", 2, start=4_000 + 600 * number)
     monkeypatch.setattr("sniff.ingest.parallel._usable_cores", lambda: 2)  # even on one core
-    monkeypatch.setattr("sniff.workspace.scan.PARALLEL_ANALYSIS_BYTES", 0)
+    monkeypatch.setattr("sniff.workspace.parts.PARALLEL_ANALYSIS_BYTES", 0)
     monkeypatch.setattr("sniff.ingest.parallel.PARALLEL_MIN_BYTES", 0)
     for zone in ("UTC", "Asia/Kolkata"):  # another zone: every unit again, from the index
         assert scan(tmp_path, "--tz", zone) == scan(tmp_path, "--tz", zone, "--no-index")
+    for by in ("day", "week"):  # drift's parts are analysed by the same workers
+        drifted = [
+            CliRunner().invoke(app, ["drift", "--json", str(tmp_path), "--by", by, *extra])
+            for extra in ([], ["--no-index"])
+        ]
+        assert all(result.exit_code == 0 for result in drifted), drifted[0].output
+        forked, alone = (json.loads(result.stdout) for result in drifted)
+        assert forked["requests"] == alone["requests"] > 0
+        assert forked["summary"][0]["measures"]["hit_rate"]["level"] == pytest.approx(
+            alone["summary"][0]["measures"]["hit_rate"]["level"], rel=1e-12
+        )
 
 
 def test_chunks_take_every_item_once_heaviest_first_and_end_small() -> None:
