@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sniff.analyses.drift import SEARCHED, Z95, Measure, Series, Sums
 
@@ -88,13 +88,16 @@ class _Signal:
 
 
 def change_points(series: list[Series], rules: Rules) -> list[ChangePoint]:
-    """The change points of every measure of every searched series, oldest first."""
+    """The change points of every measure of every searched series, oldest first.
+
+    A series holding the very requests of one searched before (everything, when the logs are
+    of one harness; a model used in one project only) has its points, not a search again."""
     from sniff.analyses.segmentation import segment
 
+    searched, same_as = _distinct([one for one in series if one.dimension in DETECTED_IN])
     signals = [
         signal
-        for one in series
-        if one.dimension in DETECTED_IN
+        for one in searched
         for measure in SEARCHED
         if (signal := _signal(one, measure, rules)) is not None
     ]
@@ -105,9 +108,27 @@ def change_points(series: list[Series], rules: Rules) -> list[ChangePoint]:
     )  # every signal in one call: the solver works across the batch
     found = []
     for signal, cuts in zip(signals, starts, strict=True):
-        found.extend(_judged_cuts(signal, [signal.kept[cut] for cut in cuts], rules))
+        points = _judged_cuts(signal, [signal.kept[cut] for cut in cuts], rules)
+        found.extend(points)
+        for copy in same_as.get(id(signal.series), ()):
+            found.extend(replace(p, dimension=copy.dimension, value=copy.value) for p in points)
     found.sort(key=lambda point: (point.at, SEARCHED.index(point.measure), point.dimension))
     return found
+
+
+def _distinct(series: list[Series]) -> tuple[list[Series], dict[int, list[Series]]]:
+    """The series with buckets of their own, and for each (by `id`) those equal to it."""
+    distinct: list[Series] = []
+    same_as: dict[int, list[Series]] = {}
+    for one in series:
+        twin = next(
+            (s for s in distinct if s.periods == one.periods and s.buckets == one.buckets), None
+        )
+        if twin is None:
+            distinct.append(one)
+        else:
+            same_as.setdefault(id(twin), []).append(one)
+    return distinct, same_as
 
 
 def _signal(series: Series, measure: Measure, rules: Rules) -> _Signal | None:

@@ -266,3 +266,16 @@ def test_signals_too_flat_to_hold_a_change_are_not_segmented_and_nothing_is_lost
         assert analyze_drift(made, Activity(), [], UTC).points == screened
         found.append(bool(screened))
     assert any(found) and not all(found)  # archives with changes and without
+
+
+def test_a_series_of_the_same_requests_as_another_gets_its_points_without_a_search(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One harness and one model: their series are the overall one, and so are their points."""
+    from sniff.analyses import drift_points
+
+    made = archive([0.95] * 8 + [0.70] * 8, change=8)
+    points = analyze_drift(made, Activity(), [], UTC).points
+    assert {p.dimension for p in points} == {"overall", "harness", "model", "project"}
+    monkeypatch.setattr(drift_points, "_distinct", lambda series: (series, {}))
+    assert analyze_drift(made, Activity(), [], UTC).points == points
