@@ -61,6 +61,7 @@ change of one cause can hide in the total), not tabled."""
 SEARCHED = (*MEASURES, *CAUSE_MEASURES)
 """Every measure change points are searched in."""
 BY_KEY = {measure.key: measure for measure in SEARCHED}
+CAUSE_OF = {f"break_rate_{cause}": cause for cause in FAULT_CAUSES}
 
 
 class Sums(msgspec.Struct, array_like=True, gc=False):
@@ -127,15 +128,30 @@ class Bucket(msgspec.Struct, array_like=True, gc=False):
     unpriced: int = 0
     prompt_tokens: int = 0
     sums: dict[str, Sums] = msgspec.field(default_factory=dict)
+    """The sums of each of `MEASURES` counted."""
     causes: dict[str, int] = msgspec.field(default_factory=dict)
     """Breaks that were faults, by cause."""
+    faults: dict[str, list[float]] = msgspec.field(default_factory=dict)
+    """Per cause with a fault, the sums over units of its faults, their squares and their
+    products with the unit's requests judged: with the break rate's other sums (the same
+    units and requests judged), its break rate's sums. A cause with none needs no sums of its
+    own, which keeps half the measures out of the index."""
+
+    def held(self, key: str) -> Sums | None:
+        """The sums of measure `key`; None when none was counted."""
+        cause = CAUSE_OF.get(key)
+        if cause is None:
+            return self.sums.get(key)
+        judged = self.sums.get("break_rate")
+        if judged is None:
+            return None
+        num, num2, cross = self.faults.get(cause) or (0.0, 0.0, 0.0)
+        return Sums(judged.n, judged.requests, num, judged.den, num2, judged.den2, cross)
 
     def sums_of(self, key: str) -> Sums:
         """The sums of measure `key` (empty ones when none was counted)."""
-        held = self.sums.get(key)
-        if held is None:
-            held = self.sums[key] = Sums()
-        return held
+        held = self.held(key)
+        return Sums() if held is None else held
 
     def merge(self, other: Bucket) -> None:
         """Add another bucket."""
@@ -150,6 +166,11 @@ class Bucket(msgspec.Struct, array_like=True, gc=False):
             held.merge(sums)
         for cause, count in other.causes.items():
             self.causes[cause] = self.causes.get(cause, 0) + count
+        for cause, (num, num2, cross) in other.faults.items():
+            totals = self.faults.setdefault(cause, [0.0, 0.0, 0.0])
+            totals[0] += num
+            totals[1] += num2
+            totals[2] += cross
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +188,7 @@ class Series:
         """The sums of measure `key` over the buckets `start:end`."""
         summed = Sums()
         for bucket in self.buckets[start:end]:
-            held = bucket.sums.get(key)
+            held = bucket.held(key)
             if held is not None:
                 summed.merge(held)
         return summed
@@ -229,13 +250,19 @@ class Cell:
         bucket.prompt_tokens += self.prompt_tokens
         for cause, count in self.causes.items():
             bucket.causes[cause] = bucket.causes.get(cause, 0) + count
+        sums = bucket.sums
         for key, (num, den, requests) in self.parts.items():
-            bucket.sums_of(key).add(num, den, int(requests))
+            held = sums.get(key)
+            if held is None:
+                held = sums[key] = Sums()
+            held.add(num, den, int(requests))
         judged = self.parts.get("break_rate")
         if judged is not None:
-            for cause in FAULT_CAUSES:
-                faults = self.causes.get(cause, 0)
-                bucket.sums_of(f"break_rate_{cause}").add(faults, judged[1], int(judged[2]))
+            for cause, faults in self.causes.items():
+                totals = bucket.faults.setdefault(cause, [0.0, 0.0, 0.0])
+                totals[0] += faults
+                totals[1] += faults * faults
+                totals[2] += faults * judged[1]
 
     def _part(self, key: str, num: float, den: float, count: float) -> None:
         held = self.parts.get(key)

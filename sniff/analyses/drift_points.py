@@ -137,7 +137,7 @@ def _signal(series: Series, measure: Measure, rules: Rules) -> _Signal | None:
     levels: list[float] = []  # of every period with one: what a side's level is a mean of
     kept, values = [], []
     for index, bucket in enumerate(series.buckets):
-        sums = bucket.sums.get(measure.key)
+        sums = bucket.held(measure.key)
         level = None if sums is None else sums.level
         if sums is None or level is None:
             continue
