@@ -233,6 +233,7 @@ class Workspace(Frames):
 
     def _scanned(self, files: list[SourceFile] | None) -> ScanNumbers:
         from sniff.logs import require_logs
+        from sniff.workspace.parts import index_for, workspace_scope
         from sniff.workspace.scan import ScanNumbers, scan_units
 
         filters, zone = self.filters, self.zone
@@ -246,20 +247,15 @@ class Workspace(Frames):
                 )
             require_logs(numbers.dataset, self.paths)
             return numbers
-        from sniff.ingest.indexed import open_index
-
-        store = open_index() if self.use_index else None
-        if store is not None:
-            # the prompts (where logs hold them) let breaks be told apart as `breaks()` does
-            try:
+        with index_for(self) as store:
+            if store is not None:
+                # the prompts (where logs hold them) let breaks be told apart as `breaks()` does
                 numbers = scan_units(
                     self.paths, store, self.prices, filters, zone, log_format=self.log_format,
-                    files=files, scope=self._scope("scan"),
+                    files=files, scope=workspace_scope("scan", self),
                 )  # fmt: skip
-            finally:
-                store.close()
-            require_logs(numbers.dataset, self.paths)
-            return numbers
+                require_logs(numbers.dataset, self.paths)
+                return numbers
         from sniff.analyses.scan_parts import digest
         from sniff.analyses.summary import summarize
 
@@ -380,26 +376,18 @@ class Workspace(Frames):
         """
         from sniff.analyses.drift import BY
         from sniff.analyses.drift_report import analyze_drift, drift_of
-        from sniff.ingest.indexed import open_index
+        from sniff.workspace.drift_units import drift_from_index
 
         if by not in BY:
             raise UserError(f"--by must be one of {', '.join(BY)}, not {by!r}")
-        store = open_index() if self.use_index and not self.dask else None
-        if store is None:
+        found = drift_from_index(self, by)
+        if found is None:
             requests = self.filters.apply(self.dataset("sized").requests)
             breaks = self.break_report().breaks
             return analyze_drift(requests, self.activity(), breaks, self.zone, by=by)
         from sniff.logs import require_logs
-        from sniff.workspace.answers import listed
-        from sniff.workspace.drift_units import drift_units
 
-        try:
-            part, self._account = drift_units(
-                self.paths, store, self.prices, self.filters, self.zone, by,
-                log_format=self.log_format, scope=self._scope(f"drift-{by}"), files=listed(),
-            )  # fmt: skip
-        finally:
-            store.close()
+        part, self._account = found
         require_logs(self._account, self.paths)
         return drift_of(part, self.zone)
 
@@ -411,16 +399,6 @@ class Workspace(Frames):
         if self._scan is not None:
             return self._scan.dataset
         return self.dataset("sized")
-
-    def _scope(self, analysis: str) -> str:
-        """The scope of an analysis's parts kept in the index (`workspace.parts`)."""
-        from sniff.paths import file_identity
-        from sniff.workspace.parts import parts_scope
-
-        return parts_scope(
-            analysis, filters=self.filters, zone=self.zone, log_format=self.log_format,
-            pricing=file_identity(self.pricing) if self.pricing else None,
-        )  # fmt: skip
 
     def report(self, by: str = "day", *, redact: bool = False) -> Report:
         """`sniff report`'s report, grouped `by` (`analyses.report.GROUPINGS`), its text parts

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import tzinfo
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sniff.analyses.breaks import CacheRules, break_part
 from sniff.analyses.drift import break_key
@@ -25,7 +26,10 @@ from sniff.ingest.parallel import collector_paused
 from sniff.ingest.record import Prompts
 from sniff.model import Dataset
 from sniff.pricing import PriceBook
-from sniff.workspace.parts import kept_parts, list_units
+from sniff.workspace.parts import index_for, kept_parts, list_units, workspace_scope
+
+if TYPE_CHECKING:
+    from sniff.workspace import Workspace
 
 
 @collector_paused()  # (see there) joining parts builds many objects
@@ -66,3 +70,18 @@ def drift_units(
     parts = kept_parts(listed, store, analyse=analyse, decode=decode_drift_part)
     prices.save()
     return join_parts(parts, by), listed.account()
+
+
+def drift_from_index(workspace: Workspace, by: str) -> tuple[DriftPart, Dataset] | None:
+    """`drift_units` of a Workspace's logs, by `by`; None where no index keeps parts (without
+    the index, on a cluster, or with no place for one)."""
+    from sniff.workspace.answers import listed
+
+    with index_for(workspace) as store:
+        if store is None:
+            return None
+        return drift_units(
+            workspace.paths, store, workspace.prices, workspace.filters, workspace.zone, by,
+            log_format=workspace.log_format, scope=workspace_scope(f"drift-{by}", workspace),
+            files=listed(),
+        )  # fmt: skip

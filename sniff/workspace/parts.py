@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sniff.ingest.discover import SourceFile, expand, roots_for
 from sniff.ingest.index_store import IndexStore
@@ -26,7 +27,10 @@ from sniff.ingest.reading import account
 from sniff.ingest.record import Prompts
 from sniff.ingest.units import units
 from sniff.model import Dataset
-from sniff.paths import identity, price_data_identity
+from sniff.paths import file_identity, identity, price_data_identity
+
+if TYPE_CHECKING:
+    from sniff.workspace import Workspace
 
 PARALLEL_ANALYSIS_BYTES = 32 * 1024 * 1024
 """Below this much log to analyse again, forking workers would cost more than it saves."""
@@ -124,9 +128,27 @@ def kept_parts(
     return [part for part in found if part is not None]
 
 
-def parts_scope(analysis: str, **options: object) -> str:
-    """The scope of an `analysis`'s parts: the options given plus the price data (and
-    sniff's version and code: `paths.identity`)."""
+@contextmanager
+def index_for(workspace: Workspace) -> Iterator[IndexStore | None]:
+    """The index a Workspace keeps parts in, closed afterwards; None where there is none
+    (without the index, on a cluster, or with no place for one)."""
+    from sniff.ingest.indexed import open_index
+
+    store = open_index() if workspace.use_index and not workspace.dask else None
+    try:
+        yield store
+    finally:
+        if store is not None:
+            store.close()
+
+
+def workspace_scope(analysis: str, workspace: Workspace) -> str:
+    """The scope of an `analysis`'s parts read with a Workspace's options: those its numbers
+    depend on, plus the price data (and sniff's version and code: `paths.identity`)."""
+    options = {
+        "filters": workspace.filters, "zone": workspace.zone, "log_format": workspace.log_format,
+        "pricing": file_identity(workspace.pricing) if workspace.pricing else None,
+    }  # fmt: skip
     options_given = sorted((name, str(value)) for name, value in options.items())
     return identity(analysis, options_given, price_data_identity())
 
