@@ -3,8 +3,8 @@
 
 Both commands run once to warm the index (and keep their answers), then `--runs` times each,
 interleaved, in two ways: as a script re-running them sees it (the kept answer replayed), and
-with the kept answers removed before each run (the index stays warm: every request is read from
-it and analysed again). The target is drift within 2x sessions in both.
+with the kept answers removed before each run (the index stays warm: each command joins the
+parts its units keep there, `workspace.parts`). The target is drift within 2x sessions in both.
 
 Usage:
     python bench/bench_drift.py --corpus DIR [--runs 5]

@@ -90,27 +90,28 @@ def kept_parts(
     *,
     analyse: Callable[[list[int]], bytes],
     decode: Callable[[bytes], Part | None],
-    extend: Callable[[list[int], Part], bytes | None] | None = None,
+    grown: tuple[Callable[[list[int], Part], Part | None], Callable[[Part], bytes]] | None = None,
 ) -> list[Part]:
-    """Every unit's part: kept, or `extend`ed from the one kept before its files grew (the
-    encoded part, None where that is not exact), or `analyse`d (encoded where it is made: as
-    it is kept, and as it travels back from a worker); the new ones kept."""
+    """Every unit's part: kept, or extended from the one kept before its files grew (`grown`:
+    how, None where that is not exact, and how a part is encoded), or `analyse`d (encoded
+    where it is made: as it is kept, and as it travels back from a worker); the new ones
+    kept."""
     groups, indexed = listed.groups, listed.indexed
     keys = [_unit_key(indexed, group) for group in groups]
-    grown = [_unit_key(indexed, group, before=True) if extend else None for group in groups]
-    kept = store.parts(listed.scope, [key for key in keys + grown if key is not None])
+    before = [_unit_key(indexed, group, before=True) if grown else None for group in groups]
+    kept = store.parts(listed.scope, [key for key in keys + before if key is not None])
     found = [decode(kept[key]) if key in kept else None for key in keys]
     new: dict[str, bytes] = {}
     for unit, key in enumerate(keys):
-        old = grown[unit]
-        if extend is None or found[unit] is not None or old not in kept:
+        old = before[unit]
+        if grown is None or found[unit] is not None or old not in kept:
             continue
+        extend, encode = grown
         part = decode(kept[old])
-        encoded = None if part is None else extend(groups[unit], part)
-        if encoded is not None:
-            found[unit] = decode(encoded)
-            if key is not None:
-                new[key] = encoded
+        extended = None if part is None else extend(groups[unit], part)
+        found[unit] = extended
+        if extended is not None and key is not None:
+            new[key] = encode(extended)
     todo = [index for index, part in enumerate(found) if part is None]
     analysed = map_balanced(
         lambda position: analyse(groups[todo[position]]),

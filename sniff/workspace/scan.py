@@ -86,11 +86,12 @@ def scan_units(
         requests = merge(responses, prices.cost)
         return encode_part(scan_part(requests, prices, zone, filters.keep, rules, grows))
 
-    def extend(group: list[int], part: ScanPart) -> bytes | None:
-        extended = _extended(indexed, group, part, prices, zone, filters, rules)
-        return None if extended is None else encode_part(extended)
+    def extend(group: list[int], part: ScanPart) -> ScanPart | None:
+        return _extended(indexed, group, part, prices, zone, filters, rules)
 
-    found = kept_parts(listed, store, analyse=analyse, decode=decode_part, extend=extend)
+    found = kept_parts(
+        listed, store, analyse=analyse, decode=decode_part, grown=(extend, encode_part)
+    )
     parts = [part.whole(zone, filters.keep) for part in found]
     prices.save()  # the price tables resolved for this run, for the next one
     summary, breaks = join(parts)
