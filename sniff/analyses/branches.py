@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sniff.analyses.summary import Totals, _by_cost
+from sniff.analyses.summary import Totals, by_cost
 from sniff.model import Request
 
 NO_BRANCH = "(no branch)"
@@ -58,7 +58,7 @@ def attribute(requests: Iterable[Request], by: str) -> list[Attributed]:
             sessions[key] = set()
         group.add(request)
         sessions[key].add(request.session_id)
-    return [Attributed(row.key, row.totals, len(sessions[row.key])) for row in _by_cost(totals)]
+    return [Attributed(row.key, row.totals, len(sessions[row.key])) for row in by_cost(totals)]
 
 
 ATTRIBUTION_SORTS: dict[str, Callable[[Attributed], Any]] = {

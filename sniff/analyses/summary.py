@@ -245,11 +245,11 @@ def summary_of_cells(cells: dict[Cell, Totals]) -> Summary:
     unpriced = sorted(model for model, group in by_model.items() if group.unpriced_requests)
     return Summary(
         totals=totals,
-        by_model=_by_cost(by_model),
-        by_project=_by_cost(by_project),
+        by_model=by_cost(by_model),
+        by_project=by_cost(by_project),
         by_day=[Group(key, by_day[key]) for key in sorted(by_day)],
-        by_agent=_by_cost(by_agent),
-        by_harness=_by_cost(by_harness),
+        by_agent=by_cost(by_agent),
+        by_harness=by_cost(by_harness),
         sessions=sorted(sessions.values(), key=SESSION_SORTS["cost"], reverse=True),
         unpriced_models=unpriced,
     )
@@ -294,7 +294,7 @@ def _add_to_session(sessions: dict[str, SessionRow], key: Cell, cell: Totals) ->
     row.totals.merge(cell)
 
 
-def _by_cost(table: dict[str, Totals]) -> list[Group]:
+def by_cost(table: dict[str, Totals]) -> list[Group]:
     """Rows by cost, highest first; unpriced rows by tokens after them."""
     return sorted(
         (Group(key, totals) for key, totals in table.items()),
