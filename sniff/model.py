@@ -283,6 +283,11 @@ class LineIssue(msgspec.Struct, frozen=True, gc=False):
     kept: bool = False
     """True when the line was repaired and still counted, False when it was skipped."""
 
+    @property
+    def skipped(self) -> bool:
+        """Whether it is a line left out of the numbers (not a repaired line, not a file)."""
+        return not self.kept and self.line > 0
+
 
 class ToolCall(msgspec.Struct, frozen=True, gc=False):
     """One tool use the model asked for (a `tool_use` block of a response)."""
@@ -369,7 +374,7 @@ class Dataset(msgspec.Struct, frozen=True):
     @property
     def skipped(self) -> tuple[LineIssue, ...]:
         """Lines that were skipped (not counted)."""
-        return tuple(issue for issue in self.issues if not issue.kept and issue.line > 0)
+        return tuple(issue for issue in self.issues if issue.skipped)
 
     @property
     def undated(self) -> tuple[LineIssue, ...]:

@@ -3,7 +3,9 @@
 Why through the index: a step parses only the files that changed since the last one, and a
 file that grew is read from where the last step stopped (`IndexedFiles.grown`), so following a
 large archive costs what was appended, not a scan. A half-written last line is not read (the
-readers stop before it) and is read when it completes; its issue is never reported.
+readers stop before it) and is read when it completes; its issue is never reported. Every other
+line skipped (unreadable or implausible, as a scan skips it) is reported once, with its file
+and line.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ from typing import TYPE_CHECKING
 
 from sniff.errors import UserError
 from sniff.ingest.discover import expand
+from sniff.ingest.lines import CUT_SHORT
 from sniff.ingest.merge import Pricer, merge
 from sniff.ingest.record import FileResult, Response
-from sniff.model import Request, ToolCall, ToolResult
+from sniff.ingest.streamed import READERS
+from sniff.model import LineIssue, Request, ToolCall, ToolResult
 
 if TYPE_CHECKING:
+    from sniff.ingest.index_store import Entry
     from sniff.ingest.indexed import IndexedFiles
 
 
@@ -35,6 +40,8 @@ class Growth:
     """Every tool call seen so far, by id (to name a result's tool)."""
     touched: frozenset[str] = frozenset()
     """The sessions that got new requests."""
+    skipped: tuple[LineIssue, ...] = ()
+    """Lines skipped that no step reported before (`LineIssue.skipped`), in file order."""
 
 
 class Follower:
@@ -49,6 +56,7 @@ class Follower:
         self._copies: dict[str, list[Response]] = {}
         self._calls: dict[str, ToolCall] = {}
         self._results: set[str] = set()
+        self._skipped: set[LineIssue] = set()
         self._started = False
 
     def by_session(self, session_id: str) -> list[Request]:
@@ -75,12 +83,16 @@ class Follower:
             )
             wanted = range(len(files)) if not self._started else sorted(indexed.parsed_now)
             results = [_appended(indexed, at) for at in wanted]
+            skipped = [
+                issue for at, result in zip(wanted, results, strict=True)
+                for issue in result.issues if _settled(issue, indexed.entry(at))
+            ]  # fmt: skip
         finally:
             store.close()
         self._started = True
-        return self._take(results)
+        return self._take(results, skipped)
 
-    def _take(self, results: Iterable[FileResult]) -> Growth:
+    def _take(self, results: Iterable[FileResult], skipped: Iterable[LineIssue]) -> Growth:
         responses: list[Response] = []
         results_new: list[ToolResult] = []
         for result in results:
@@ -101,11 +113,14 @@ class Follower:
         new = [request for request in merged if request.key not in self.requests]
         for request in merged:
             self.requests[request.key] = request  # a later copy may hold more tokens
+        skipped_new = [issue for issue in dict.fromkeys(skipped) if issue not in self._skipped]
+        self._skipped.update(skipped_new)  # a file read whole again lists its old ones again
         return Growth(
             tuple(new),
             tuple(results_new),
             self._calls,
             frozenset(request.session_id for request in new),
+            tuple(skipped_new),
         )
 
 
@@ -114,3 +129,13 @@ def _appended(indexed: IndexedFiles, at: int) -> FileResult:
     that grew, else the whole file."""
     grown = indexed.grown(at)
     return grown[1] if grown is not None else indexed.result(at)
+
+
+def _settled(issue: LineIssue, entry: Entry) -> bool:
+    """Whether `issue` is a line skipped for good: not a last line cut short (maybe still
+    being written), which a later step reads again when it is whole."""
+    if not issue.skipped:
+        return False
+    if entry.log_format in READERS:  # read a block at a time: the whole lines are counted
+        return issue.line <= entry.lines
+    return issue.reason != CUT_SHORT

@@ -21,6 +21,8 @@ from sniff.ingest.plausible import IMPLAUSIBLE_USAGE, TOO_DEEP, Implausible, Usa
 from sniff.model import LineIssue
 
 BOM = b"\xef\xbb\xbf"
+CUT_SHORT = "truncated last line (file still being written?)"
+"""The reason of a last line with no newline that is no JSON: maybe still being written."""
 
 Schema = TypeVar("Schema", bound=msgspec.Struct)
 
@@ -186,7 +188,7 @@ def _reason(raw: bytes, error: orjson.JSONDecodeError, last: bool) -> str:
     except UnicodeDecodeError as bad:
         return f"not valid UTF-8 (byte {bad.start + 1}) and not valid JSON"
     if last:
-        return "truncated last line (file still being written?)"
+        return CUT_SHORT
     return f"invalid JSON: {error.msg}"
 
 
