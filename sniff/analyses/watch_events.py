@@ -4,7 +4,8 @@ A new response (its tokens and cost), a cache break among the new requests (judg
 breaks analysis on the whole session, so a new request's predecessor is known), a compaction
 (the first call after the log marks the conversation compacted), a failed tool call, and a
 session started (one seen for the first time after the first step); `watch_idle` adds a
-session ended (idle) or resumed.
+session ended (idle) or resumed. A line skipped (unreadable or implausible, the `LineIssue` a
+scan lists) is an event too, with its file and line: no line leaves the numbers unsaid.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from sniff.analyses.blocks import Block, active_block, build_blocks
 from sniff.analyses.breaks import Break, find_breaks
 from sniff.analyses.summary import LocalDays, Totals
 from sniff.ingest.follow import Growth
-from sniff.model import Request
+from sniff.model import LineIssue, Request
 from sniff.pricing import PriceBook
 
 KINDS = (
     "session_started", "session_resumed", "compaction", "response", "cache_break", "tool_failed",
-    "session_ended",
+    "session_ended", "line_skipped",
 )  # fmt: skip
 """The kinds of event, in the order of events at the same time."""
 
@@ -50,9 +51,14 @@ class Event:
     """A break's cause; a failed tool call's tool."""
     detail: str = ""
     reason: str = ""
-    """Why a session counts as ended: "idle" (the logs mark no end)."""
+    """Why a session counts as ended: "idle" (the logs mark no end); why a line was skipped
+    (`LineIssue.reason`)."""
     idle_minutes: float | None = None
     """For an ended session, the idle time it was judged by (`--idle`)."""
+    file: str = ""
+    """A skipped line's file."""
+    line: int | None = None
+    """A skipped line's number (1-based)."""
 
 
 def tokens_of(request: Request) -> dict[str, int]:
@@ -134,6 +140,15 @@ def _failures(growth: Growth) -> list[Event]:
             )  # fmt: skip
         )
     return failed
+
+
+def skipped_events(skipped: Sequence[LineIssue], at: datetime) -> list[Event]:
+    """A `line_skipped` event for each line skipped, at `at`: when the watch read it (a line
+    that could not be read has no time, session or project of its own)."""
+    return [
+        Event("line_skipped", at, "", "", reason=issue.reason, file=issue.file, line=issue.line)
+        for issue in skipped
+    ]
 
 
 @dataclass(frozen=True, slots=True)

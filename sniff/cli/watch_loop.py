@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from itertools import chain
 from typing import TYPE_CHECKING, TextIO
 
 from sniff.errors import UserError
@@ -83,16 +84,24 @@ class Watch:
         self.idleness = Idleness(timedelta(minutes=minutes))
 
     def start(self) -> None:
-        """Read what the logs hold now: no event for it, only the state."""
+        """Read what the logs hold now: no event for it, only the state, but for the lines
+        it skipped (`line_skipped`, as a scan lists them)."""
+        from sniff.analyses.watch_events import skipped_events
+
         growth = self.follower.step()
         kept = [r for r in growth.requests if self.workspace.filters.keep(r)]
         self.sessions.update(r.session_id for r in kept)
-        self.idleness.start(kept, self.clock())
+        now = self.clock()
+        self.idleness.start(kept, now)
+        skipped = skipped_events(growth.skipped, now)
+        self.events.extend(skipped)
+        self.count += len(skipped)
 
     def step(self) -> list[Event]:
-        """The events of what was appended since the last step, then of the sessions that
-        went idle by the clock (a step with no growth still ends them)."""
-        from sniff.analyses.watch_events import KINDS, events_of
+        """The events of what was appended since the last step, then of the lines it skipped,
+        then of the sessions that went idle by the clock (a step with no growth still ends
+        them)."""
+        from sniff.analyses.watch_events import KINDS, events_of, skipped_events
 
         growth = self.follower.step()
         keep = self.workspace.filters.keep
@@ -103,6 +112,7 @@ class Watch:
         now = self.clock()
         found += self.idleness.saw([r for r in growth.requests if keep(r)], now)
         found.sort(key=lambda event: (event.at, KINDS.index(event.kind)))
+        found += skipped_events(growth.skipped, now)
         found += self.idleness.due(now)
         for event in found:
             if self.alert is not None and _alerting(event, self.min_usd):
@@ -116,13 +126,13 @@ class Watch:
         return self.most is not None and self.count >= self.most
 
     def follow_json(self, out: TextIO, beats: Iterator[None]) -> None:
-        """One JSON object per event, each line flushed at once; a step on every beat
-        (`ingest.changes.ticks`)."""
+        """One JSON object per event, each line flushed at once: first those of `start` (the
+        lines it skipped), then a step's on every beat (`ingest.changes.ticks`)."""
         from sniff.present.jsonout import dumps
         from sniff.present.watch_json import event_json
 
-        for _ in beats:
-            for event in self.step():
+        for found in chain([self.events[:]], (self.step() for _ in beats)):
+            for event in found:
                 out.write(dumps(event_json(event)).replace("\n", "") + "\n")
                 out.flush()
             if self.done():

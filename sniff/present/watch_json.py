@@ -24,4 +24,6 @@ def event_json(event: Event) -> dict[str, Any]:
         "detail": event.detail,
         "reason": event.reason,
         "idle_minutes": event.idle_minutes,
+        "file": event.file,
+        "line": event.line,
     }

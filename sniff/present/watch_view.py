@@ -1,5 +1,5 @@
-"""Provides the live view of `sniff watch`: today's cost, the active block, the live sessions
-and the running list of events (rich)."""
+"""Provides the live view of `sniff watch`: today's cost, the active block, the live sessions,
+the running list of events and the lines skipped (rich)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from datetime import datetime, tzinfo
 
 from rich.console import Group, RenderableType
 from rich.table import Table
+from rich.text import Text
 
 from sniff.analyses.watch_events import Event, Glance
+from sniff.numbers import plural
 
 SHOWN_EVENTS = 15
 
@@ -62,7 +64,7 @@ def view(
             session_id[:8], project, str(totals.requests), _usd(totals.cost),
             _rate(totals.hit_rate), "[dim]ended (idle)[/]" if session_id in ended else "live",
         )  # fmt: skip
-    return Group(head, sessions, events_table(events, zone))
+    return Group(head, sessions, events_table(events, zone), *skipped_footer(events))
 
 
 def events_table(events: Sequence[Event], zone: tzinfo) -> Table:
@@ -70,7 +72,8 @@ def events_table(events: Sequence[Event], zone: tzinfo) -> Table:
     table = Table(title="events", title_justify="left")
     for column in ("time", "event", "session", "what", "$"):
         table.add_column(column, justify="right" if column == "$" else "left")
-    for event in events[-SHOWN_EVENTS:]:
+    shown = [event for event in events if event.kind != "line_skipped"]  # the footer's
+    for event in shown[-SHOWN_EVENTS:]:
         table.add_row(
             f"{event.at.astimezone(zone):%H:%M:%S}",
             _styled(event.kind),
@@ -79,6 +82,23 @@ def events_table(events: Sequence[Event], zone: tzinfo) -> Table:
             "" if event.kind in (*SESSION_KINDS, "tool_failed") else _usd(event.cost_usd),
         )
     return table
+
+
+def skipped_footer(events: Sequence[Event]) -> list[Text]:
+    """One line saying how many lines were skipped and which was the latest, as a scan says
+    it; none when none was (a burst of bad lines does not push the events off the screen)."""
+    skipped = [event for event in events if event.kind == "line_skipped"]
+    if not skipped:
+        return []
+    latest = skipped[-1]
+    return [
+        Text.assemble(
+            (f"{plural(len(skipped), 'line')} skipped", "yellow"),
+            " (unreadable or implausible), the latest ",
+            f"{latest.file}:{latest.line}: {latest.reason}",  # a Text's, never read as markup
+            "; --json lists them.",
+        )
+    ]
 
 
 def _styled(kind: str) -> str:

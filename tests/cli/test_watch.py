@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from tests.conftest import Lines
+from tests.conftest import SAMPLE_LOGS, Lines
 
 SESSION_FILE = "projects/-home-dana-src-webshop/515c8333.jsonl"
 
@@ -225,3 +225,129 @@ def test_a_break_above_min_usd_notifies_and_one_below_does_not(
     )  # fmt: skip
     assert "cache_break" in [event.kind for event in run.step()]
     assert len(sent) == 1
+
+
+def _poisoned(cc: type[Lines], number: int) -> list[bytes]:
+    """Three responses a scan skips: usage of 10³⁰ tokens, a raw NUL byte in a string, and
+    JSON nested 1,000 levels deep; message ids from `number` on."""
+    huge = cc.usage(input=10, output=5)
+    huge["input_tokens"] = 1e30
+    at = "2026-03-02T10:01:00.000Z"
+    lines = [
+        cc.assistant(f"msg_{number}", f"a{number}", "u2", at, huge),
+        cc.assistant(f"msg_{number + 1}", f"a{number + 1}", "u2", at, cc.usage(),
+                     block={"type": "text", "text": "NUL"}),
+        cc.assistant(f"msg_{number + 2}", f"a{number + 2}", "u2", at, cc.usage(),
+                     block={"type": "tool_use", "id": "t1", "name": "Bash", "input": "DEEP"}),
+    ]  # fmt: skip
+    huge_line, nul, deep = (json.dumps(line).encode() + b"\n" for line in lines)
+    return [
+        huge_line,
+        nul.replace(b'"NUL"', b'"a \x00 byte"'),
+        deep.replace(b'"DEEP"', b"[" * 1000 + b"]" * 1000),
+    ]
+
+
+def _said_by_scan(folder: Path) -> set[tuple[str, int, str]]:
+    """The lines `scan --verbose` lists as skipped, as (file, line, reason)."""
+    result = CliRunner().invoke(app, ["scan", "--json", "--verbose", str(folder)])
+    assert result.exit_code == 0, result.output
+    said = set()
+    for line in result.stderr.splitlines():
+        where, reason = line.split(": ", 1)
+        file, number = where.rsplit(":", 1)
+        said.add((file, int(number), reason))
+    return said
+
+
+def test_lines_skipped_at_start_and_while_following_are_events_with_file_and_line(
+    cc: type[Lines], tmp_path: Path
+) -> None:
+    log = _first(cc, tmp_path)
+    _append(log, b'{"type": "assistant", "message": \n')  # line 3: skipped before the watch
+    watching = _start(tmp_path, "--events", "6")
+    assert watching.stdout is not None
+    _append(
+        log,
+        cc.user("u2", "a1", "2026-03-02T10:01:00.000Z"),
+        *_poisoned(cc, 2),  # lines 5 to 7
+        cc.assistant("msg_5", "a5", "u2", "2026-03-02T10:01:04.000Z",
+                     cc.usage(input=20, read=50_000, output=400)),
+        cc.assistant("msg_6", "a6", "a5", "2026-03-02T10:01:09.000Z", cc.usage(input=7, output=9)),
+    )  # fmt: skip
+    events = _events(watching.stdout, 6)
+    assert watching.wait(10) == 0
+    skipped = [event for event in events if event["kind"] == "line_skipped"]
+    assert events[0] == skipped[0]  # what the start read, first
+    assert [(event["file"], event["line"]) for event in skipped] == [
+        (str(log), 3), (str(log), 5), (str(log), 6), (str(log), 7)
+    ]  # fmt: skip
+    assert {(e["file"], e["line"], e["reason"]) for e in skipped} == _said_by_scan(tmp_path)
+    assert skipped[1]["reason"] == "implausible usage"
+    assert skipped[3]["reason"] == "nested deeper than 64 levels"
+    responses = [event for event in events if event["kind"] == "response"]
+    assert set(skipped[0]) == set(responses[0])  # every kind has every key
+    assert sorted((r["tokens"]["input"], r["tokens"]["output"]) for r in responses) == [
+        (7, 9), (20, 400)
+    ]  # fmt: skip
+
+
+def test_the_live_view_counts_the_lines_skipped_and_names_the_latest(
+    cc: type[Lines], tmp_path: Path
+) -> None:
+    log = _first(cc, tmp_path)
+    _append(log, cc.user("u2", "a1", "2026-03-02T10:01:00.000Z"), *_poisoned(cc, 2))
+    result = CliRunner().invoke(app, ["watch", str(tmp_path), "--for", "0.3", "--poll"])
+    assert result.exit_code == 0, result.output
+    shown = "".join(result.stdout.splitlines())  # a long path is folded at 80 columns
+    assert f"3 lines skipped (unreadable or implausible), the latest {log}:6: nested" in shown
+
+
+def _claude_code(cc: type[Lines], number: int, tokens: float) -> bytes:
+    usage = cc.usage(input=10, output=5)
+    usage["input_tokens"] = tokens
+    at = "2026-03-02T10:01:00.000Z"
+    line = cc.assistant(f"msg_{number}", f"a{number}", "a1", at, usage,
+                        block={"type": "text", "text": "Caf\u00e9 ordered."})  # fmt: skip
+    return json.dumps(line, ensure_ascii=False).encode() + b"\n"
+
+
+def _request_log(_cc: type[Lines], number: int, tokens: float) -> bytes:
+    """A line of a log read whole, not a block at a time (a request log)."""
+    last = (SAMPLE_LOGS / "request-logs/openai-chat.jsonl").read_text().splitlines()[-1]
+    line = json.loads(last)
+    line["response"]["id"] = f"chatcmpl-watch-{number}"
+    line["response"]["usage"]["prompt_tokens"] = tokens
+    return json.dumps(line).encode() + b"\n"
+
+
+@pytest.mark.parametrize("make", [_claude_code, _request_log], ids=["read-on", "read-whole"])
+def test_a_skipped_line_is_one_event_once_and_a_cut_last_line_none(
+    cc: type[Lines], tmp_path: Path, make: Any
+) -> None:
+    from sniff.cli.watch_loop import Watch
+    from sniff.present.watch_view import skipped_footer
+    from sniff.workspace import Workspace
+
+    log = tmp_path / "logs" / "a.jsonl"
+    log.parent.mkdir()
+    log.write_bytes(make(cc, 1, 10))
+    run = Watch(Workspace(log.parent))
+    run.start()
+    good = make(cc, 2, 20)
+    # cut in the middle of a character where the line holds one: a log read on knows its whole
+    # lines, whatever the cut; one read whole tells its cut line by its reason
+    cut = good.index("\u00e9".encode()) + 1 if make is _claude_code else 40
+    _append(log, good[:cut])  # being written
+    assert run.step() == [] and skipped_footer(run.events) == []
+    _append(log, good[cut:])
+    assert [event.kind for event in run.step() if event.kind != "session_started"] == ["response"]
+    _append(log, make(cc, 3, 1e30))
+    (skipped,) = run.step()
+    assert (skipped.kind, skipped.file, skipped.line) == ("line_skipped", str(log), 3)
+    _append(log, make(cc, 4, 30))  # the file read again lists line 3 again: not a new event
+    assert [event.kind for event in run.step()] == ["response"]
+    (footer,) = skipped_footer(run.events)
+    assert footer.plain.startswith(
+        f"1 line skipped (unreadable or implausible), the latest {log}:3"
+    )
