@@ -32,8 +32,7 @@ def agents(
 
         o.print_json(agents_json(report, limit))
         return
-    from rich.console import Console
-
     from sniff.present.agents_view import print_agents
+    from sniff.present.terminal import SafeConsole
 
-    print_agents(Console(), report, limit)
+    print_agents(SafeConsole(), report, limit)

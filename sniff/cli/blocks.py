@@ -124,9 +124,9 @@ def _blocks(
             **({} if plan is None else {"plan": plan_json(plan, months)}),
         })  # fmt: skip
         return
-    from rich.console import Console
+    from sniff.present.terminal import SafeConsole
 
-    console = Console()
+    console = SafeConsole()
     _print(console, shown_blocks, current, burning, workspace.zone, moment, limit)
     _print_plan(console, plan, months, moment, workspace.zone)
 
@@ -205,11 +205,10 @@ def _weekly(
             **({} if plan is None else {"plan": plan_json(plan, months)}),
         })  # fmt: skip
         return
-    from rich.console import Console
-
+    from sniff.present.terminal import SafeConsole
     from sniff.present.weekly_view import print_weeks
 
-    console = Console()
+    console = SafeConsole()
     print_weeks(console, shown_weeks, workspace.zone, burning, plan, limit)
     _print_plan(console, plan, months, moment, workspace.zone)
 

@@ -86,11 +86,10 @@ def cache(
 
         o.print_json(cache_json(report))
         return
-    from rich.console import Console
-
     from sniff.present.cache_view import print_cache
+    from sniff.present.terminal import SafeConsole
 
-    print_cache(Console(), report)
+    print_cache(SafeConsole(), report)
 
 
 def _simulation_only(**options: object) -> None:
@@ -123,8 +122,7 @@ def _breaks(
 
         o.print_json(breaks_json(report))
         return
-    from rich.console import Console
-
     from sniff.present.breaks_view import print_breaks
+    from sniff.present.terminal import SafeConsole
 
-    print_breaks(Console(), report, workspace.zone)
+    print_breaks(SafeConsole(), report, workspace.zone)

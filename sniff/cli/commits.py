@@ -43,8 +43,7 @@ def commits(
 
         o.print_json(commits_json(report, limit))
         return
-    from rich.console import Console
-
     from sniff.present.commits_view import print_commits
+    from sniff.present.terminal import SafeConsole
 
-    print_commits(Console(), report, by, limit)
+    print_commits(SafeConsole(), report, by, limit)

@@ -50,8 +50,7 @@ def context(
 
         o.print_json(context_json(report, every=every, limit=limit))
         return
-    from rich.console import Console
-
     from sniff.present.context_view import print_context
+    from sniff.present.terminal import SafeConsole
 
-    print_context(Console(), report, workspace.zone, every=every, limit=limit)
+    print_context(SafeConsole(), report, workspace.zone, every=every, limit=limit)

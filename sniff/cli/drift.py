@@ -50,8 +50,7 @@ def drift(
 
         o.print_json(drift_json(report, versions))
         return
-    from rich.console import Console
-
     from sniff.present.drift_view import print_drift
+    from sniff.present.terminal import SafeConsole
 
-    print_drift(Console(), report, versions)
+    print_drift(SafeConsole(), report, versions)

@@ -70,11 +70,10 @@ def latency(
 
         o.print_json(latency_json(report))
         return
-    from rich.console import Console
-
     from sniff.present.latency_view import print_latency
+    from sniff.present.terminal import SafeConsole
 
-    print_latency(Console(), report)
+    print_latency(SafeConsole(), report)
 
 
 def _import_peaks() -> None:

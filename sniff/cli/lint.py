@@ -131,8 +131,7 @@ def _show(report: object, output: str) -> None:
 
         typer.echo(lint_sarif(report))
     else:
-        from rich.console import Console
-
         from sniff.present.lint_view import print_lint
+        from sniff.present.terminal import SafeConsole
 
-        print_lint(Console(), report)
+        print_lint(SafeConsole(), report)

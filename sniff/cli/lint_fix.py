@@ -6,12 +6,12 @@ from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 
 from sniff.lint import LintReport, check
 from sniff.lint.fix import fix_files
 from sniff.lint.inputs import load_prompts
 from sniff.numbers import compact, money, plural
+from sniff.present.terminal import SafeConsole
 from sniff.pricing import PriceBook
 from sniff.redact_secrets import redact_secrets
 
@@ -19,7 +19,7 @@ from sniff.redact_secrets import redact_secrets
 def apply_fixes(report: LintReport, console: Console | None = None) -> LintReport:
     """Fix what can be fixed and return the report of the files as they are now (the logs as
     they were read: a fix rewrites prompt files only)."""
-    console = console or Console(stderr=True)
+    console = console or SafeConsole(stderr=True)
     flagged = {found.file for found in report.findings}
     fixes = fix_files(report.prompts, flagged)
     if not fixes:
@@ -40,7 +40,7 @@ def apply_fixes(report: LintReport, console: Console | None = None) -> LintRepor
         # file keeps its credentials, the diff shown does not (redacted in the whole texts, so a
         # key block's lines are too), and a line holding one won't apply
         shown = replace(fix, before=redact_secrets(fix.before), after=redact_secrets(fix.after))
-        console.print(escape(shown.diff()), highlight=False, soft_wrap=True)
+        console.print(shown.diff(), highlight=False, soft_wrap=True)
     paths = [Path(fix.file) for fix in fixes]
     fixed_prompts, _ = load_prompts(paths)
     rest = [p for p in report.prompts if p.file not in {fix.file for fix in fixes}]

@@ -57,11 +57,10 @@ def _run(by: str, *, breakdown: bool, order: str, options: dict[str, Any]) -> No
         data = periods_json(table, workspace.zone, breakdown=breakdown)
         o.print_json(data | {"warnings": warnings_json(table.summary, dataset)})
         return
-    from rich.console import Console
-
     from sniff.present.console import print_warnings
     from sniff.present.periods_view import periods_table
+    from sniff.present.terminal import SafeConsole
 
-    console = Console()
+    console = SafeConsole()
     console.print(periods_table(table, workspace.zone, breakdown=breakdown))
     print_warnings(console, table.summary, dataset)

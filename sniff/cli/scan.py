@@ -22,12 +22,11 @@ def scan(**options: Any) -> None:
     if options["json"]:
         o.print_json(workspace.summary())
         return
-    from rich.console import Console
-
     from sniff.present.breaks_view import print_top_breaks
     from sniff.present.console import print_summary
+    from sniff.present.terminal import SafeConsole
 
-    console = Console()
+    console = SafeConsole()
     print_summary(
         console, numbers.summary, numbers.dataset, workspace.prices.source(), workspace.zone
     )

@@ -60,11 +60,10 @@ def sessions(
         sessions = [session_json(row) for row in rows]
         o.print_json({"sessions": sessions, "warnings": warnings_json(summary, dataset)})
         return
-    from rich.console import Console
-
     from sniff.present.console import print_warnings, sessions_table
+    from sniff.present.terminal import SafeConsole
 
-    console = Console()
+    console = SafeConsole()
     console.print(sessions_table(rows, f"Sessions by {sort}", workspace.zone))
     print_warnings(console, summary, dataset)
 
@@ -97,12 +96,11 @@ def _by(by: str, sort: str, limit: int | None, options: dict[str, Any]) -> None:
         warnings = warnings_json(numbers.summary, numbers.dataset)
         o.print_json({"by": by, "rows": attributed_json(rows, by), "warnings": warnings})
         return
-    from rich.console import Console
-
     from sniff.present.branches_view import NOTES, attributed_table
     from sniff.present.console import print_warnings
+    from sniff.present.terminal import SafeConsole
 
-    console = Console()
+    console = SafeConsole()
     console.print(attributed_table(rows, by))
     console.print(NOTES[by])
     print_warnings(console, numbers.summary, numbers.dataset)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 import pyarrow as pa
@@ -21,6 +22,7 @@ from sniff.analyses.agents import ToolUse
 from sniff.analyses.breaks import Break
 from sniff.analyses.summary import SessionRow
 from sniff.model import Agent, Block, Cost, Harness, Reported, Request, Usage
+from sniff.redact_secrets import redact_secrets
 
 TIME = pa.timestamp("us", tz="UTC")
 TOKENS = [
@@ -147,6 +149,27 @@ TOOLS = pa.schema(
 `at` is, when the log does not date the call)."""
 
 
+NAMED = ("project", "git_branch", "repository", "file", "model", "agent_id", "error", "detail",
+         "tool", "server")  # fmt: skip
+"""The text columns that come from a log: a credential in one (a branch named after a key, a
+key in a path) is redacted before it is written, as in every output of sniff's."""
+
+
+@lru_cache(maxsize=1 << 16)
+def _redacted(text: str) -> str:
+    """Memoized: the same names recur in every row."""
+    return redact_secrets(text)
+
+
+def _named(row: dict[str, Any]) -> dict[str, Any]:
+    """`row` with its `NAMED` texts redacted."""
+    for column in NAMED:
+        value = row.get(column)
+        if isinstance(value, str):
+            row[column] = _redacted(value)
+    return row
+
+
 def utc_day(moment: datetime) -> str:
     """The partition a moment falls in: its UTC day, the same on every machine."""
     return moment.astimezone(UTC).date().isoformat()
@@ -160,7 +183,8 @@ def requests_table(requests: Sequence[Request]) -> pa.Table:
         units = {} if r.reported_units is None else {
             "reported_units": r.reported_units.value, "reported_unit": r.reported_units.unit
         }  # fmt: skip
-        rows.append({**asdict(r), **asdict(r.usage), **cost, **units, "day": utc_day(r.ended_at)})
+        row = {**asdict(r), **asdict(r.usage), **cost, **units, "day": utc_day(r.ended_at)}
+        rows.append(_named(row))
     return pa.Table.from_pylist(rows, schema=REQUESTS)
 
 
@@ -170,7 +194,7 @@ def sessions_table(sessions: Iterable[SessionRow]) -> pa.Table:
     for s in sessions:
         t = s.totals
         rows.append(
-            {
+            _named({
                 "session_id": s.session_id,
                 "day": utc_day(s.start),
                 "project": s.project,
@@ -188,8 +212,8 @@ def sessions_table(sessions: Iterable[SessionRow]) -> pa.Table:
                 "cost_usd": t.cost,  # None, not $0, when no request of it is priced
                 "uncached_usd": t.uncached_usd,
                 "unpriced_requests": t.unpriced_requests,
-            }
-        )
+            })
+        )  # fmt: skip
     rows.sort(key=lambda row: (row["start"], row["session_id"]))
     return pa.Table.from_pylist(rows, schema=SESSIONS)
 
@@ -197,19 +221,21 @@ def sessions_table(sessions: Iterable[SessionRow]) -> pa.Table:
 def breaks_table(breaks: Iterable[Break]) -> pa.Table:
     """The cache breaks, one row each."""
     rows = [
-        {
-            "request_key": b.request.key,
-            "day": utc_day(b.request.ended_at),
-            "previous_key": None if b.previous is None else b.previous.key,
-            "cause": b.cause,
-            "fault": b.fault,
-            "gap_seconds": b.gap_seconds,
-            "expected_read_tokens": b.expected_read,
-            "rebuilt_tokens": b.rebuilt_tokens,
-            "rebuilt_1h_tokens": b.rebuilt_1h_tokens,
-            "cost_usd": b.cost_usd,
-            "detail": b.detail,
-        }
+        _named(
+            {
+                "request_key": b.request.key,
+                "day": utc_day(b.request.ended_at),
+                "previous_key": None if b.previous is None else b.previous.key,
+                "cause": b.cause,
+                "fault": b.fault,
+                "gap_seconds": b.gap_seconds,
+                "expected_read_tokens": b.expected_read,
+                "rebuilt_tokens": b.rebuilt_tokens,
+                "rebuilt_1h_tokens": b.rebuilt_1h_tokens,
+                "cost_usd": b.cost_usd,
+                "detail": b.detail,
+            }
+        )
         for b in sorted(breaks, key=lambda b: (b.request.ended_at, b.request.key))
     ]
     return pa.Table.from_pylist(rows, schema=BREAKS)
@@ -228,20 +254,22 @@ def blocks_table(requests: Sequence[Request]) -> pa.Table:
 def tools_table(uses: Iterable[ToolUse]) -> pa.Table:
     """The tool calls, one row each, in the order given."""
     rows = [
-        {
-            "tool_use_id": use.call.id,
-            "day": None if use.at is None else utc_day(use.at),
-            "at": use.at,
-            "session_id": use.call.session_id,
-            "project": use.call.project,
-            "request_key": use.call.key,
-            "tool": use.call.name,
-            "server": use.server,
-            "outcome": use.outcome,
-            "error_class": use.error_class,
-            "result_tokens": use.result_tokens,
-            "result_tokens_exact": use.exact,
-        }
+        _named(
+            {
+                "tool_use_id": use.call.id,
+                "day": None if use.at is None else utc_day(use.at),
+                "at": use.at,
+                "session_id": use.call.session_id,
+                "project": use.call.project,
+                "request_key": use.call.key,
+                "tool": use.call.name,
+                "server": use.server,
+                "outcome": use.outcome,
+                "error_class": use.error_class,
+                "result_tokens": use.result_tokens,
+                "result_tokens_exact": use.exact,
+            }
+        )
         for use in uses
     ]
     return pa.Table.from_pylist(rows, schema=TOOLS)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
+
 from sniff.analyses.agents import AgentReport, CommandRow, Spread
 from sniff.numbers import first_line, instant, plural
 from sniff.present.attribution_view import attribution_json, print_attribution
@@ -111,12 +113,17 @@ def print_agents(console: Console, report: AgentReport, limit: int | None = None
         console.print(no_activity(report))
         return
     console.print(
-        f"[bold]Tool use[/] · {plural(report.calls, 'call')} of {plural(len(report.tools), 'tool')}"
+        Text.assemble(
+            ("Tool use", "bold"),
+            f" · {plural(report.calls, 'call')} of {plural(len(report.tools), 'tool')}",
+        )
     )
     if report.tools:
         rows = texts(tool_rows(report, limit))
         console.print(measures_table("Tools", TOOL_HEADERS, rows, text_columns=2))
-    console.print(f"[bold]Failures[/] · {failure_summary(report, api_errors=True)}")
+    console.print(
+        Text.assemble(("Failures", "bold"), f" · {failure_summary(report, api_errors=True)}")
+    )
     if report.errors:
         rows = [
             [row.error_class, first_line(row.examples[0][1]) if row.examples else "",
@@ -126,8 +133,11 @@ def print_agents(console: Console, report: AgentReport, limit: int | None = None
         headers = ["class", "example", "count"]
         console.print(measures_table("By class", headers, rows, text_columns=2, shrinkable=1))
     console.print(
-        f"[bold]User requests[/] · {len(report.commands):,}, "
-        f"{report.interruptions:,} interrupted ({percent(report.interruption_rate)})"
+        Text.assemble(
+            ("User requests", "bold"),
+            f" · {len(report.commands):,}, "
+            f"{report.interruptions:,} interrupted ({percent(report.interruption_rate)})",
+        )
     )
     if report.commands:
         rows = texts(command_rows(report, limit))

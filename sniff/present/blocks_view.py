@@ -7,8 +7,8 @@ from datetime import datetime, tzinfo
 
 from rich import box
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from sniff.analyses.block_burn import Burn, Burner, Rate
 from sniff.analyses.blocks import Block
@@ -16,6 +16,7 @@ from sniff.analyses.plans import MonthValue, Plan
 from sniff.numbers import duration, money, percent, short_count, tokens
 from sniff.present.console import DATE_STAMP
 from sniff.present.jsonout import zone_name
+from sniff.present.terminal import styled
 
 HEADERS = ("start", "last", "reqs", "in", "out", "wr", "rd", "hit", "cost", "breaks", "sub")
 LEGEND = (
@@ -63,15 +64,15 @@ def narrow_table(
     return table
 
 
-def _row(block: Block, zone: tzinfo, now: datetime) -> list[str]:
+def _row(block: Block, zone: tzinfo, now: datetime) -> list[str | Text]:
     totals, breaks = block.totals, block.breaks
     last = block.last.astimezone(zone).strftime("%H:%M") if block.last else ""
     start = block.start.astimezone(zone).strftime("%m-%d %H:%M")
     start += "*" if block.active(now) else ""
     sub = block.share(block.subagent_usd + block.compaction_usd)
-    models = "\n".join(escape(short_model(name)) for name in block.models)
+    models = "\n".join(short_model(name) for name in block.models)
     return [
-        f"{start}\n[dim]{models}[/]" if models else start,
+        Text.assemble(start, "\n", styled(models, "dim")) if models else start,
         last,
         f"{totals.requests:,}",
         short_count(totals.input_tokens),
@@ -102,10 +103,13 @@ def print_active(
     """The active block: its rates, projection, time left, burners and the limit's verdict."""
     totals = block.totals
     console.print(
-        f"[bold]Active block[/] {block.start.astimezone(zone):%Y-%m-%d %H:%M} → "
-        f"{block.end.astimezone(zone):%H:%M} ({zone_name(zone)}): "
-        f"{duration(burn.minutes_left * 60)} left, {tokens(totals.total_tokens)} tokens, "
-        f"{money(totals.cost)}"
+        Text.assemble(
+            ("Active block", "bold"),
+            f" {block.start.astimezone(zone):%Y-%m-%d %H:%M} → "
+            f"{block.end.astimezone(zone):%H:%M} ({zone_name(zone)}): "
+            f"{duration(burn.minutes_left * 60)} left, {tokens(totals.total_tokens)} tokens, "
+            f"{money(totals.cost)}",
+        )
     )
     console.print(f"  burn, last 30 min: {_rate(burn.recent)}")
     console.print(f"  burn, whole block: {_rate(burn.whole)}")
@@ -129,9 +133,13 @@ def print_limit(console: Console, projected: int, now_tokens: int, limit: int) -
     share = percent(now_tokens / limit) if limit else "–"
     if projected > limit:
         console.print(
-            f"  [bold red]⚠ projected {tokens(projected)} tokens pass the limit of "
-            f"{tokens(limit)}[/] (now {share} of it)"
-        )
+            Text.assemble(
+                "  ",
+                (f"⚠ projected {tokens(projected)} tokens pass the limit of {tokens(limit)}",
+                 "bold red"),
+                f" (now {share} of it)",
+            )
+        )  # fmt: skip
     else:
         console.print(f"  within the limit of {tokens(limit)} tokens (now {share} of it)")
 
@@ -152,7 +160,7 @@ def print_plan(console: Console, plan: Plan, months: Sequence[MonthValue], this_
     """Per month: "API-equivalent $X for a $Y plan (Z×)"; `this_month` (YYYY-MM) is named so."""
     price = money(plan.usd_per_month)
     dated = f", price since {plan.since}" if plan.since else ""
-    console.print(f"[bold]{plan.name}[/] ({price} a month{dated})")
+    console.print(Text.assemble((plan.name, "bold"), f" ({price} a month{dated})"))
     for row in months:
         multiple = "–" if row.multiple is None else f"{row.multiple:.2f}×"
         label = "this month" if row.month == this_month else row.month

@@ -6,6 +6,7 @@ from datetime import tzinfo
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.text import Text
 
 from sniff.analyses.breaks import Break, BreakReport, CauseTotals
 
@@ -27,10 +28,10 @@ def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
     each sums to the header's counts.
     """
     faults = report.faults
-    console.print(f"[bold]Cache breaks[/] · {headline(report)}")
+    console.print(Text.assemble(("Cache breaks", "bold"), f" · {headline(report)}"))
     console.print(_totals("By cause", "cause", report.by_cause))
     for row in report.by_cause:
-        console.print(f"[bold]{row.key}[/]: {explain(row.key)}", style="dim")
+        console.print(Text.assemble((row.key, "bold"), f": {explain(row.key)}"), style="dim")
     console.print(_totals("By project", "project", report.by_project[:10]))
     if len(report.by_project) > 10:
         console.print(f"(and {len(report.by_project) - 10:,} more projects)", style="dim")

@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from sniff.analyses.cache import CacheReport, Comparison, Measures
 from sniff.numbers import compact, money, percent, plural, signed_money
@@ -19,8 +20,10 @@ def print_cache(console: Console, report: CacheReport) -> None:
     """Observed vs simulated, the error, the what-ifs and the shared prefixes."""
     error = report.error
     console.print(
-        f"[bold]Cache simulation[/] · policy: {report.policy} · "
-        f"{plural(report.observed.requests, 'request')}"
+        Text.assemble(
+            ("Cache simulation", "bold"),
+            f" · policy: {report.policy} · {plural(report.observed.requests, 'request')}",
+        )
     )
     if error.bias is None:
         console.print("No reported cache reads to compare the simulation with.")

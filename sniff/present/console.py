@@ -12,12 +12,15 @@ from typing import TextIO
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from sniff.analyses.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset, LineIssue
 from sniff.numbers import compact, duration, money, percent, plural, tokens
 from sniff.present.jsonout import zone_name
+from sniff.present.terminal import styled
 from sniff.pricing import PriceSource
+from sniff.shown import terminal
 
 ROLLUPS_NOTE = (
     "{} counted from the totals their agent logged (Droid, Goose): no requests in them, "
@@ -52,16 +55,20 @@ def print_header(
     """What was read, over which period, priced with what."""
     if dataset.sample:
         console.print(
-            "[yellow]No agent logs found in the usual places: showing the bundled "
-            "sample logs.[/] Pass a path to read others."
-        )
+            Text.assemble(
+                ("No agent logs found in the usual places: showing the bundled sample logs.",
+                 "yellow"),
+                " Pass a path to read others.",
+            )
+        )  # fmt: skip
     period, first, last = "", summary.totals.first, summary.totals.last
     if first and last:
         start = first.astimezone(zone).strftime("%Y-%m-%d %H:%M")
         end = last.astimezone(zone).strftime("%Y-%m-%d %H:%M")
         period = f" · {start} → {end}"
     console.print(
-        f"[bold]sniff[/] · {plural(summary.totals.requests, 'request')} from "
+        Text.assemble(("sniff", "bold"), " · ")
+        + f"{plural(summary.totals.requests, 'request')} from "
         f"{plural(len(dataset.files), 'file')}{period} · prices: {prices.library}"
         + (f" (overrides: {', '.join(prices.overrides)})" if prices.overrides else "")
     )
@@ -181,8 +188,10 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
     skipped = dataset.skipped
     if skipped:
         console.print(
-            f"[yellow]{plural(len(skipped), 'line')} skipped[/] (unreadable or implausible); "
-            "--verbose lists them."
+            Text.assemble(
+                (f"{plural(len(skipped), 'line')} skipped", "yellow"),
+                " (unreadable or implausible); --verbose lists them.",
+            )
         )
     if dataset.undated:
         console.print(
@@ -190,7 +199,10 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
             "by its other times or its file's; --verbose lists them."
         )
     for path in dataset.unknown_files:
-        console.print(f"[yellow]not a log format sniff reads:[/] {path}", highlight=False)
+        console.print(
+            Text.assemble(("not a log format sniff reads:", "yellow"), " ", styled(path)),
+            highlight=False,
+        )
     if summary.totals.failed_requests:
         console.print(
             f"{plural(summary.totals.failed_requests, 'request')} failed (no response or an error "
@@ -198,8 +210,12 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
         )
     if summary.unpriced_models:
         console.print(
-            f"[yellow]Unpriced models[/] (tokens counted, no cost): "
-            f"{', '.join(summary.unpriced_models)}. --pricing FILE can price them."
+            Text.assemble(
+                ("Unpriced models", "yellow"),
+                " (tokens counted, no cost): ",
+                styled(", ".join(summary.unpriced_models)),
+                ". --pricing FILE can price them.",
+            )
         )
     if summary.totals.ttl_assumed:
         console.print(
@@ -209,7 +225,10 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
     if summary.totals.rollups:
         console.print(ROLLUPS_NOTE.format(plural(summary.totals.rollups, "session")))
     for path in dataset.empty_files:
-        console.print(f"[yellow]read as a log but held no usage:[/] {path}", highlight=False)
+        console.print(
+            Text.assemble(("read as a log but held no usage:", "yellow"), " ", styled(path)),
+            highlight=False,
+        )
 
 
 def print_issues(stream: TextIO, issues: Iterable[LineIssue]) -> None:
@@ -219,7 +238,7 @@ def print_issues(stream: TextIO, issues: Iterable[LineIssue]) -> None:
     """
     for issue in issues:
         where = issue.file if issue.line == 0 else f"{issue.file}:{issue.line}"
-        stream.write(f"{where}: {issue.reason}\n")
+        stream.write(terminal(f"{where}: {issue.reason}", lines=False) + "\n")
 
 
 def short_project(project: str) -> str:
@@ -274,7 +293,9 @@ def measures_table(
     dated: bool = False,
 ) -> Table:
     """A table whose numbers never get cut: only the `shrinkable` text column gives way, its
-    values shortened by `fit_names` (`dated`: they are model names)."""
+    values shortened by `fit_names` (`dated`: they are model names). Cells are measured as
+    they will be shown (`shown.terminal`): a redacted key is shorter than the key."""
+    rows = [[terminal(cell, lines=False) for cell in row] for row in rows]
     widths = [
         max([len(header), *(len(row[i]) for row in rows)]) for i, header in enumerate(headers)
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import tzinfo
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -10,14 +11,32 @@ import orjson
 from sniff.analyses.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset
 from sniff.pricing import PriceSource
+from sniff.shown import terminal
 
 MONEY_DIGITS = 6
 RATE_DIGITS = 6
 
 
 def dumps(value: Any) -> str:
-    """Pretty JSON text."""
-    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    """Pretty JSON text, every string in it (keys too) as text from a log is shown
+    (`sniff.shown.terminal`): JSON escapes ESC, but not a key, nor a C1 control."""
+    return orjson.dumps(_shown(value), option=orjson.OPT_INDENT_2).decode()
+
+
+def _shown(value: Any) -> Any:
+    if isinstance(value, str):
+        return _shown_string(value)
+    if isinstance(value, dict):
+        return {_shown(key): _shown(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_shown(item) for item in value]
+    return value
+
+
+@lru_cache(maxsize=1 << 16)
+def _shown_string(text: str) -> str:
+    """Memoized: the same project, model and branch names recur in every row."""
+    return terminal(text)
 
 
 def rounded(value: float | None, digits: int = MONEY_DIGITS) -> float | None:

@@ -27,8 +27,11 @@ def print_latency(console: Console, report: LatencyReport) -> None:
     """Every part of the report, in the order a reader asks: shape, peaks, causes, targets."""
     name = NAMES[report.metric]
     console.print(
-        f"[bold]Latency: {name}[/] · {report.count:,} requests "
-        f"({report.exact:,} exact, {report.count - report.exact:,} approximate)"
+        Text.assemble(
+            (f"Latency: {name}", "bold"),
+            f" · {report.count:,} requests "
+            f"({report.exact:,} exact, {report.count - report.exact:,} approximate)",
+        )
     )
     for note in report.notes:
         console.print(f"note: {note}", style="dim")
@@ -143,9 +146,12 @@ def _print_goodput(console: Console, goodput: Goodput) -> None:
             f"({plural(goodput.active_days, 'day')})"
         )
     console.print(
-        f"[bold]Goodput[/] ({targets}): {total.good:,} of {total.measured:,} requests "
-        f"({percent(total.share)}){rate}"
-        + (f"; {goodput.unmeasured:,} not measurable" if goodput.unmeasured else "")
+        Text.assemble(
+            ("Goodput", "bold"),
+            f" ({targets}): {total.good:,} of {total.measured:,} requests "
+            f"({percent(total.share)}){rate}"
+            + (f"; {goodput.unmeasured:,} not measurable" if goodput.unmeasured else ""),
+        )
     )
     for title, rows in (("by day", goodput.by_day[-14:]), ("by model", goodput.by_model[:10])):
         console.print(

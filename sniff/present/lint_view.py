@@ -6,13 +6,14 @@ from collections import Counter
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from sniff.findings import Finding, Severity
 from sniff.lint import LintReport
 from sniff.lint.rules import RULES
 from sniff.numbers import compact, money, plural
 from sniff.present.jsonout import rounded
+from sniff.present.terminal import styled
 from sniff.version import __version__
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
@@ -26,7 +27,7 @@ def print_lint(console: Console, report: LintReport) -> None:
     for found in report.findings:
         if found.file != current:
             current = found.file
-            console.print(f"\n[bold underline]{escape(found.file)}[/]")
+            console.print(Text.assemble("\n", styled(found.file, "bold underline")))
         colour = COLOURS[found.severity]
         place = (
             f"{found.line}:{found.column}"
@@ -39,18 +40,24 @@ def print_lint(console: Console, report: LintReport) -> None:
             if part
         )
         console.print(
-            f"  [{colour}]{found.severity.label:7}[/] [bold]{found.rule}[/] "
-            f"{escape(place)} {escape(extra)}  {escape(found.message)}",
+            Text.assemble(
+                "  ",
+                (f"{found.severity.label:7}", colour),
+                " ",
+                (found.rule, "bold"),
+                " ",
+                styled(f"{place} {extra}  {found.message}"),
+            ),
             highlight=False,
         )
         if found.evidence:
             for line in found.evidence.splitlines()[:6]:
-                console.print(f"            [dim]{escape(line)}[/]", highlight=False)
-        console.print(f"            fix: {escape(found.fix)}", highlight=False)
+                console.print(Text.assemble("            ", styled(line, "dim")), highlight=False)
+        console.print(Text.assemble("            fix: ", styled(found.fix)), highlight=False)
         if found.saving is not None:
             console.print(
                 f"            worth: {compact(found.saving.cached_tokens)} more cached tokens, "
-                f"{money(found.saving.usd)} {escape(found.saving.basis)}",
+                f"{money(found.saving.usd)} {found.saving.basis}",
                 highlight=False,
             )
     counts = Counter(found.severity for found in report.findings)

@@ -19,6 +19,7 @@ from sniff.present.branches_view import attributed_json
 from sniff.present.causes import headline
 from sniff.present.jsonout import groups_json, summary_json, totals_json, warnings_json
 from sniff.present.report_tables import Table, tables
+from sniff.shown import csv_cell, markdown_text
 
 CSV_COLUMNS = (
     "requests",
@@ -104,7 +105,8 @@ def report_csv(report: Report) -> str:
     writer.writerow([report.by, *CSV_COLUMNS])
     for group in report.groups:
         row = totals_json(group.totals)
-        writer.writerow([group.key, *("" if row[key] is None else row[key] for key in CSV_COLUMNS)])
+        values = ("" if row[key] is None else row[key] for key in CSV_COLUMNS)
+        writer.writerow([csv_cell(group.key), *values])
     return out.getvalue()
 
 
@@ -165,7 +167,7 @@ def report_markdown(report: Report) -> str:
         "# LLM cost report",
         "",
         f"**Period:** {period_text(report.totals.first, report.totals.last, report.zone)}  ",
-        f"**Read:** {sources(report)}",
+        f"**Read:** {markdown_text(sources(report))}",
         "",
         "| cost | requests | hit rate | saved by caching | cache breaks |",
         "|---:|---:|---:|---:|---:|",
@@ -179,7 +181,9 @@ def report_markdown(report: Report) -> str:
     for table in tables(report):
         lines += ["", f"## {table.title}", "", *_md_table(table)]
         lines += ["", table.note] if table.note else []
-    lines += ["", "## Assumptions", ""] + [f"- {text}" for text in assumptions(report)]
+    lines += ["", "## Assumptions", ""] + [
+        f"- {markdown_text(text)}" for text in assumptions(report)
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -188,9 +192,5 @@ def _md_table(table: Table) -> list[str]:
     return [
         "| " + " | ".join(table.headers) + " |",
         "|" + "|".join(align) + "|",
-        *("| " + " | ".join(_md(text) for text, _ in row) + " |" for row in table.rows),
+        *("| " + " | ".join(markdown_text(text) for text, _ in row) + " |" for row in table.rows),
     ]
-
-
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")

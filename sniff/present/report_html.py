@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from html import escape
 from typing import TYPE_CHECKING
 
 from sniff.analyses.report import Report, period_text
@@ -18,6 +17,7 @@ from sniff.present.causes import headline
 from sniff.present.latency_view import NAMES
 from sniff.present.report_data import assumptions, sources
 from sniff.present.report_tables import Table, tables
+from sniff.shown import html_text
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -91,12 +91,12 @@ def report_html(report: Report) -> str:
     parts = [
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
         "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        f"<title>LLM cost report · {escape(period)}</title><style>{STYLE}</style></head><body>",
+        f"<title>LLM cost report · {html_text(period)}</title><style>{STYLE}</style></head><body>",
         "<h1>LLM cost report</h1>",
-        f"<p class='meta'>{escape(period)} · {escape(sources(report))}</p>",
+        f"<p class='meta'>{html_text(period)} · {html_text(sources(report))}</p>",
         "<div class='cards'>",
         *(
-            f"<div class='card'>{escape(label)}<b>{escape(value)}</b></div>"
+            f"<div class='card'>{html_text(label)}<b>{html_text(value)}</b></div>"
             for label, value in cards
         ),
         "</div>",
@@ -104,7 +104,7 @@ def report_html(report: Report) -> str:
         *_charts(report),
         *(_section(table) for table in tables(report)),
         "<h2>Assumptions</h2><ul>",
-        *(f"<li>{escape(text)}</li>" for text in assumptions(report)),
+        *(f"<li>{html_text(text)}</li>" for text in assumptions(report)),
         "</ul>",
         f"<script>{SORT_SCRIPT}</script></body></html>",
     ]
@@ -178,27 +178,27 @@ def _figure(identity: str, draw: Callable[[float], Figure], caption: str) -> str
     wide, narrow = (charts.svg(draw(width)) for width in (charts.WIDE, charts.NARROW))
     return (
         f"<figure id='{identity}'><div class='wide'>{wide}</div>"
-        f"<div class='narrow'>{narrow}</div><figcaption>{escape(caption)}</figcaption></figure>"
+        f"<div class='narrow'>{narrow}</div><figcaption>{html_text(caption)}</figcaption></figure>"
     )
 
 
 def _section(table: Table) -> str:
     """A heading, its sortable table (scrolling in its own box when too wide), and its note."""
     head = "".join(
-        f"<th{CLASS_TEXT if table.is_text(i) else ''}>{escape(h)}</th>"
+        f"<th{CLASS_TEXT if table.is_text(i) else ''}>{html_text(h)}</th>"
         for i, h in enumerate(table.headers)
     )
     body = []
     for row in table.rows:
         cells = []
         for index, (text, key) in enumerate(row):
-            sort = "" if key is None else f" data-sort='{key}'"
+            sort = "" if key is None else f" data-sort='{html_text(str(key))}'"
             kind = _kind(text) if table.is_text(index) else ""
-            cells.append(f"<td{kind}{sort}>{escape(text)}</td>")
+            cells.append(f"<td{kind}{sort}>{html_text(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    note = f"<p class='meta'>{escape(table.note)}</p>" if table.note else ""
+    note = f"<p class='meta'>{html_text(table.note)}</p>" if table.note else ""
     return (
-        f"<h2 id='{table.anchor}'>{escape(table.title)}</h2><div class='scroll'>"
+        f"<h2 id='{table.anchor}'>{html_text(table.title)}</h2><div class='scroll'>"
         f"<table class='sortable'><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(body)}</tbody></table></div>{note}"
     )

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import tzinfo
 
 from rich.console import Console
+from rich.text import Text
 
 from sniff.analyses.plans import Plan, week_multiple
 from sniff.analyses.weekly import FAMILIES, Week, WeekBurn
@@ -49,9 +50,12 @@ def print_weeks(
         return
     week, burn = current
     console.print(
-        f"[bold]This week[/] {week.start.astimezone(zone):%Y-%m-%d %H:%M} → "
-        f"{week.end.astimezone(zone):%Y-%m-%d %H:%M}: {duration(burn.hours_left * 3600)} left, "
-        f"{tokens(week.totals.total_tokens)} tokens, {money(week.totals.cost)}"
+        Text.assemble(
+            ("This week", "bold"),
+            f" {week.start.astimezone(zone):%Y-%m-%d %H:%M} → "
+            f"{week.end.astimezone(zone):%Y-%m-%d %H:%M}: {duration(burn.hours_left * 3600)} "
+            f"left, {tokens(week.totals.total_tokens)} tokens, {money(week.totals.cost)}",
+        )
     )
     console.print(
         f"  burn, week so far: {burn.rate.tokens_per_minute:,.0f} tokens/min, "

@@ -16,12 +16,15 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.content import Content
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from sniff.analyses.browse import Archive, build_archive
 from sniff.model import Dataset
 from sniff.numbers import plural
 from sniff.pricing import PriceBook
+from sniff.shown import one_line
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.overview import OverviewScreen
 from sniff.workspace import Workspace
@@ -92,6 +95,25 @@ class SniffApp(App[None]):
 
     def get_default_screen(self) -> Screen[None]:
         return OverviewScreen()
+
+    def format_title(self, title: str, sub_title: str) -> Content:
+        """The header's title, with a project's or a session's name shown as text from a log
+        always is (`sniff.shown`)."""
+        return super().format_title(one_line(title), one_line(sub_title))
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A notification, never read as markup: its message may name a log's path or error."""
+        super().notify(
+            one_line(message), title=title, severity=severity, timeout=timeout, markup=False
+        )
 
     def on_mount(self) -> None:
         if self.given is not None:

@@ -32,6 +32,7 @@ from sniff.present.console import elide, short_project
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.session import SessionScreen
 from sniff.tui.widgets.cells import count, figure, usd
+from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
 TOOL_COLUMNS = [
@@ -81,7 +82,7 @@ class BehaviourScreen(ArchiveScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Counting…", id="title")
+        yield ShownStatic("Counting…", id="title")
         yield BrowseTable(TOOL_COLUMNS, sort_column=2, id="tools")
         yield BrowseTable(FAILURE_COLUMNS, sort_column=1, id="failures")
         yield BrowseTable(COMMAND_COLUMNS, sort_column=0, sort_descending=True, id="commands")

@@ -13,6 +13,7 @@ from sniff.numbers import plural
 from sniff.present.console import short_project
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import usd
+from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
 COLUMNS = [
@@ -30,7 +31,7 @@ class FindingsScreen(ArchiveScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(id="title")
+        yield ShownStatic(id="title")
         yield BrowseTable(COLUMNS, sort_column=0, id="findings")
         yield Footer()
 

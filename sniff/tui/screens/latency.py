@@ -16,6 +16,7 @@ from sniff.present.latency_view import NAMES, histogram
 from sniff.present.visible_view import beside_text, thinking_text
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import figure
+from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
 COLUMNS = [
@@ -54,10 +55,10 @@ class LatencyScreen(ArchiveScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Measuring…", id="title")
+        yield ShownStatic("Measuring…", id="title")
         yield BrowseTable(COLUMNS, sort_column=-1, id="peaks")
         with VerticalScroll(id="histogram-box"):
-            yield Static(id="histogram")
+            yield ShownStatic(id="histogram")
         yield Footer()
 
     def show(self, archive: Archive) -> None:

@@ -11,6 +11,7 @@ from sniff.present.console import short_project
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import count, rate, usd
 from sniff.tui.widgets.charts import DailyChart
+from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 from sniff.tui.widgets.totals import totals_text
 
@@ -35,7 +36,7 @@ class OverviewScreen(ArchiveScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Reading logs…", id="totals")
+        yield ShownStatic("Reading logs…", id="totals")
         yield ProgressBar(total=1.0, show_eta=False, id="progress")
         yield DailyChart(id="days")
         yield BrowseTable(COLUMNS, sort_column=3, id="projects")

@@ -13,6 +13,7 @@ from sniff.analyses.summary import Totals
 from sniff.numbers import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import count, figure, rate, usd
+from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 from sniff.tui.widgets.totals import totals_text
 
@@ -40,7 +41,7 @@ class ProjectScreen(ArchiveScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(id="title")
+        yield ShownStatic(id="title")
         yield BrowseTable(COLUMNS, sort_column=1, sort_descending=True, id="sessions")
         yield Footer()
 

@@ -16,6 +16,7 @@ from sniff.tui.palette import Palette
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.session import latency
 from sniff.tui.widgets.cells import figure
+from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
 COLUMNS = [
@@ -42,9 +43,9 @@ class RequestScreen(ArchiveScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(id="usage")
-        yield Static(id="break")
-        yield Static(id="compare")
+        yield ShownStatic(id="usage")
+        yield ShownStatic(id="break")
+        yield ShownStatic(id="compare")
         yield BrowseTable(COLUMNS, sort_column=-1, id="blocks")
         yield Footer()
 

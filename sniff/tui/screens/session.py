@@ -18,6 +18,7 @@ from sniff.numbers import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import cache_bar, count, figure, usd
 from sniff.tui.widgets.growth import GrowthStrip
+from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
 COLUMNS = [
@@ -52,7 +53,7 @@ class SessionScreen(ArchiveScreen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(id="title")
+        yield ShownStatic(id="title")
         yield GrowthStrip(id="growth")
         yield BrowseTable(COLUMNS, sort_column=-1, id="timeline")
         yield Footer()

@@ -18,6 +18,7 @@ from textual.widgets import Sparkline, Static
 from sniff.analyses.context_growth import SessionGrowth
 from sniff.numbers import compact, plural
 from sniff.tui.palette import Palette
+from sniff.tui.widgets.shown import ShownStatic
 
 WIDEST = 72
 """The most columns the sparkline takes: it fits an 80-column terminal."""
@@ -85,8 +86,8 @@ class GrowthStrip(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Sparkline([], id="growth-line")
-        yield Static(id="growth-marks")
-        yield Static(id="growth-note")
+        yield ShownStatic(id="growth-marks")
+        yield ShownStatic(id="growth-note")
 
     def show(self, growth: SessionGrowth | None, colours: Palette) -> None:
         """Draw `growth` (None: hide the strip)."""

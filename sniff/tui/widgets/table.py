@@ -20,6 +20,8 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Input
 
+from sniff.tui.widgets.shown import shown
+
 SortValue = float | int | str
 FILTER_PAUSE = 0.15
 """Seconds of no typing after which the filter applies."""
@@ -251,10 +253,10 @@ class BrowseTable(Vertical):
             if column.numeric
         }
         return [
-            row.cells
+            [shown(cell) for cell in row.cells]
             if row.marker
             else [
-                _right(cell, widths[index]) if index in widths else cell
+                _right(shown(cell), widths[index]) if index in widths else shown(cell)
                 for index, cell in enumerate(row.cells)
             ]
             for row in rows
