@@ -143,6 +143,7 @@ class Watch:
         from rich.live import Live
 
         from sniff.analyses.watch_events import glance
+        from sniff.present.terminal import SafeConsole
         from sniff.present.watch_view import view
 
         zone = self.workspace.zone
@@ -152,7 +153,7 @@ class Watch:
             requests = self.workspace.filters.apply(self.follower.requests.values())
             return view(glance(requests, zone, now), self.events, zone, now, self.idleness.ended)
 
-        with Live(drawn(), auto_refresh=False) as live:  # type: ignore[arg-type]
+        with Live(drawn(), console=SafeConsole(), auto_refresh=False) as live:  # type: ignore[arg-type]
             for _ in beats:
                 self.step()
                 live.update(drawn(), refresh=True)  # type: ignore[arg-type]

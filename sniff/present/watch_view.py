@@ -38,7 +38,7 @@ def view(
     today = glance.today
     head = Table.grid(padding=(0, 2))
     head.add_row(
-        f"[bold]today[/] {_usd(today.cost if today.requests else 0.0)}",
+        Text.assemble(("today", "bold"), f" {_usd(today.cost if today.requests else 0.0)}"),
         f"{today.requests} requests",
         f"hit {_rate(today.hit_rate)}",
     )
@@ -47,13 +47,15 @@ def view(
         left = block.end - now
         minutes = int(left.total_seconds() // 60)
         head.add_row(
-            f"[bold]block[/] {block.start.astimezone(zone):%H:%M}"
-            f"–{block.end.astimezone(zone):%H:%M}",
+            Text.assemble(
+                ("block", "bold"),
+                f" {block.start.astimezone(zone):%H:%M}–{block.end.astimezone(zone):%H:%M}",
+            ),
             f"{_usd(block.totals.cost)}, {block.totals.requests} requests",
             f"{minutes // 60}h{minutes % 60:02d}m left",
         )
     else:
-        head.add_row("[bold]block[/] none active", "", "")
+        head.add_row(Text.assemble(("block", "bold"), " none active"), "", "")
     sessions = Table(title="live sessions", title_justify="left", expand=False)
     for column in ("session", "project", "requests", "cost", "hit", "state"):
         sessions.add_column(
@@ -62,7 +64,7 @@ def view(
     for session_id, project, totals in glance.sessions:
         sessions.add_row(
             session_id[:8], project, str(totals.requests), _usd(totals.cost),
-            _rate(totals.hit_rate), "[dim]ended (idle)[/]" if session_id in ended else "live",
+            _rate(totals.hit_rate), Text("ended (idle)", "dim") if session_id in ended else "live",
         )  # fmt: skip
     return Group(head, sessions, events_table(events, zone), *skipped_footer(events))
 
@@ -101,12 +103,12 @@ def skipped_footer(events: Sequence[Event]) -> list[Text]:
     ]
 
 
-def _styled(kind: str) -> str:
+def _styled(kind: str) -> Text:
     style = {
         "cache_break": "bold red", "tool_failed": "yellow", "compaction": "magenta",
         "session_ended": "dim",
     }  # fmt: skip
-    return f"[{style[kind]}]{kind}[/]" if kind in style else kind
+    return Text(kind, style.get(kind, ""))
 
 
 def _what(event: Event) -> str:
