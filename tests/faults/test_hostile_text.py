@@ -79,8 +79,8 @@ def plant(folder: Path) -> Path:
                           start=NOW - timedelta(days=1))  # fmt: skip
     _rewrite(keyed, gitBranch=GITHUB_TOKEN)
     for number, formula in enumerate(FORMULAS):
-        path = write_session(folder, [Step()], session=f"5e551011-0000-4000-8000-00000000010{number}",
-                             start=NOW - timedelta(days=2))  # fmt: skip
+        session = f"5e551011-0000-4000-8000-00000000010{number}"
+        path = write_session(folder, [Step()], session=session, start=NOW - timedelta(days=2))
         _rewrite(path, cwd=formula, model=formula if number == 0 else None)
     return folder
 
