@@ -19,6 +19,7 @@ from typing import ParamSpec, TypeVar
 import typer
 
 from sniff.errors import SniffError
+from sniff.shown import one_line
 
 FULL_OR_READ_ONLY = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM})
 """Errors of the machine, not of sniff: a full disk or quota, a folder it may not write to. The
@@ -36,12 +37,12 @@ def one_line_errors(command: Callable[P, R]) -> Callable[P, R]:
         try:
             return command(*args, **kwargs)
         except SniffError as error:
-            sys.stderr.write(f"sniff: error: {error}\n")
+            sys.stderr.write(one_line(f"sniff: error: {error}") + "\n")
             raise typer.Exit(2) from None
         except OSError as error:
             if error.errno not in FULL_OR_READ_ONLY:
                 raise
-            sys.stderr.write(f"sniff: error: {_described(error)}\n")
+            sys.stderr.write(one_line(f"sniff: error: {_described(error)}") + "\n")
             raise typer.Exit(2) from None
 
     return run

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from sniff.shown import one_line
 from sniff.workspace.choices import FORMATS, HARNESSES
 
 if TYPE_CHECKING:
@@ -187,7 +188,7 @@ def report_issues(dataset: Dataset, verbose: bool) -> None:
     """Name each file or folder that could not be read in one line on the error stream, as
     `sniff: path: why`; with --verbose, list the skipped and repaired lines too."""
     for issue in dataset.unreadable:
-        sys.stderr.write(f"sniff: {issue.file}: {issue.reason}\n")
+        sys.stderr.write(one_line(f"sniff: {issue.file}: {issue.reason}") + "\n")
     if verbose:
         from sniff.present.console import print_issues
 
