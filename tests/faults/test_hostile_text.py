@@ -20,11 +20,9 @@ import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from textual.widgets import DataTable, Static
 from typer.testing import CliRunner
 
 from sniff.cli import app
@@ -35,7 +33,7 @@ from sniff.tui.screens.project import ProjectScreen
 from sniff.tui.screens.session import SessionScreen
 from sniff.workspace import Workspace
 from tests.planted_session import Step, bash, write_session
-from tests.tui.conftest import settle
+from tests.tui.conftest import screen_text, settle
 
 RNG = random.Random(29)
 ALPHABET = string.ascii_letters + string.digits
@@ -215,14 +213,6 @@ def test_statusline_keeps_to_one_clean_line(logs: Path) -> None:
     assert done.stdout.count("\n") == 1 and obeyed(done.stdout.rstrip("\n")) == []
 
 
-def _screen_text(screen: Any) -> str:
-    parts = [str(widget.render()) for widget in screen.query(Static)]
-    for table in screen.query(DataTable):
-        for row in range(table.row_count):
-            parts += [str(cell) for cell in table.get_row_at(row)]
-    return "\n".join(parts)
-
-
 async def test_the_browser_shows_text_from_logs_and_obeys_none(logs: Path) -> None:
     browser = make_app(Workspace(logs, tz="UTC"))
     async with browser.run_test(size=(200, 60)) as pilot:
@@ -231,11 +221,11 @@ async def test_the_browser_shows_text_from_logs_and_obeys_none(logs: Path) -> No
         project = f"/home/dev/{HOSTILE}"
         screens = [ProjectScreen(project), SessionScreen("5e551011-0000-4000-8000-0000000000a1"),
                    BehaviourScreen(), FindingsScreen()]  # fmt: skip
-        shown = [_screen_text(browser.screen), browser.export_screenshot()]
+        shown = [screen_text(browser.screen), browser.export_screenshot()]
         for screen in screens:
             browser.push_screen(screen)
             await settle(pilot)
-            shown += [_screen_text(browser.screen), browser.export_screenshot()]
+            shown += [screen_text(browser.screen), browser.export_screenshot()]
             browser.pop_screen()
             await settle(pilot)
         everything = "\n".join(shown)

@@ -20,7 +20,6 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from textual.widgets import DataTable, Static
 from typer.testing import CliRunner
 
 from sniff.analyses.agents import analyze_agents
@@ -31,7 +30,7 @@ from sniff.tui.screens.behaviour import BehaviourScreen, CommandScreen
 from sniff.tui.screens.findings import FindingsScreen
 from sniff.tui.screens.request import RequestScreen
 from sniff.workspace import Workspace
-from tests.tui.conftest import settle
+from tests.tui.conftest import screen_text, settle
 from tests.unit.test_codex_activity import SESSION, Rollout, header
 
 RNG = random.Random(18)
@@ -312,15 +311,6 @@ def test_lint_fix_keeps_the_key_in_the_users_own_file(tmp_path: Path) -> None:
     assert leaks(result.output) == [] and "sk-ant-…[redacted]" in result.stderr
 
 
-def _screen_text(screen: Any) -> str:
-    """Everything the screen shows: its texts and every cell of its tables."""
-    parts = [str(widget.render()) for widget in screen.query(Static)]
-    for table in screen.query(DataTable):
-        for row in range(table.row_count):
-            parts += [str(cell) for cell in table.get_row_at(row)]
-    return "\n".join(parts)
-
-
 def _screens(browser: Any) -> Iterator[Any]:
     """The screens that show prompt or tool text: each logged call of the trace (its prompt's
     blocks, the refused one's reason), the findings, the behaviour and a user request."""
@@ -341,7 +331,7 @@ async def test_the_browser_shows_no_key_on_any_screen(logs: Path) -> None:
         for screen in _screens(browser):
             browser.push_screen(screen)
             await settle(pilot)
-            shown.append(_screen_text(browser.screen))
+            shown.append(screen_text(browser.screen))
             shown.append(browser.export_screenshot())
             browser.pop_screen()
             await settle(pilot)

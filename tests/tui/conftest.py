@@ -10,10 +10,12 @@ import dataclasses
 from collections.abc import Callable
 from datetime import UTC
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import DataTable, Static
 
 from sniff.findings import Finding
 from sniff.ingest.record import Prompts
@@ -134,3 +136,12 @@ def grown_dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
 def grown_app(grown_dataset: Dataset) -> Callable[[], SniffApp]:
     """A factory of apps over the planted grown session, in UTC."""
     return lambda: make_app(grown_dataset, zone=UTC)
+
+
+def screen_text(screen: Any) -> str:
+    """Everything the screen shows: its texts and every cell of its tables."""
+    parts = [str(widget.render()) for widget in screen.query(Static)]
+    for table in screen.query(DataTable):
+        for row in range(table.row_count):
+            parts += [str(cell) for cell in table.get_row_at(row)]
+    return "\n".join(parts)
