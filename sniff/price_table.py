@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 
 from sniff import atomic_write
+from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
 from sniff.paths import price_data_identity
 
 CACHE_FORMAT = 4
@@ -135,7 +136,9 @@ class PriceCache:
     """Price tables of the models seen so far, kept on disk between runs.
 
     The cache is valid for one installed copy of genai-prices (its data file's size and
-    modification time); any other copy, a newer format, or a damaged file means starting empty.
+    modification time); any other copy or a newer format means starting empty. A file that is
+    damaged, too large or no regular file (a FIFO, a link to a device) is not read but written
+    anew.
     Writes go to a temporary file renamed into place, so concurrent runs never read half a file.
     """
 
@@ -174,8 +177,11 @@ class PriceCache:
         if self.path is None or self.identity is None:
             return
         try:
-            kept = msgspec.json.decode(self.path.read_bytes(), type=_CacheFile)
-        except (OSError, msgspec.DecodeError):  # absent, damaged, or of another format
+            kept = msgspec.json.decode(read_regular(self.path, KEPT_FILE_BYTES), type=_CacheFile)
+        except FileNotFoundError:
+            return
+        except (OSError, msgspec.DecodeError):  # damaged, special, or of another format
+            self.dirty = True  # never trusted: replaced by what this run prices
             return
         if kept.format == CACHE_FORMAT and kept.identity == self.identity:
             self.tables, self.library = kept.models, kept.library

@@ -241,10 +241,9 @@ def load_overrides(path: Path) -> dict[str, Any]:
     """
     from genai_prices.types import ModelPrice
 
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        raise UserError(f"cannot read pricing file {path}: {error.strerror}") from error
+    from sniff.data_files import read_given
+
+    raw = read_given(path, "pricing file")
     try:
         if path.suffix == ".toml":
             import tomllib

@@ -12,6 +12,7 @@ one token per four bytes, and `exact()` says so.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import os
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sniff import atomic_write
+from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
 
 ENCODING = "o200k_base"
 ENCODING_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
@@ -78,8 +80,9 @@ def _encoding_folder() -> Path | None:
     base = cache_folder() or Path(tempfile.gettempdir()) / "sniff-cache"
     folder = base / "tiktoken"
     target = folder / hashlib.sha1(ENCODING_KEY_URL.encode()).hexdigest()
-    if target.is_file() and _sha256(target.read_bytes()) == ENCODING_SHA256:
-        return folder
+    with contextlib.suppress(OSError):  # absent, special or damaged: written anew below
+        if _sha256(read_regular(target, KEPT_FILE_BYTES)) == ENCODING_SHA256:
+            return folder
     data = _bundled_encoding()
     if data is None or _sha256(data) != ENCODING_SHA256:
         return None

@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 from sniff.atomic_write import cannot_write, discard, is_temporary, replace, stage, sync_folder
 from sniff.errors import UserError
 from sniff.ingest.export_folders import MANIFEST, manifest_files, walk_table
+from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
 from sniff.version import __version__
 
 TABLES = ("requests", "sessions", "breaks", "blocks")
@@ -192,7 +193,7 @@ def _write_manifest(
     }
     data = (json.dumps(manifest, indent=2) + "\n").encode()
     with contextlib.suppress(OSError):
-        if (directory / MANIFEST).read_bytes() == data:
+        if read_regular(directory / MANIFEST, KEPT_FILE_BYTES) == data:
             return
     replace(directory / MANIFEST, data)
 

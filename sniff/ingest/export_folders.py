@@ -10,6 +10,8 @@ import json
 import os
 from pathlib import Path, PurePosixPath
 
+from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
+
 MANIFEST = "sniff-export.json"
 """The file that marks a folder as an export and lists its files (`sniff.export.layout`)."""
 REQUESTS = "requests"
@@ -49,7 +51,7 @@ def manifest_files(root: Path) -> dict[str, list[Path]] | None:
     export. None when it lists no files (an older export, or a manifest not of sniff's making).
     """
     try:
-        described = json.loads((root / MANIFEST).read_bytes())
+        described = json.loads(read_regular(root / MANIFEST, KEPT_FILE_BYTES))
     except (OSError, ValueError):
         return None
     files = described.get("files") if isinstance(described, dict) else None

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sniff import tokens
+from sniff.data_files import read_given
 from sniff.errors import UserError
 from sniff.findings import Finding, Saving, Severity
 from sniff.ingest.record import Prompts
@@ -144,9 +145,10 @@ def load_config(start: Path | None = None, **overrides: Any) -> LintConfig:
     for folder in [start or Path.cwd(), *(start or Path.cwd()).parents]:
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
+            raw = read_given(candidate, "settings file")
             try:
-                table = tomllib.loads(candidate.read_text()).get("tool", {}).get("sniff", {})
-            except (OSError, tomllib.TOMLDecodeError) as error:
+                table = tomllib.loads(raw.decode()).get("tool", {}).get("sniff", {})
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
                 raise UserError(f"cannot read {candidate}: {error}") from error
             # `fail-on` as documented, `fail_on` as the flags name it: one key, so flags win
             values = {key.replace("-", "_"): value for key, value in table.get("lint", {}).items()}

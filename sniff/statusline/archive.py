@@ -20,6 +20,7 @@ from pathlib import Path
 import msgspec
 
 from sniff import atomic_write
+from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
 from sniff.paths import cache_folder
 
 KEPT_FILE = "statusline.json"
@@ -63,7 +64,7 @@ def load(now: float) -> Kept | None:
     """The kept numbers when recent enough to show, else None."""
     path = kept_path()
     try:
-        kept = msgspec.json.decode(path.read_bytes(), type=Kept) if path else None
+        kept = msgspec.json.decode(read_regular(path, KEPT_FILE_BYTES), type=Kept) if path else None
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
     return kept if kept is not None and 0 <= now - kept.written <= SHOWN_SECONDS else None

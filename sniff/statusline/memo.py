@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from sniff import atomic_write
+from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
 from sniff.paths import cache_folder
 from sniff.statusline.session import SessionNumbers, session_files
 
@@ -56,7 +57,7 @@ def remembered(
     path = None if folder is None else folder / MEMO_FILE
     if path is not None:
         try:
-            kept = msgspec.json.decode(path.read_bytes(), type=_Memo)
+            kept = msgspec.json.decode(read_regular(path, KEPT_FILE_BYTES), type=_Memo)
             if kept.key == key:
                 return kept.numbers
         except (OSError, msgspec.DecodeError, msgspec.ValidationError):

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sniff.ingest import locations
+from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
 from sniff.paths import cache_folder, file_identity, identity, price_data_identity
 
 if TYPE_CHECKING:
@@ -144,10 +145,8 @@ def remembered(
         return
     with _captured() as (out_copy, err_copy):
         run(files)  # an exception (a user error, an exit) leaves no answer behind
-    if writes is not None and not _regular_or_absent(writes):
-        return  # it is no regular file any more: reading it back could wait for ever
-    try:
-        written = None if writes is None else writes.read_text(encoding="utf-8")
+    try:  # only a regular file is read back: a FIFO put in its place would wait for ever
+        written = None if writes is None else read_regular(writes, KEPT_FILE_BYTES).decode()
     except (OSError, ValueError):
         return
     _store(folder, stored, _Answer(out_copy.getvalue(), err_copy.getvalue(), written))
@@ -179,7 +178,7 @@ def _kept(stored: Path) -> _Answer | None:
     decoding library's import would cost more than the answer's few kilobytes.
     """
     try:
-        data = json.loads(stored.read_bytes())
+        data = json.loads(read_regular(stored, KEPT_FILE_BYTES))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict):
@@ -249,10 +248,13 @@ class _Tee(io.TextIOBase):
 def _store(folder: Path, path: Path, answer: _Answer) -> None:
     from sniff.atomic_write import replace
 
+    data = json.dumps(answer._asdict()).encode("utf-8")
+    if len(data) > KEPT_FILE_BYTES:
+        return  # it would never be read back (`_kept`)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         # whole or not at all, even with runs side by side
-        replace(path, json.dumps(answer._asdict()).encode("utf-8"))
+        replace(path, data)
         kept = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
         for old in kept[KEEP:]:
             old.unlink(missing_ok=True)
