@@ -5,7 +5,9 @@ Code session's cost today), `block` (the active 5-hour block's cost, time left a
 the last 30 minutes), `hit` (the session's cache hit rate) and `break` (its last cache break:
 `⚠ rebuilt 4m ago: ttl_expired $0.41`). `today` and `block` come from the kept numbers
 (`statusline.archive`). A part with
-nothing to show is left out; an unpriced cost says so, never $0.
+nothing to show is left out; an unpriced cost says so, never $0. Each part's text keeps to
+one line, its control characters shown as stand-ins (`shown.one_line`): the model's name comes
+from the input, a break's cause from the logs, and a status bar obeys escape sequences.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from sniff.shown import one_line
 from sniff.statusline.archive import Kept
 from sniff.statusline.session import SessionNumbers
 from sniff.statusline.stdin import StatusInput
@@ -103,7 +106,7 @@ def compose(
 ) -> str:
     """The line: the parts that have something to show, joined."""
     moment = now or datetime.now(UTC)
-    shown = [(part, part_text(part, given, numbers, kept, moment)) for part in parts]
+    shown = [(part, one_line(part_text(part, given, numbers, kept, moment))) for part in parts]
     return SEPARATOR.join(
         f"\x1b[{_COLOURS[part]}m{text}\x1b[0m" if colour else text for part, text in shown if text
     )

@@ -1,8 +1,9 @@
 """Provides `main`: `sniff statusline [--parts LIST] [--plain] [--color]`, never failing.
 
 Options are read with argparse (typer is not imported here). Whatever goes wrong with the input
-or the logs, it prints a short line and exits 0: a status bar must never show a traceback. Only
-a bad option is a user error (one line on stderr, exit 2).
+or the logs, it prints a short line and exits 0: a status bar must never show a traceback, and
+shows whatever the command prints. Only a bad option is a user error (one line on stderr,
+exit 2).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import sys
 import time
 from pathlib import Path
 
-from sniff.errors import SniffError
 from sniff.statusline.archive import Kept, load, refresh, start_refresh, wants_refresh
 from sniff.statusline.line import PARTS, compose
 from sniff.statusline.memo import remembered
@@ -21,6 +21,8 @@ from sniff.statusline.session import SessionNumbers, session_numbers
 from sniff.statusline.stdin import StatusInput, read_input
 
 FALLBACK = "sniff: no session"
+FAILED = "sniff: status unavailable"
+"""The line when something unforeseen failed (its traceback is never shown)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,7 +53,7 @@ def _known_zone(name: str) -> None:
 
     try:
         ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a path
         _parser().error(f"--tz: unknown time zone {name!r} (try UTC or Europe/Paris)")
 
 
@@ -68,14 +70,12 @@ def _numbers(given: StatusInput) -> SessionNumbers | None:
     """The session's numbers; None when its transcript is missing or cannot be read."""
     if not given.transcript_path:
         return None
-    path = Path(given.transcript_path).expanduser()
-    if not path.is_file():
-        return None
-    try:
+    try:  # even asking about a path fails when it is too long or holds a NUL
+        path = Path(given.transcript_path).expanduser()
+        if not path.is_file():
+            return None
         return remembered(path, given.session_id, session_numbers)
-    except (SniffError, OSError, ValueError):
-        return None
-    except Exception:  # noqa: BLE001 - the status bar must never show a traceback
+    except Exception:  # noqa: BLE001 - the line still shows what is known without them
         return None
 
 
@@ -100,18 +100,37 @@ def main(argv: list[str]) -> None:
         _parser().error(
             f"--parts: unknown part {', '.join(unknown) or '(none)'}; known: {', '.join(PARTS)}"
         )
+    try:
+        line = _line(parts, options)
+    except Exception:  # noqa: BLE001 - the status bar must never show a traceback
+        line = FAILED
+    _say(line)
+    raise SystemExit(0)
+
+
+def _line(parts: list[str], options: argparse.Namespace) -> str:
+    """The line to print (`FALLBACK` when there is nothing to show)."""
     if options.refresh:  # the background run: work the archive's numbers out and keep them
         refresh(zone=options.tz)
         raise SystemExit(0)
     if options.tz:
-        _known_zone(options.tz)
+        _known_zone(options.tz)  # a bad zone exits with code 2: `except Exception` lets it by
     given = read_input(timeout=options.timeout)
     if given is None:
-        sys.stdout.write(f"{FALLBACK}\n")
-        raise SystemExit(0)
+        return FALLBACK
     numbers = _numbers(given)
     kept = _kept(parts, options.tz)
-    line = compose(parts, given, numbers, kept, colour=wants_colour(options.plain, options.color))
-    sys.stdout.write(f"{line or FALLBACK}\n")
-    sys.stdout.flush()
-    raise SystemExit(0)
+    colour = wants_colour(options.plain, options.color)
+    return compose(parts, given, numbers, kept, colour=colour) or FALLBACK
+
+
+def _say(line: str) -> None:
+    """Print `line`, or `FAILED` where it cannot be encoded; nothing where standard output is
+    closed or gone (no one is reading it)."""
+    for text in (line, FAILED):
+        try:
+            sys.stdout.write(f"{text}\n")
+            sys.stdout.flush()
+            return
+        except (OSError, ValueError, AttributeError):  # encoding, closed or None, broken pipe
+            continue

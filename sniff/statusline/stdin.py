@@ -3,11 +3,13 @@
 Claude Code pipes an object with `session_id`, `transcript_path`, `model` (`id`,
 `display_name`), `workspace` (`current_dir`, `project_dir`), `cost` and more; any field may be
 absent, and absent ones are ignored. Reading never blocks the status bar: stdin that stays
-silent past the timeout counts as no input.
+silent past the timeout, or is closed, counts as no input. A byte order mark before the object
+(as Windows tools write UTF-8) is skipped.
 """
 
 from __future__ import annotations
 
+import codecs
 import os
 import select
 import sys
@@ -35,7 +37,7 @@ class StatusInput:
 def parse(raw: bytes) -> StatusInput | None:
     """The fields of one status-line object; None when `raw` is not a JSON object."""
     try:
-        data = orjson.loads(raw)
+        data = orjson.loads(raw.removeprefix(codecs.BOM_UTF8))
     except orjson.JSONDecodeError:
         return None
     if not isinstance(data, dict):
@@ -58,8 +60,12 @@ def _text(data: Any, key: str) -> str | None:
 
 
 def read_input(stream: BinaryIO | None = None, timeout: float = 0.5) -> StatusInput | None:
-    """The status-line object on `stream` (stdin), or None: empty, odd, or silent too long."""
-    stream = stream if stream is not None else sys.stdin.buffer
+    """The status-line object on `stream` (stdin), or None: empty, odd, closed, or silent too
+    long."""
+    if stream is None:
+        stream = getattr(sys.stdin, "buffer", None)  # None when started with stdin closed
+        if stream is None:
+            return None
     try:
         return parse(_read(stream, timeout))
     except (OSError, ValueError):

@@ -1,5 +1,6 @@
 """`sniff statusline`: the line for a fixture transcript (its session cost equal to `sniff scan
---json`'s), --parts, --plain, bad or silent stdin, and its light start-up."""
+--json`'s), --parts, --plain, bad, silent or closed stdin, hostile input kept to one clean line
+with no traceback, and its light start-up."""
 
 from __future__ import annotations
 
@@ -118,8 +119,9 @@ def test_missing_transcript_shows_what_is_known(tmp_path, monkeypatch, capsys):
 
 @pytest.mark.parametrize(
     ("options", "named"),
-    [(["--parts", "model,weather"], "weather"), (["--tz", "Mars/Olympus"], "Mars")],
-)
+    [(["--parts", "model,weather"], "weather"), (["--tz", "Mars/Olympus"], "Mars"),
+     (["--tz", "Mars" * 80], "MarsMars")],  # too long for a file name: no OSError
+)  # fmt: skip
 def test_bad_options_are_user_errors(options, named, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"{}")))
     with pytest.raises(SystemExit) as leaving:
@@ -241,3 +243,58 @@ def test_the_last_break_shown_is_the_sessions_own(tmp_path, cc):
     theirs = session_numbers(path, other)
     assert theirs is not None and theirs.last_break is not None
     assert theirs.last_break.when == datetime(2026, 3, 2, 12, 30, tzinfo=UTC)
+
+
+# --- issue 29: whatever comes in, one clean line and exit 0, never a traceback -----------------
+
+
+def one_clean_line(stdin: bytes | None, *options: str) -> str:
+    """`sniff statusline` in a process of its own, with `stdin` on its standard input (None:
+    standard input closed, as `<&-` does): its one line, after checking that it is one line
+    without a control character, exit code 0 and nothing on stderr."""
+    command = [sys.executable, "-m", "sniff", "statusline", "--plain", *options]
+    if stdin is None:  # the shell closes it: a process started so has no sys.stdin at all
+        command = ["sh", "-c", 'exec "$@" <&-', "sh", *command]
+    result = subprocess.run(
+        command, input=stdin, capture_output=True, timeout=20, cwd=ROOT, check=False
+    )
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert result.stdout.endswith(b"\n") and result.stdout.count(b"\n") == 1, result.stdout
+    line = result.stdout[:-1]
+    assert all(byte >= 0x20 and byte != 0x7F for byte in line), line  # no ESC, BEL, CR, LF
+    return line.decode()
+
+
+def test_a_closed_stdin_is_no_session() -> None:
+    assert one_clean_line(None) == "sniff: no session"
+
+
+def test_a_transcript_path_too_long_for_the_system_shows_what_is_known() -> None:
+    path = "/tmp/" + "a" * 295  # one name of 295 characters: the system's limit is 255
+    given = {"transcript_path": path, "model": {"display_name": "Sonnet 4"}}
+    assert one_clean_line(json.dumps(given).encode()) == "Sonnet 4"
+
+
+def test_json_after_a_byte_order_mark_is_read(tmp_path, cc):
+    path = transcript(tmp_path, cc)
+    assert one_clean_line(b"\xef\xbb\xbf" + given(path), "--parts", "model,session") == (
+        "Sonnet 4 · session unpriced"
+    )
+
+
+def test_a_display_name_with_escapes_and_lines_is_one_visible_line() -> None:
+    name = "\x1b[2J\x1b]0;pwned\x07\u202eevil\r\nsecond line\x9b31m\x7f"
+    line = one_clean_line(json.dumps({"model": {"display_name": name}}).encode())
+    assert line == "␛[2J␛]0;pwned␇\ufffdevil␍ second line\ufffd31m␡"
+
+
+def test_anything_unforeseen_is_one_short_line_and_exit_0(tmp_path, cc, monkeypatch, capsys):
+    def broken(*args: object, **options: object) -> str:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr("sniff.statusline.run.compose", broken)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(given(transcript(tmp_path, cc)))))
+    with pytest.raises(SystemExit) as leaving:
+        main(["statusline"])
+    assert leaving.value.code == 0
+    assert capsys.readouterr() == ("sniff: status unavailable\n", "")
