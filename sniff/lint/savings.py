@@ -5,18 +5,23 @@ content taken out of the prefix (it then sits after the last breakpoint), under 
 own policy; the difference in cached tokens and dollars is the saving. For a prompt file there is
 no history, so the saving is an estimate: 1,000 calls at a stated rate, each with different
 volatile content and template placeholders filled differently, as they would be at run time,
-replayed both ways (the fix takes both out of the cached prefix).
+replayed both ways (the fix takes both out of the cached prefix). Those calls share every block
+up to the first that varies and none after it, so the blocks a cache cannot tell apart are
+joined for the replay (`_joined`): its work is the calls times a few dozen blocks, not times
+every paragraph of the file.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 
+from msgspec.structs import replace
+
 from sniff import tokens
-from sniff.engine import PrefixTree, build_prompts, load_policies, simulate
+from sniff.engine import Policy, PrefixTree, build_prompts, load_policies, simulate
 from sniff.findings import Saving
 from sniff.lint.prompts import LintBlock, LintPrompt
 from sniff.lint.volatile import find_placeholders, find_volatile
@@ -25,16 +30,21 @@ from sniff.pricing import PriceBook
 
 CALLS = 1_000
 DEFAULT_MODEL = "claude-sonnet-4-5"
-KeyOf = Callable[[LintPrompt, int, LintBlock], str]
+KeyOf = Callable[[LintBlock], str]
 
 
 def chain_saving(chain: list[LintPrompt], prices: PriceBook) -> Saving | None:
     """The cached tokens and dollars a session would gain without volatile prefix content."""
     if len(chain) < 2:
         return None
-    before = _replay(chain, _as_is, prices)
-    after = _replay(chain, _stable, prices)
-    return _saving(before, after, f"these {len(chain):,} requests")
+    policy = load_policies()[_provider(chain[0])]
+    before = [_request(p, n, _blocks(p, _as_is)) for n, p in enumerate(chain)]
+    after = [_request(p, n, _blocks(p, _stable)) for n, p in enumerate(chain)]
+    return _saving(
+        _replay(before, policy, prices),
+        _replay(after, policy, prices),
+        f"these {len(chain):,} requests",
+    )
 
 
 def file_saving(prompt: LintPrompt, prices: PriceBook, calls_per_minute: float) -> Saving | None:
@@ -42,40 +52,89 @@ def file_saving(prompt: LintPrompt, prices: PriceBook, calls_per_minute: float) 
     fills the placeholders) varying."""
     if all(_stable_text(block.text) == block.text for block in prompt.blocks):
         return None
+    policy = load_policies()[_provider(prompt)]
     spacing = 60.0 / calls_per_minute
-    copies = [
-        LintPrompt(
-            prompt.file,
-            prompt.blocks,
-            prompt.api,
-            prompt.model,
-            prompt.params,
-            request=f"call {n}",
-            started=n * spacing,
-            session="estimate",
-        )
-        for n in range(CALLS)
-    ]
     rate = f"{calls_per_minute:g} call{'s' if calls_per_minute != 1 else ''}/min"
     return _saving(
-        _replay(copies, _varying, prices),
-        _replay(copies, _stable, prices),
+        _replay(_calls(prompt, spacing, policy, varying=True), policy, prices),
+        _replay(_calls(prompt, spacing, policy, varying=False), policy, prices),
         f"per {CALLS:,} calls at {rate} (estimate)",
     )
 
 
-def _as_is(_prompt: LintPrompt, _index: int, block: LintBlock) -> str:
+def _calls(prompt: LintPrompt, spacing: float, policy: Policy, *, varying: bool) -> list[Request]:
+    """The 1,000 calls of a prompt file, `spacing` seconds apart: as it is (`varying`: its
+    volatile content, and what fills its placeholders, differ in every call) or fixed (none
+    of either left), with the blocks the cache cannot tell apart joined."""
+    blocks = _blocks(prompt, _stable if not varying else _as_is)
+    per_call = [varying and _stable_text(block.text) != block.text for block in prompt.blocks]
+    joined = _joined(blocks, per_call, policy.lookback_blocks)
+    calls = []
+    for number in range(CALLS):
+        label = f"call {number}"
+        call = LintPrompt(
+            prompt.file,
+            (),
+            prompt.api,
+            prompt.model,
+            request=label,
+            started=number * spacing,
+            session="estimate",
+        )
+        filled = [
+            replace(block, content_hash=_hash(block.content_hash + label)) if differs else block
+            for block, differs in joined
+        ]
+        calls.append(_request(call, number, filled))
+    return calls
+
+
+def _joined(blocks: list[Block], per_call: list[bool], lookback: int) -> list[tuple[Block, bool]]:
+    """`blocks` (each `per_call` or the same in every call) with the runs a replay of calls
+    cannot tell apart joined into one block: their hashes combined, their tokens summed; each
+    with whether it differs per call.
+
+    Why this is exact: the calls share every block before the first per-call one and no block
+    after it. A simulation reads of a prompt its marked blocks (where entries are written and
+    looked up) with how far each reaches (the tokens up to its end); the `lookback` blocks
+    before each mark but the first (a lookup walks back through them to an earlier mark's
+    entry); and, caching every prefix (OpenAI), the longest prefix an earlier call shared: up
+    to the first per-call block. Those stay, or end, blocks of their own; joining the rest
+    changes no read or write. (A self-hosted engine's cache, evicting block by block, would
+    tell them apart: lint prices Anthropic's and OpenAI's policies only.)
+    """
+    first = next((i for i, differs in enumerate(per_call) if differs), len(blocks))
+    marks = [index for index, block in enumerate(blocks) if block.cache_control]
+    kept = set(marks)
+    for mark in marks[1:]:  # before the first mark no entry is written: nothing to find there
+        kept.update(range(max(mark - lookback, 0), mark))
+    joined: list[tuple[Block, bool]] = []
+    run: list[int] = []
+    for index, block in enumerate(blocks):
+        if run and (index == first or index in kept):
+            joined.append(_join([blocks[i] for i in run], any(per_call[i] for i in run)))
+            run = []
+        if index in kept:
+            joined.append((block, per_call[index]))
+        else:
+            run.append(index)
+    if run:
+        joined.append(_join([blocks[i] for i in run], any(per_call[i] for i in run)))
+    return joined
+
+
+def _join(run: list[Block], differs: bool) -> tuple[Block, bool]:
+    if len(run) == 1:
+        return run[0], differs
+    key = _hash("".join(block.content_hash for block in run))
+    return replace(run[0], content_hash=key, tokens=sum(b.tokens for b in run)), differs
+
+
+def _as_is(block: LintBlock) -> str:
     return _hash(block.text)
 
 
-def _varying(prompt: LintPrompt, _index: int, block: LintBlock) -> str:
-    """A prompt file's block at run time: volatile content, and what a template fills in,
-    differ on every call."""
-    text = block.text
-    return _hash(text + (prompt.request or "") if _stable_text(text) != text else text)
-
-
-def _stable(_prompt: LintPrompt, _index: int, block: LintBlock) -> str:
+def _stable(block: LintBlock) -> str:
     """The fix: volatile content and placeholders leave the block (they move after the last
     breakpoint, or to the end of a prompt file)."""
     return _hash(_stable_text(block.text))
@@ -83,8 +142,8 @@ def _stable(_prompt: LintPrompt, _index: int, block: LintBlock) -> str:
 
 @lru_cache(maxsize=4096)
 def _stable_text(text: str) -> str:
-    """`text` without its volatile content and template placeholders; memoized, as a replay
-    asks it of the same blocks for each of its 1,000 calls."""
+    """`text` without its volatile content and template placeholders; memoized, as the
+    savings of a file's findings ask it of the same blocks."""
     for volatile in reversed(find_volatile(text)):
         text = text[: volatile.start] + text[volatile.end :]
     for placeholder in reversed(find_placeholders(text)):
@@ -92,11 +151,8 @@ def _stable_text(text: str) -> str:
     return text
 
 
-def _replay(chain: list[LintPrompt], key_of: KeyOf, prices: PriceBook) -> tuple[int, float | None]:
-    """Total cached tokens and cost of the chain under its provider's policy."""
-    requests = [_request(prompt, n, key_of) for n, prompt in enumerate(chain)]
-    policies = load_policies()
-    policy = policies["openai" if requests[0].provider == "openai" else "anthropic"]
+def _replay(requests: list[Request], policy: Policy, prices: PriceBook) -> tuple[int, float | None]:
+    """Total cached tokens and cost of the requests under their provider's `policy`."""
     usages = simulate(build_prompts(requests, PrefixTree()), policy)
     read, cost = 0, 0.0
     priced = True
@@ -117,27 +173,34 @@ def _replay(chain: list[LintPrompt], key_of: KeyOf, prices: PriceBook) -> tuple[
     return read, cost if priced else None
 
 
-def _request(prompt: LintPrompt, number: int, key_of: KeyOf) -> Request:
-    blocks = []
-    for index, block in enumerate(prompt.blocks):
-        blocks.append(
-            Block(
-                block.kind,
-                block.role,
-                key_of(prompt, index, block),
-                tokens.count(block.text, key=_hash(block.text)),
-                block.mark,
-            )
+def _blocks(prompt: LintPrompt, key_of: KeyOf) -> list[Block]:
+    """The prompt's blocks as the engine reads them, each keyed by `key_of`; without a
+    breakpoint (a prompt file, or a body without marks), cached at its end."""
+    blocks = [
+        Block(
+            block.kind,
+            block.role,
+            key_of(block),
+            tokens.count(block.text, key=_hash(block.text)),
+            block.mark,
         )
+        for block in prompt.blocks
+    ]
     automatic = not prompt.api.startswith("openai") and not any(b.cache_control for b in blocks)
-    if automatic and blocks:  # a prompt file, or a body without marks: cached at its end
-        last = blocks[-1]
-        blocks[-1] = Block(last.kind, last.role, last.content_hash, last.tokens, "5m")
+    if automatic and blocks:
+        blocks[-1] = replace(blocks[-1], cache_control="5m")
+    return blocks
+
+
+def _provider(prompt: LintPrompt) -> str:
+    return "openai" if prompt.api.startswith("openai") else "anthropic"
+
+
+def _request(prompt: LintPrompt, number: int, blocks: Sequence[Block]) -> Request:
     size = sum(block.tokens for block in blocks)
     moment = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(
         seconds=prompt.started if prompt.started is not None else number * 10
     )
-    provider = "openai" if prompt.api.startswith("openai") else "anthropic"
     return Request(
         source="lint",
         key=f"{prompt.file}:{prompt.request or number}",
@@ -146,7 +209,7 @@ def _request(prompt: LintPrompt, number: int, key_of: KeyOf) -> Request:
         agent=Agent.MAIN,
         agent_id="main",
         model=prompt.model or DEFAULT_MODEL,
-        provider=provider,
+        provider=_provider(prompt),
         ended_at=moment + timedelta(seconds=1),
         usage=Usage(input_tokens=size),
         file=prompt.file,
