@@ -9,7 +9,10 @@ linter in CI must not cry wolf on clean prompts.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -87,17 +90,18 @@ def find_volatile(text: str) -> list[Volatile]:
     """Every piece of volatile content in `text`, in order, without overlaps."""
     found: list[Volatile] = []
     samples = [match.span() for match in CODE_FENCE.finditer(text)]
-    examples: list[tuple[int, int]] = []
+    taken: list[tuple[int, int]] = []
+    """What was found, and the examples, in order (they never overlap): a match is checked
+    against its one neighbour, not against every earlier match."""
     for kind, pattern in PATTERNS:
         for match in pattern.finditer(text):
             start, end = match.span()
-            taken = [(v.start, v.end) for v in found] + examples
-            if any(begin < end and start < stop for begin, stop in taken):
+            before = bisect_left(taken, (end,))  # the spans that start before this one ends
+            if before and taken[before - 1][1] > start:
                 continue  # a timestamp's date (or an example's time) is not a second finding
-            if _example(text, start, samples):
-                examples.append((start, end))
-                continue
-            found.append(Volatile(kind, start, end, match.group(0)))
+            insort(taken, (start, end))
+            if not _example(text, start, samples):
+                found.append(Volatile(kind, start, end, match.group(0)))
     return sorted(found, key=lambda v: v.start)
 
 
@@ -114,23 +118,33 @@ def find_placeholders(text: str) -> list[re.Match[str]]:
         match
         for match in TEMPLATE.finditer(text)
         if not match.group(0).startswith("$")
-        or not (
-            ENVIRONMENT.fullmatch(match.group(0))
-            or any(begin <= match.start() < end for begin, end in code)
-        )
+        or not (ENVIRONMENT.fullmatch(match.group(0)) or _inside(code, match.start()))
     ]
 
 
 def _example(text: str, start: int, samples: list[tuple[int, int]]) -> bool:
     """Whether the match at `start` is an example value (in a code sample, or introduced by
     "e.g.", "for example", ...): the same in every request, so no cache breaker."""
-    if any(begin <= start < end for begin, end in samples):
+    if _inside(samples, start):
         return True
     return EXAMPLE_LEAD.search(text[max(start - 20, 0) : start]) is not None
 
 
+def _inside(spans: list[tuple[int, int]], position: int) -> bool:
+    """Whether `position` falls in one of `spans` (in order, not overlapping): only the one
+    starting last at or before it can hold it."""
+    last = bisect_left(spans, (position + 1,)) - 1
+    return last >= 0 and position < spans[last][1]
+
+
 def line_and_column(text: str, offset: int) -> tuple[int, int]:
-    """1-based line and column of `offset` in `text`."""
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
-    return line, column
+    """1-based line and column of `offset` in `text` (where its lines start is found once a
+    text: a file's findings all ask it)."""
+    starts = _line_starts(text)
+    line = bisect_right(starts, offset)
+    return line, offset - starts[line - 1] + 1
+
+
+@lru_cache(maxsize=16)
+def _line_starts(text: str) -> list[int]:
+    return [0, *accumulate(len(line) + 1 for line in text.split("\n")[:-1])]
