@@ -27,8 +27,9 @@ from sniff.lint.volatile import find_placeholders, find_volatile
 def fixed_text(prompt: LintPrompt) -> str:
     """A plain prompt file with volatile and templated paragraphs moved to the end."""
     paragraphs = prompt.source_text.split("\n\n")
-    moving = [p for p in paragraphs if find_volatile(p) or find_placeholders(p)]
-    staying = [p for p in paragraphs if p not in moving]
+    moves = [bool(find_volatile(p) or find_placeholders(p)) for p in paragraphs]
+    moving = [p for p, move in zip(paragraphs, moves, strict=True) if move]
+    staying = [p for p, move in zip(paragraphs, moves, strict=True) if not move]
     if not moving:
         return prompt.source_text
     trailing = "\n" if prompt.source_text.endswith("\n") else ""
@@ -84,9 +85,9 @@ def _strip_volatile_system(system: Any, moved: list[str]) -> Any:
 
 def _keep_stable_lines(text: str, moved: list[str]) -> str:
     lines = text.split("\n")
-    volatile = [line for line in lines if find_volatile(line)]
-    moved.extend(line.strip() for line in volatile)
-    return "\n".join(line for line in lines if line not in volatile)
+    moves = [bool(find_volatile(line)) for line in lines]
+    moved.extend(line.strip() for line, move in zip(lines, moves, strict=True) if move)
+    return "\n".join(line for line, move in zip(lines, moves, strict=True) if not move)
 
 
 def _append_to_latest_user_turn(body: dict[str, Any], api: str, text: str) -> None:
