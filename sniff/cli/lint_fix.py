@@ -25,15 +25,14 @@ def apply_fixes(report: LintReport, console: Console | None = None) -> LintRepor
     if not fixes:
         console.print("--fix: nothing to rewrite (findings in logs, or none a rewrite can fix).")
         return report
+    rewritten = {fix.file for fix in fixes}
     gained_tokens = sum(
         f.saving.cached_tokens
         for f in report.findings
-        if f.saving is not None and f.file in {fix.file for fix in fixes}
+        if f.saving is not None and f.file in rewritten
     )
     gained_usd = sum(
-        f.saving.usd or 0.0
-        for f in report.findings
-        if f.saving is not None and f.file in {fix.file for fix in fixes}
+        f.saving.usd or 0.0 for f in report.findings if f.saving is not None and f.file in rewritten
     )
     for fix in fixes:
         # soft wrap: a diff with its long lines broken would no longer apply as a patch; the
@@ -43,10 +42,10 @@ def apply_fixes(report: LintReport, console: Console | None = None) -> LintRepor
         console.print(shown.diff(), highlight=False, soft_wrap=True)
     paths = [Path(fix.file) for fix in fixes]
     fixed_prompts, _ = load_prompts(paths)
-    rest = [p for p in report.prompts if p.file not in {fix.file for fix in fixes}]
+    rest = [p for p in report.prompts if p.file not in rewritten]
     again = check(rest + fixed_prompts, [], report.config, PriceBook(), report.read)
-    before = sum(1 for f in report.findings if f.file in {fix.file for fix in fixes})
-    after = sum(1 for f in again.findings if f.file in {fix.file for fix in fixes})
+    before = sum(1 for f in report.findings if f.file in rewritten)
+    after = sum(1 for f in again.findings if f.file in rewritten)
     console.print(
         f"--fix rewrote {plural(len(fixes), 'file')}: {plural(before, 'finding')} before, "
         f"{after:,} after"

@@ -258,21 +258,26 @@ def _priced(
     """Each priceable problem gets the engine's saving, once per file or session."""
     chain_of = {id(p): chain for chain in chains for p in chain}
     by_file = {p.file: p for p in prompts if not p.logged}
+    by_request: dict[tuple[str, str | None], LintPrompt] = {}
+    for each in prompts:  # looked up, not searched for, by each finding
+        by_request.setdefault((each.file, each.request), each)
+    estimates: dict[str, Saving | None] = {}
+    """A prompt file's estimate: one for all its priced rules (it replays the whole file)."""
     done: set[tuple[str, str]] = set()
     priced = []
     for found in findings:
         if found.rule in PRICED_RULES and found.saving is None:
-            prompt = next(
-                (p for p in prompts if p.file == found.file and p.request == found.request), None
-            )
+            prompt = by_request.get((found.file, found.request))
             key = (found.file, found.rule if prompt is None or not prompt.logged else "chain")
             if prompt is not None and key not in done:
                 done.add(key)
                 if prompt.logged:
                     saving = chain_saving(chain_of.get(id(prompt), [prompt]), prices)
                 else:
-                    target = by_file.get(found.file, prompt)
-                    saving = file_saving(target, prices, config.calls_per_minute)
+                    if found.file not in estimates:
+                        target = by_file.get(found.file, prompt)
+                        estimates[found.file] = file_saving(target, prices, config.calls_per_minute)
+                    saving = estimates[found.file]
                 found = replace(found, saving=saving)
         priced.append(found)
     return priced
