@@ -30,6 +30,8 @@ from sniff.pricing import PriceBook
 
 CALLS = 1_000
 DEFAULT_MODEL = "claude-sonnet-4-5"
+START = datetime(2026, 1, 1, tzinfo=UTC)
+"""When a replay's first request is sent."""
 KeyOf = Callable[[LintBlock], str]
 
 
@@ -69,23 +71,26 @@ def _calls(prompt: LintPrompt, spacing: float, policy: Policy, *, varying: bool)
     blocks = _blocks(prompt, _stable if not varying else _as_is)
     per_call = [varying and _stable_text(block.text) != block.text for block in prompt.blocks]
     joined = _joined(blocks, per_call, policy.lookback_blocks)
+    first = LintPrompt(prompt.file, (), prompt.api, prompt.model, session="estimate", started=0)
+    sent = _request(first, 0, [block for block, _ in joined])
     calls = []
-    for number in range(CALLS):
+    for number in range(CALLS):  # each the first call, sent `number` spacings later
         label = f"call {number}"
-        call = LintPrompt(
-            prompt.file,
-            (),
-            prompt.api,
-            prompt.model,
-            request=label,
-            started=number * spacing,
-            session="estimate",
-        )
-        filled = [
+        filled = tuple(
             replace(block, content_hash=_hash(block.content_hash + label)) if differs else block
             for block, differs in joined
-        ]
-        calls.append(_request(call, number, filled))
+        )
+        started, first_token, ended = _times(START + timedelta(seconds=number * spacing))
+        calls.append(
+            replace(
+                sent,
+                key=f"{prompt.file}:{label}",
+                blocks=filled,
+                started_at=started,
+                first_token_at=first_token,
+                ended_at=ended,
+            )
+        )
     return calls
 
 
@@ -198,8 +203,8 @@ def _provider(prompt: LintPrompt) -> str:
 
 def _request(prompt: LintPrompt, number: int, blocks: Sequence[Block]) -> Request:
     size = sum(block.tokens for block in blocks)
-    moment = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(
-        seconds=prompt.started if prompt.started is not None else number * 10
+    started, first_token, ended = _times(
+        START + timedelta(seconds=prompt.started if prompt.started is not None else number * 10)
     )
     return Request(
         source="lint",
@@ -210,14 +215,20 @@ def _request(prompt: LintPrompt, number: int, blocks: Sequence[Block]) -> Reques
         agent_id="main",
         model=prompt.model or DEFAULT_MODEL,
         provider=_provider(prompt),
-        ended_at=moment + timedelta(seconds=1),
+        ended_at=ended,
         usage=Usage(input_tokens=size),
         file=prompt.file,
         line=prompt.line,
-        started_at=moment,
-        first_token_at=moment + timedelta(milliseconds=500),
+        started_at=started,
+        first_token_at=first_token,
         blocks=tuple(blocks),
     )
+
+
+def _times(sent: datetime) -> tuple[datetime, datetime, datetime]:
+    """When a replayed request is sent, has its first token (half a second later) and ends
+    (a second later)."""
+    return sent, sent + timedelta(milliseconds=500), sent + timedelta(seconds=1)
 
 
 def _saving(
