@@ -7,8 +7,8 @@ no history, so the saving is an estimate: 1,000 calls at a stated rate, each wit
 volatile content and template placeholders filled differently, as they would be at run time,
 replayed both ways (the fix takes both out of the cached prefix). Those calls share every block
 up to the first that varies and none after it, so the blocks a cache cannot tell apart are
-joined for the replay (`_joined`): its work is the calls times a few dozen blocks, not times
-every paragraph of the file.
+joined for the replay (`_joined`): its work is the calls times a few blocks, not times every
+paragraph of the file.
 """
 
 from __future__ import annotations
@@ -58,19 +58,19 @@ def file_saving(prompt: LintPrompt, prices: PriceBook, calls_per_minute: float) 
     spacing = 60.0 / calls_per_minute
     rate = f"{calls_per_minute:g} call{'s' if calls_per_minute != 1 else ''}/min"
     return _saving(
-        _replay(_calls(prompt, spacing, policy, varying=True), policy, prices),
-        _replay(_calls(prompt, spacing, policy, varying=False), policy, prices),
+        _replay(_calls(prompt, spacing, varying=True), policy, prices),
+        _replay(_calls(prompt, spacing, varying=False), policy, prices),
         f"per {CALLS:,} calls at {rate} (estimate)",
     )
 
 
-def _calls(prompt: LintPrompt, spacing: float, policy: Policy, *, varying: bool) -> list[Request]:
+def _calls(prompt: LintPrompt, spacing: float, *, varying: bool) -> list[Request]:
     """The 1,000 calls of a prompt file, `spacing` seconds apart: as it is (`varying`: its
     volatile content, and what fills its placeholders, differ in every call) or fixed (none
     of either left), with the blocks the cache cannot tell apart joined."""
     blocks = _blocks(prompt, _stable if not varying else _as_is)
     per_call = [varying and _stable_text(block.text) != block.text for block in prompt.blocks]
-    joined = _joined(blocks, per_call, policy.lookback_blocks)
+    joined = _joined(blocks, per_call)
     first = LintPrompt(prompt.file, (), prompt.api, prompt.model, session="estimate", started=0)
     sent = _request(first, 0, [block for block, _ in joined])
     calls = []
@@ -94,37 +94,27 @@ def _calls(prompt: LintPrompt, spacing: float, policy: Policy, *, varying: bool)
     return calls
 
 
-def _joined(blocks: list[Block], per_call: list[bool], lookback: int) -> list[tuple[Block, bool]]:
+def _joined(blocks: list[Block], per_call: list[bool]) -> list[tuple[Block, bool]]:
     """`blocks` (each `per_call` or the same in every call) with the runs a replay of calls
-    cannot tell apart joined into one block: their hashes combined, their tokens summed; each
-    with whether it differs per call.
+    cannot tell apart joined into one block: their hashes combined, their tokens summed, the
+    last one's mark kept; each with whether it differs per call.
 
-    Why this is exact: the calls share every block before the first per-call one and no block
-    after it. A simulation reads of a prompt its marked blocks (where entries are written and
-    looked up) with how far each reaches (the tokens up to its end); the `lookback` blocks
-    before each mark but the first (a lookup walks back through them to an earlier mark's
-    entry); and, caching every prefix (OpenAI), the longest prefix an earlier call shared: up
-    to the first per-call block. Those stay, or end, blocks of their own; joining the rest
-    changes no read or write. (A self-hosted engine's cache, evicting block by block, would
-    tell them apart: lint prices Anthropic's and OpenAI's policies only.)
+    Why this is exact: the calls mark the same blocks, and share every block before the first
+    per-call one and none after it. A simulation reads of a prompt the prefixes its marks end
+    (where entries are written and looked up) and how far each reaches; a lookup walking back
+    from a mark finds only entries written at marks, which the call looks up where they are.
+    Caching every prefix (OpenAI), it reads the longest prefix an earlier call shared: up to
+    the first per-call block. So runs ending at a mark, before the first per-call block or at
+    the end are all a cache tells apart. (A self-hosted engine's cache, evicting block by
+    block, would tell more: lint prices Anthropic's and OpenAI's policies only.)
     """
     first = next((i for i, differs in enumerate(per_call) if differs), len(blocks))
-    marks = [index for index, block in enumerate(blocks) if block.cache_control]
-    kept = set(marks)
-    for mark in marks[1:]:  # before the first mark no entry is written: nothing to find there
-        kept.update(range(max(mark - lookback, 0), mark))
     joined: list[tuple[Block, bool]] = []
-    run: list[int] = []
+    start = 0
     for index, block in enumerate(blocks):
-        if run and (index == first or index in kept):
-            joined.append(_join([blocks[i] for i in run], any(per_call[i] for i in run)))
-            run = []
-        if index in kept:
-            joined.append((block, per_call[index]))
-        else:
-            run.append(index)
-    if run:
-        joined.append(_join([blocks[i] for i in run], any(per_call[i] for i in run)))
+        if block.cache_control or index + 1 in (first, len(blocks)):
+            joined.append(_join(blocks[start : index + 1], any(per_call[start : index + 1])))
+            start = index + 1
     return joined
 
 
@@ -132,7 +122,7 @@ def _join(run: list[Block], differs: bool) -> tuple[Block, bool]:
     if len(run) == 1:
         return run[0], differs
     key = _hash("".join(block.content_hash for block in run))
-    return replace(run[0], content_hash=key, tokens=sum(b.tokens for b in run)), differs
+    return replace(run[-1], content_hash=key, tokens=sum(b.tokens for b in run)), differs
 
 
 def _as_is(block: LintBlock) -> str:
