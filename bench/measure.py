@@ -48,8 +48,9 @@ def tree_rss_kib(pid: int) -> int:
     return total
 
 
-def run(command: list[str], env: dict[str, str]) -> Run:
-    """Run once, sampling the process tree's memory until it exits."""
+def run(command: list[str], env: dict[str, str], ok: tuple[int, ...] = (0,)) -> Run:
+    """Run once, sampling the process tree's memory until it exits; an exit code not in `ok`
+    ends the benchmark."""
     peak = 0
     start = time.perf_counter()
     process = subprocess.Popen(
@@ -69,7 +70,7 @@ def run(command: list[str], env: dict[str, str]) -> Run:
     seconds = time.perf_counter() - start
     done.set()
     sampler.join()
-    if process.returncode != 0:
+    if process.returncode not in ok:
         shown = " ".join(command if command[1:2] != ["-c"] else [command[0], "-c", "<snippet>"])
         sys.exit(f"{shown} failed with exit code {process.returncode}:\n{stderr.strip()[-2000:]}")
     return Run(seconds, peak, stdout)
