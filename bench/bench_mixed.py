@@ -85,7 +85,7 @@ def find_ccusage(given: str | None) -> tuple[str | None, str]:
 
 def environment(home: Path) -> dict[str, str]:
     """This process's environment with HOME at the corpus and no agent's variable."""
-    from sniff.ingest.locations import ENVIRONMENT
+    from sniff.ingest.files.locations import ENVIRONMENT
 
     moved = {*ENVIRONMENT, *MOVERS}
     return {**{k: v for k, v in os.environ.items() if k not in moved}, "HOME": str(home)}

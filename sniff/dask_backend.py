@@ -34,7 +34,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sniff.ingest.discover import SourceFile, expand, roots_for
+from sniff.ingest.files.discover import SourceFile, expand, roots_for
 from sniff.ingest.parallel import balanced_batches
 from sniff.ingest.record import FileResult, Prompts
 
@@ -107,7 +107,7 @@ def parse_batch(
     files: list[SourceFile], log_format: str | None, with_prompts: Prompts
 ) -> list[FileResult]:
     """What each file yields (a task: reads files, writes nothing, so retrying it is safe)."""
-    from sniff.ingest.log_formats import parse_source
+    from sniff.ingest.files.log_formats import parse_source
 
     return [parse_source(file, log_format, with_prompts) for file in files]
 
@@ -176,7 +176,7 @@ def breaks(
 
 def _on_units(client: Client, ingested: Ingested, analyse: Callable[..., list[Any]]) -> list[Any]:
     """Group files into units by their links, then analyse units on the cluster."""
-    from sniff.ingest.units import units
+    from sniff.ingest.index.units import units
 
     where = ingested.where()
     groups = units(ingested.per_file(client, _links))
@@ -192,7 +192,7 @@ def _on_units(client: Client, ingested: Ingested, analyse: Callable[..., list[An
 
 
 def _links(results: list[FileResult]) -> list[list[str]]:
-    from sniff.ingest.index_rows import links_of
+    from sniff.ingest.index.rows import links_of
 
     return [links_of(result) for result in results]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sniff.errors import UserError
-from sniff.ingest.regular import OPTION_FILE_BYTES, read_regular
+from sniff.ingest.files.regular import OPTION_FILE_BYTES, read_regular
 
 
 def bundled_and_given(

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from sniff.errors import UserError
-from sniff.ingest.discover import SourceFile, expand, roots_for
+from sniff.ingest.files.discover import SourceFile, expand, roots_for
 from sniff.ingest.reading import read
 from sniff.ingest.record import Prompts
 from sniff.model import Dataset

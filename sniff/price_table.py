@@ -19,7 +19,7 @@ from typing import Any
 import msgspec
 
 from sniff import atomic_write
-from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
+from sniff.ingest.files.regular import KEPT_FILE_BYTES, read_regular
 from sniff.paths import price_data_identity
 
 CACHE_FORMAT = 4

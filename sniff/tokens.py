@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from sniff import atomic_write
-from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
+from sniff.ingest.files.regular import KEPT_FILE_BYTES, read_regular
 
 ENCODING = "o200k_base"
 ENCODING_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from sniff.ingest import locations
+from sniff.ingest.files import locations
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_LOGS = REPO / "sample_logs"

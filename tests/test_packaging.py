@@ -44,7 +44,7 @@ def test_installed_package_finds_its_bundled_samples(wheel: Path, tmp_path: Path
     """Unpacked like site-packages, `bundled_samples()` points inside the package."""
     zipfile.ZipFile(wheel).extractall(tmp_path)
     code = (
-        "from sniff.ingest.discover import bundled_samples; "
+        "from sniff.ingest.files.discover import bundled_samples; "
         "p = bundled_samples(); print(p); assert p.is_dir(), p; "
         "assert any(p.rglob('*.jsonl'))"
     )

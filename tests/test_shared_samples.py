@@ -20,7 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.ingest.log_formats import parse_any
+from sniff.ingest.files.log_formats import parse_any
 from tests.conftest import classes
 
 SHARED = Path(

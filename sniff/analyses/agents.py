@@ -32,7 +32,10 @@ from sniff.analyses.tool_errors import (
     USER_INTERRUPTED,
     classify,
 )
-from sniff.ingest import claude_code, cline, codex, opencode_calls
+from sniff.ingest.formats.claude_code import reader as claude_code
+from sniff.ingest.formats.cline import reader as cline
+from sniff.ingest.formats.codex import reader as codex
+from sniff.ingest.formats.opencode import calls as opencode_calls
 from sniff.model import Activity, AgentEvent, Request, ToolCall
 from sniff.redact_secrets import redact_secrets
 

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from sniff.analyses.blocks import Block, active_block, build_blocks
 from sniff.analyses.breaks import Break, find_breaks
 from sniff.analyses.summary import LocalDays, Totals
-from sniff.ingest.follow import Growth
+from sniff.ingest.files.follow import Growth
 from sniff.model import LineIssue, Request
 from sniff.pricing import PriceBook
 

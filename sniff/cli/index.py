@@ -22,9 +22,9 @@ def index(
     """The on-disk index that spares re-reading unchanged logs: where it is, what it holds."""
     import shutil
 
-    from sniff.ingest.index_store import INDEX_FILE
-    from sniff.ingest.index_store import clear as clear_index
-    from sniff.ingest.indexed import holdings
+    from sniff.ingest.index.indexed import holdings
+    from sniff.ingest.index.store import INDEX_FILE
+    from sniff.ingest.index.store import clear as clear_index
     from sniff.numbers import plural
     from sniff.paths import cache_folder
     from sniff.workspace.answers import answers_folder

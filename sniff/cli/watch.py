@@ -53,7 +53,7 @@ def watch(
     if min_usd < 0:
         raise UserError(f"--min-usd must be 0 or more, not {min_usd}")
     from sniff.cli.watch_loop import Watch, notifier
-    from sniff.ingest.changes import ticks
+    from sniff.ingest.index.changes import ticks
 
     alert = notifier() if notify else None
     workspace = o.workspace(options)

@@ -64,8 +64,8 @@ class Watch:
         clock: Clock = utc_now,
     ) -> None:
         from sniff.analyses.watch_idle import IDLE_MINUTES, Idleness
-        from sniff.ingest.discover import roots_for
-        from sniff.ingest.follow import Follower
+        from sniff.ingest.files.discover import roots_for
+        from sniff.ingest.files.follow import Follower
 
         self.workspace = workspace
         self.roots = roots_for(workspace.paths)[0]

@@ -35,7 +35,7 @@ import pyarrow.parquet as pq
 from sniff.atomic_write import cannot_write, discard, is_temporary, replace, stage, sync_folder
 from sniff.errors import UserError
 from sniff.ingest.export_folders import MANIFEST, manifest_files, walk_table
-from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
+from sniff.ingest.files.regular import KEPT_FILE_BYTES, read_regular
 from sniff.version import __version__
 
 TABLES = ("requests", "sessions", "breaks", "blocks")

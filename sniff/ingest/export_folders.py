@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path, PurePosixPath
 
-from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
+from sniff.ingest.files.regular import KEPT_FILE_BYTES, read_regular
 
 MANIFEST = "sniff-export.json"
 """The file that marks a folder as an export and lists its files (`sniff.export.layout`)."""

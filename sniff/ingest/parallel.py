@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from sniff.ingest import progress
-from sniff.ingest.discover import SourceFile
+from sniff.ingest.files.discover import SourceFile
 from sniff.ingest.record import FileResult, decode_result, encode_result
 
 Item = TypeVar("Item")

@@ -17,10 +17,10 @@ from typing import Any
 
 import msgspec
 
-from sniff.ingest.anthropic_api import API as ANTHROPIC
-from sniff.ingest.anthropic_api import as_list
-from sniff.ingest.openai_api import CHAT, RESPONSES, SYSTEM_ROLES
 from sniff.ingest.prompt_blocks import make_block
+from sniff.ingest.providers.anthropic import API as ANTHROPIC
+from sniff.ingest.providers.anthropic import as_list
+from sniff.ingest.providers.openai import CHAT, RESPONSES, SYSTEM_ROLES
 from sniff.ingest.record import Prompts
 from sniff.model import Block, Sent
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import msgspec
 
-from sniff.ingest.discover import QUIET_SUFFIXES, SourceFile, project_hint
-from sniff.ingest.log_formats import parse_any, parse_source
+from sniff.ingest.files.discover import QUIET_SUFFIXES, SourceFile, project_hint
+from sniff.ingest.files.log_formats import parse_any, parse_source
 from sniff.ingest.merge import Pricer, merge, merge_activity
 from sniff.ingest.parallel import map_files
 from sniff.ingest.record import FileResult, Prompts, Response
@@ -50,14 +50,14 @@ def read(
     """
     index = None
     if use_index:
-        from sniff.ingest.indexed import open_index
+        from sniff.ingest.index.indexed import open_index
 
         index = open_index()
     if index is None:
         parse = partial(parse_source, forced=log_format, with_prompts=with_prompts)
         results = map_files(parse, files, while_waiting=while_waiting)
     else:
-        from sniff.ingest.indexed import IndexedFiles
+        from sniff.ingest.index.indexed import IndexedFiles
 
         try:
             indexed = IndexedFiles(

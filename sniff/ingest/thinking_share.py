@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sniff.ingest.anthropic_api import sse_events
+from sniff.ingest.providers.anthropic import sse_events
 
 DELTAS = {"thinking_delta": "thinking", "text_delta": "text", "input_json_delta": "partial_json"}
 """Delta type → the field holding its text."""

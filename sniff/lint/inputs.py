@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sniff.errors import UserError
-from sniff.ingest.discover import LOG_SUFFIX, QUIET_SUFFIXES, expand
+from sniff.ingest.files.discover import LOG_SUFFIX, QUIET_SUFFIXES, expand
 from sniff.ingest.prompt_text import maker, read_body
 from sniff.lint.prompts import LintBlock, LintPrompt, lint_block
 from sniff.model import Block, Dataset, Sent

@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 
 from sniff import atomic_write
-from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
+from sniff.ingest.files.regular import KEPT_FILE_BYTES, read_regular
 from sniff.paths import cache_folder
 from sniff.statusline.session import SessionNumbers, session_files
 

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from sniff.analyses.context_growth import ContextReport
     from sniff.analyses.drift_report import DriftReport
     from sniff.analyses.report import Report
-    from sniff.ingest.discover import SourceFile
+    from sniff.ingest.files.discover import SourceFile
     from sniff.ingest.record import Prompts
     from sniff.model import Activity, Dataset, Request
     from sniff.pricing import PriceBook
@@ -189,7 +189,7 @@ class Workspace(Frames):
         return tuple((file.path, file.identity) for file in self._files())
 
     def _files(self) -> list[SourceFile]:
-        from sniff.ingest.discover import expand, roots_for
+        from sniff.ingest.files.discover import expand, roots_for
 
         return expand(roots_for(self.paths)[0])
 

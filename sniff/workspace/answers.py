@@ -30,12 +30,12 @@ from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sniff.ingest import locations
-from sniff.ingest.regular import KEPT_FILE_BYTES, read_regular
+from sniff.ingest.files import locations
+from sniff.ingest.files.regular import KEPT_FILE_BYTES, read_regular
 from sniff.paths import cache_folder, file_identity, identity, price_data_identity
 
 if TYPE_CHECKING:
-    from sniff.ingest.discover import SourceFile
+    from sniff.ingest.files.discover import SourceFile
 
 ENVIRONMENT = (
     *locations.ENVIRONMENT, "HOME", "USERPROFILE", "WSL_DISTRO_NAME", "TZ", "COLUMNS", "LINES",
@@ -195,7 +195,7 @@ def answer_key(
     """The digest of everything `command`'s output depends on (see the module docstring),
     whether every log file has settled (none was modified in the last `discover.RACY_NS`), and the
     log files listed for it."""
-    from sniff.ingest.discover import RACY_NS, expand, roots_for
+    from sniff.ingest.files.discover import RACY_NS, expand, roots_for
 
     roots, sample = roots_for(paths)
     recent = time.time_ns() - RACY_NS

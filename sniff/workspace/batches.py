@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from sniff.ingest.discover import SourceFile
+    from sniff.ingest.files.discover import SourceFile
     from sniff.model import Dataset
 
 FIRST_BATCH_BYTES = 8 * 1024 * 1024

@@ -19,8 +19,8 @@ from sniff.analyses.drift_part import (
     join_parts,
 )
 from sniff.analyses.filters import Filters, keep_activity
-from sniff.ingest.discover import SourceFile
-from sniff.ingest.index_store import IndexStore
+from sniff.ingest.files.discover import SourceFile
+from sniff.ingest.index.store import IndexStore
 from sniff.ingest.merge import merge, merge_activity
 from sniff.ingest.parallel import collector_paused
 from sniff.ingest.record import Prompts

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from sniff.ingest.discover import SourceFile, expand, roots_for
-from sniff.ingest.index_store import IndexStore
-from sniff.ingest.indexed import IndexedFiles
+from sniff.ingest.files.discover import SourceFile, expand, roots_for
+from sniff.ingest.index.indexed import IndexedFiles
+from sniff.ingest.index.store import IndexStore
+from sniff.ingest.index.units import units
 from sniff.ingest.parallel import map_balanced
 from sniff.ingest.reading import account
 from sniff.ingest.record import Prompts
-from sniff.ingest.units import units
 from sniff.model import Dataset
 from sniff.paths import file_identity, identity, price_data_identity
 
@@ -133,7 +133,7 @@ def kept_parts(
 def index_for(workspace: Workspace) -> Iterator[IndexStore | None]:
     """The index a Workspace keeps parts in, closed afterwards; None where there is none
     (without the index, on a cluster, or with no place for one)."""
-    from sniff.ingest.indexed import open_index
+    from sniff.ingest.index.indexed import open_index
 
     store = open_index() if workspace.use_index and not workspace.dask else None
     try:

@@ -28,10 +28,10 @@ from sniff.analyses.scan_parts import (
     scan_part,
 )
 from sniff.analyses.summary import Summary
-from sniff.ingest import index_rows
-from sniff.ingest.discover import SourceFile
-from sniff.ingest.index_store import IndexStore
-from sniff.ingest.indexed import IndexedFiles
+from sniff.ingest.files.discover import SourceFile
+from sniff.ingest.index import rows as index_rows
+from sniff.ingest.index.indexed import IndexedFiles
+from sniff.ingest.index.store import IndexStore
 from sniff.ingest.merge import merge
 from sniff.ingest.parallel import collector_paused
 from sniff.ingest.record import Prompts

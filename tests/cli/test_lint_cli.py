@@ -431,7 +431,7 @@ SHARED = Path(
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared samples not found at {SHARED}")
 def test_the_shared_samples_lint_no_markdown_and_fail_on_their_logs_findings() -> None:
-    from sniff.ingest.discover import expand
+    from sniff.ingest.files.discover import expand
 
     result = run("-f", "json", SHARED)
     report = json.loads(result.stdout)

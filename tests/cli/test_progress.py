@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 import sniff.cli.progress as shown_progress
 from sniff.cli import app
 from sniff.ingest import progress
-from sniff.ingest.discover import expand
-from sniff.ingest.index_store import IndexStore
-from sniff.ingest.indexed import IndexedFiles, fingerprint
-from sniff.ingest.log_formats import parse_source
+from sniff.ingest.files.discover import expand
+from sniff.ingest.files.log_formats import parse_source
+from sniff.ingest.index.indexed import IndexedFiles, fingerprint
+from sniff.ingest.index.store import IndexStore
 from sniff.ingest.parallel import map_files
 from tests.conftest import SAMPLE_LOGS
 

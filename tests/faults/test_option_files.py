@@ -18,7 +18,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from sniff.ingest.regular import KEPT_FILE_BYTES, OPTION_FILE_BYTES
+from sniff.ingest.files.regular import KEPT_FILE_BYTES, OPTION_FILE_BYTES
 from sniff.price_table import CACHE_FILE
 from sniff.statusline import archive
 from sniff.statusline.memo import MEMO_FILE

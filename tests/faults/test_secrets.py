@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 
 from sniff.analyses.agents import analyze_agents
 from sniff.cli import app
-from sniff.ingest.claude_code_activity import EXCERPT
+from sniff.ingest.activity import EXCERPT
 from sniff.tui import make_app
 from sniff.tui.screens.behaviour import BehaviourScreen, CommandScreen
 from sniff.tui.screens.findings import FindingsScreen

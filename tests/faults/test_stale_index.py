@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sniff.ingest.discover import listed
+from sniff.ingest.files.discover import listed
 from sniff.workspace import Workspace
 from tests.faults.logs import PROJECT, deny, good_logs, scan_here, settle, totals, with_locked
 

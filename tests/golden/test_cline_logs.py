@@ -32,8 +32,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.ingest.discover import expand
-from sniff.ingest.log_formats import parse_source
+from sniff.ingest.files.discover import expand
+from sniff.ingest.files.log_formats import parse_source
 from sniff.logs import load
 from sniff.model import Agent, Harness
 

@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.ingest.discover import expand
-from sniff.ingest.log_formats import parse_source
+from sniff.ingest.files.discover import expand
+from sniff.ingest.files.log_formats import parse_source
 from sniff.ingest.parallel import map_files
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ import pytest
 
 import sniff.lint
 from sniff.analyses.browse import Archive
-from sniff.ingest import discover
+from sniff.ingest.files import discover
 from sniff.logs import load
 from sniff.tui import SniffApp, make_app
 from sniff.tui.screens.overview import OverviewScreen

@@ -9,8 +9,8 @@ import msgspec
 import pytest
 
 from sniff.analyses.agents import analyze_agents, command_requests
-from sniff.ingest import claude_code
-from sniff.ingest.claude_code_activity import INJECTED
+from sniff.ingest.activity import INJECTED
+from sniff.ingest.formats.claude_code import reader as claude_code
 from sniff.model import Activity, Agent, AgentEvent, Request, ToolCall, ToolResult, Usage
 
 PROJECT = "/home/dana/src/webshop"

@@ -19,8 +19,9 @@ from typer.testing import CliRunner
 from sniff.analyses.branches import NO_BRANCH, NO_REPOSITORY, attribute
 from sniff.analyses.summary import summarize
 from sniff.cli import app
-from sniff.ingest import claude_code, index_rows
-from sniff.ingest.codex import Reader
+from sniff.ingest.formats.claude_code import reader as claude_code
+from sniff.ingest.formats.codex.reader import Reader
+from sniff.ingest.index import rows as index_rows
 from sniff.ingest.parquet_in import read_export
 from sniff.logs import load
 from sniff.model import Request

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from sniff.ingest.discover import expand
-from sniff.ingest.log_formats import parse_any
+from sniff.ingest.files.discover import expand
+from sniff.ingest.files.log_formats import parse_any
 from sniff.ingest.merge import merge
 from sniff.ingest.reading import read
 from sniff.ingest.record import FileResult
@@ -676,7 +676,7 @@ def test_a_kept_reader_offered_the_text_line_later_gives_the_visible_token(tmp_p
     """The index keeps a reader between runs: the text line appended later still counts."""
     import pickle
 
-    from sniff.ingest.claude_code import Reader
+    from sniff.ingest.formats.claude_code.reader import Reader
 
     first = [
         cc.user("u1", None, "2025-06-08T11:00:10.000Z"),

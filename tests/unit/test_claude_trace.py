@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sniff.ingest import claude_trace
+from sniff.ingest.formats.claude_trace import reader as claude_trace
 from sniff.model import Agent
 
 SONNET = "claude-sonnet-4-20250514"

@@ -15,8 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.ingest import cline_tasks
-from sniff.ingest.log_formats import detect_document, parse_any
+from sniff.ingest.files.log_formats import detect_document, parse_any
+from sniff.ingest.formats.cline import tasks as cline_tasks
 from sniff.ingest.record import Tokens
 from sniff.model import Harness
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sniff.analyses.tool_errors import classify
-from sniff.ingest.codex import Reader
+from sniff.ingest.formats.codex.reader import Reader
 from sniff.ingest.record import FileResult
 from sniff.model import Activity
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from sniff.ingest.log_formats import detect, parse_any
+from sniff.ingest.files.log_formats import detect, parse_any
 from sniff.logs import load
 from sniff.model import NO_USAGE, LineIssue
 

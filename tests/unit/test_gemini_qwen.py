@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from sniff.ingest.files.log_formats import detect, detect_document, parse_any
 from sniff.ingest.gemini_wire import google_tokens
-from sniff.ingest.log_formats import detect, detect_document, parse_any
 from sniff.ingest.record import Tokens
 from sniff.logs import load
 

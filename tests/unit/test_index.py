@@ -30,9 +30,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from sniff.ingest import index_rows, indexed
-from sniff.ingest.discover import SourceFile
-from sniff.ingest.index_store import INDEX_FILE, Entry, IndexStore
+from sniff.ingest.files.discover import SourceFile
+from sniff.ingest.index import indexed
+from sniff.ingest.index import rows as index_rows
+from sniff.ingest.index.store import INDEX_FILE, Entry, IndexStore
 from sniff.ingest.record import Prompts
 from sniff.logs import load
 from tests.conftest import REPO, SAMPLE_LOGS, Lines
@@ -982,7 +983,7 @@ def test_a_scan_of_other_folders_keeps_this_ones_parts(tmp_path: Path, analysed:
 def test_parts_of_long_unused_scopes_are_forgotten(
     tmp_path: Path, analysed: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("sniff.ingest.index_store.KEPT_SCOPES", 2)
+    monkeypatch.setattr("sniff.ingest.index.store.KEPT_SCOPES", 2)
     transcript(tmp_path, "only", 2)
     for zone in ("UTC", "Europe/Paris", "Asia/Tokyo"):  # three scopes, two kept
         analysed.append(0)
@@ -1000,7 +1001,7 @@ def test_parts_of_long_unused_scopes_are_forgotten(
 def test_a_big_row_is_stored_a_block_at_a_time_and_read_back_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: bytes | None
 ) -> None:
-    from sniff.ingest import index_store
+    from sniff.ingest.index import store as index_store
 
     monkeypatch.setattr(index_store, "BLOB_ROW_BYTES", 64)
     store = IndexStore.open(tmp_path, "test")

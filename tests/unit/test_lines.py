@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from sniff.ingest.claude_code_wire import DECODER, WireLine
-from sniff.ingest.discover import SourceFile, expand
-from sniff.ingest.lines import decode_lines
+from sniff.ingest.files.discover import SourceFile, expand
+from sniff.ingest.files.lines import decode_lines
+from sniff.ingest.formats.claude_code.wire import DECODER, WireLine
 from sniff.ingest.reading import read
 from sniff.model import Dataset, LineIssue, Usage
 

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.ingest import locations
-from sniff.ingest.discover import default_roots
+from sniff.ingest.files import locations
+from sniff.ingest.files.discover import default_roots
 
 HOME_PLACES = {
     "claude-code": ".claude/projects",

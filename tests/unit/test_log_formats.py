@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from sniff.ingest.log_formats import detect
+from sniff.ingest.files.log_formats import detect
 from sniff.ingest.record import Prompts
 from sniff.logs import load
 from sniff.model import Request, Sent
@@ -546,8 +546,8 @@ def test_a_forked_rollouts_replayed_history_counts_once(tmp_path):
 
 def test_the_log_format_choices_are_the_formats_read() -> None:
     """`--log-format` offers exactly the formats there is a reader or parser of."""
-    from sniff.ingest.log_formats import WHOLE_FILE_PARSERS, agent_formats
-    from sniff.ingest.streamed import READERS
+    from sniff.ingest.files.log_formats import WHOLE_FILE_PARSERS, agent_formats
+    from sniff.ingest.files.streamed import READERS
     from sniff.workspace.choices import FORMATS
 
     agents = {agent_format.name for agent_format in agent_formats()}
@@ -555,5 +555,5 @@ def test_the_log_format_choices_are_the_formats_read() -> None:
     from importlib import import_module
 
     for name, module in {**READERS, **WHOLE_FILE_PARSERS}.items():
-        assert name == import_module(f"sniff.ingest.{module}").SOURCE
+        assert name == import_module(f"sniff.ingest.formats.{module}").SOURCE
     assert len(FORMATS) == len(set(FORMATS))

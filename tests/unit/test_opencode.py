@@ -14,10 +14,10 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.ingest.log_formats import detect, detect_database, detect_document
-from sniff.ingest.opencode import parse
+from sniff.ingest.files.log_formats import detect, detect_database, detect_document
+from sniff.ingest.files.sqlite_read import BUSY_MS
+from sniff.ingest.formats.opencode.reader import parse
 from sniff.ingest.record import FileResult, Prompts
-from sniff.ingest.sqlite_read import BUSY_MS
 from sniff.logs import load
 from sniff.model import Harness
 from tests.golden.opencode_sample import SCHEMA

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from sniff.cli import app
 from sniff.export.writer import MANIFEST
 from sniff.ingest import parquet_in
-from sniff.ingest.discover import expand
-from sniff.ingest.log_formats import parse_any
+from sniff.ingest.files.discover import expand
+from sniff.ingest.files.log_formats import parse_any
 from tests.conftest import REPO, SAMPLE_LOGS
 
 runner = CliRunner()
@@ -200,7 +200,7 @@ def test_a_rewritten_export_is_read_again_not_replayed(tmp_path: Path) -> None:
 
 def test_finding_exports_does_not_import_pyarrow() -> None:
     probe = (
-        "import sys; from pathlib import Path; from sniff.ingest.discover import expand; "
+        "import sys; from pathlib import Path; from sniff.ingest.files.discover import expand; "
         f"expand([Path({str(SAMPLE_LOGS)!r})]); print('pyarrow' in sys.modules)"
     )
     result = subprocess.run(

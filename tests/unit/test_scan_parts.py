@@ -20,7 +20,7 @@ from sniff.analyses.scan_parts import (
     scan_part,
 )
 from sniff.analyses.summary import summarize
-from sniff.ingest.units import units
+from sniff.ingest.index.units import units
 from sniff.logs import load
 from sniff.model import Request
 from sniff.pricing import PriceBook

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from sniff.ingest import claude_code, streamed
-from sniff.ingest.log_formats import read_log
+from sniff.ingest.activity import ActivityLog
+from sniff.ingest.files import streamed
+from sniff.ingest.files.log_formats import read_log
+from sniff.ingest.formats.claude_code import reader as claude_code
 from sniff.ingest.record import FileResult
 
 SAMPLE = Path(__file__).parents[1].parent / "sample_logs" / "claude-code"
@@ -85,4 +87,4 @@ def test_a_reader_kept_between_runs_yields_what_a_whole_reading_adds(tmp_path, c
         either.feed(json.dumps(more).encode() + b"\n", 7, 1)
     whole, added = reader.result(), restored.result()
     assert added.responses == [r for r in whole.responses if r.key == "msg_C"]
-    assert added.issues == [] and added.activity == claude_code.ActivityLog().freeze("hint")
+    assert added.issues == [] and added.activity == ActivityLog().freeze("hint")

@@ -9,7 +9,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from sniff.analyses.watch_events import events_of, glance
-from sniff.ingest.follow import Follower
+from sniff.ingest.files.follow import Follower
 from sniff.present.watch_json import event_json
 from sniff.pricing import PriceBook
 from tests.conftest import Lines

@@ -1,0 +1,1 @@
+"""Amp's thread files: the wire schema and the reader."""

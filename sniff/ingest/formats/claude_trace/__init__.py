@@ -1,0 +1,1 @@
+"""claude-trace's captures (`.claude-trace/log-*.jsonl`): whole requests and responses."""

@@ -1,0 +1,1 @@
+"""Codex's rollouts (`~/.codex/sessions/**/*.jsonl`): the reader and the activity."""

@@ -1,0 +1,1 @@
+"""Gemini CLI's chat recordings: the reader and the activity."""

@@ -1,0 +1,1 @@
+"""Goose's sessions database: the reader of its session totals."""

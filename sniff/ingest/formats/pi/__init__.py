@@ -1,0 +1,1 @@
+"""pi's and OpenClaw's session files: the wire schema and the reader."""
