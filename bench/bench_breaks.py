@@ -22,8 +22,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
 
-    from sniff.analyses.breaks import find_breaks
-    from sniff.analyses.summary import summarize
+    from sniff.analyses.cache.breaks import find_breaks
+    from sniff.analyses.cost.summary import summarize
     from sniff.logs import load
     from sniff.pricing import PriceBook
 

@@ -41,9 +41,9 @@ from sniff.ingest.record import FileResult, Prompts
 if TYPE_CHECKING:
     from distributed import Client, Future
 
-    from sniff.analyses.breaks import Break, BreakPart, BreakReport
+    from sniff.analyses.cache.breaks import Break, BreakPart, BreakReport
+    from sniff.analyses.cost.scan_parts import ScanPart
     from sniff.analyses.filters import Filters
-    from sniff.analyses.scan_parts import ScanPart
     from sniff.model import Dataset
     from sniff.workspace.scan import ScanNumbers
 
@@ -140,7 +140,7 @@ def scan(
     log_format: str | None = None,
 ) -> ScanNumbers:
     """`sniff scan`'s numbers, analysed unit by unit on the cluster."""
-    from sniff.analyses.scan_parts import join
+    from sniff.analyses.cost.scan_parts import join
     from sniff.workspace.scan import ScanNumbers
 
     ingested, roots, sample = ingest(
@@ -163,7 +163,7 @@ def breaks(
     policy_file: Path | None = None,
 ) -> tuple[BreakReport, Dataset]:
     """`sniff cache --breaks`'s report, analysed unit by unit on the cluster."""
-    from sniff.analyses.breaks import break_report
+    from sniff.analyses.cache.breaks import break_report
 
     ingested, roots, sample = ingest(
         client, paths, log_format=log_format, with_prompts=Prompts.SIZED
@@ -216,7 +216,7 @@ def _per_unit(
 ) -> list[Any]:
     """A task: `analyse(requests, prices, rules)` for some units (idempotent: it reads only
     its inputs), each unit's requests merged and priced here, where its records are."""
-    from sniff.analyses.breaks import CacheRules
+    from sniff.analyses.cache.breaks import CacheRules
 
     prices = _prices(pricing)
     rules = CacheRules(policy_file)
@@ -229,7 +229,7 @@ def _scan_part(
     requests: list[Any], prices: Any, rules: Any, filters: Filters, zone: tzinfo
 ) -> ScanPart:
     """A unit's scan part, its breaks without prompt blocks."""
-    from sniff.analyses.scan_parts import ScanPart, scan_part
+    from sniff.analyses.cost.scan_parts import ScanPart, scan_part
 
     part = scan_part(requests, prices, zone, filters.keep, rules)
     return ScanPart(part.cells, replace(part.breaks, top=tuple(map(_light, part.breaks.top))))
@@ -237,7 +237,7 @@ def _scan_part(
 
 def _break_part(requests: list[Any], prices: Any, rules: Any, filters: Filters) -> BreakPart:
     """A unit's break part, without prompt blocks."""
-    from sniff.analyses.breaks import break_part
+    from sniff.analyses.cache.breaks import break_part
 
     part = break_part(requests, prices, rules, filters.keep)
     return replace(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from sniff.analyses.latency import timing
+from sniff.analyses.latency.measures import timing
 from sniff.ingest.files.log_formats import parse_any
 from sniff.ingest.merge import merge
 from tests.test_shared_samples import AGTRACE, SHARED

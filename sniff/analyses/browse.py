@@ -11,8 +11,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import tzinfo
 
-from sniff.analyses.breaks import Break, BreakReport, Tolerated, chain_links, find_breaks
-from sniff.analyses.summary import SessionRow, Summary, Totals, summarize
+from sniff.analyses.cache.breaks import Break, BreakReport, Tolerated, chain_links, find_breaks
+from sniff.analyses.cost.summary import SessionRow, Summary, Totals, summarize
 from sniff.model import Dataset, Request
 from sniff.pricing import PriceBook
 

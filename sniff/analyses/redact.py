@@ -14,14 +14,14 @@ import hashlib
 
 import msgspec
 
-from sniff.analyses.agents import AgentReport, CommandRow, ErrorRow
-from sniff.analyses.branches import NO_BRANCH
-from sniff.analyses.breaks import Break, BreakReport
-from sniff.analyses.commits import CommitReport
-from sniff.analyses.drift_points import ChangePoint
-from sniff.analyses.drift_report import DriftReport
+from sniff.analyses.agents.activity import AgentReport, CommandRow, ErrorRow
+from sniff.analyses.cache.breaks import Break, BreakReport
+from sniff.analyses.cost.branches import NO_BRANCH
+from sniff.analyses.cost.commits import CommitReport
+from sniff.analyses.cost.summary import Group, Summary
+from sniff.analyses.drift.points import ChangePoint
+from sniff.analyses.drift.report import DriftReport
 from sniff.analyses.report import Report
-from sniff.analyses.summary import Group, Summary
 from sniff.model import NO_ACTIVITY, Dataset, LineIssue, Request
 
 DROPPED = "[redacted]"

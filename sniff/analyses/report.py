@@ -13,20 +13,20 @@ from datetime import date, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sniff.analyses.branches import Attributed, attribute
-from sniff.analyses.break_report import iso_week
-from sniff.analyses.breaks import BreakReport, find_breaks
-from sniff.analyses.commits import CommitReport, analyze_commits
-from sniff.analyses.summary import Group, LocalDays, Summary, Totals, summarize
+from sniff.analyses.cache.break_report import iso_week
+from sniff.analyses.cache.breaks import BreakReport, find_breaks
+from sniff.analyses.cost.branches import Attributed, attribute
+from sniff.analyses.cost.commits import CommitReport, analyze_commits
+from sniff.analyses.cost.summary import Group, LocalDays, Summary, Totals, summarize
 from sniff.findings import Finding
 from sniff.model import Activity, Dataset, Request
 from sniff.pricing import PriceBook, PriceSource
 
 if TYPE_CHECKING:
-    from sniff.analyses.agents import AgentReport
-    from sniff.analyses.cache import CacheReport
-    from sniff.analyses.drift_report import DriftReport
-    from sniff.analyses.latency import LatencyReport
+    from sniff.analyses.agents.activity import AgentReport
+    from sniff.analyses.cache.simulation import CacheReport
+    from sniff.analyses.drift.report import DriftReport
+    from sniff.analyses.latency.measures import LatencyReport
 
 COST_CLASSES = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
 GROUPINGS = ("day", "week", "month", "project", "model", "session", "agent", "harness")
@@ -91,7 +91,7 @@ def build_report(
     """
     if by not in GROUPINGS:
         raise ValueError(f"unknown grouping {by!r}")
-    from sniff.analyses.drift_report import analyze_drift
+    from sniff.analyses.drift.report import analyze_drift
 
     chosen = [r for r in dataset.requests if keep is None or keep(r)]
     summary = summarize(chosen, zone)
@@ -117,7 +117,7 @@ def build_report(
 
 
 def _agents(requests: list[Request], activity: Activity, zone: tzinfo) -> AgentReport | None:
-    from sniff.analyses.agents import analyze_agents
+    from sniff.analyses.agents.activity import analyze_agents
 
     if not activity.calls and not activity.events:
         return None
@@ -170,7 +170,7 @@ def _month(day: date) -> str:
 def _what_ifs(
     requests: tuple[Request, ...], prices: PriceBook, keep: Callable[[Request], bool] | None
 ) -> CacheReport:
-    from sniff.analyses.cache import analyze_cache
+    from sniff.analyses.cache.simulation import analyze_cache
     from sniff.engine import simulation
 
     bundled = simulation()
@@ -198,7 +198,7 @@ def _dearest(findings: Sequence[Finding]) -> list[Finding]:
 
 
 def _latency(requests: list[Request], zone: tzinfo) -> list[LatencyReport]:
-    from sniff.analyses.latency import analyze_latency, timing
+    from sniff.analyses.latency.measures import analyze_latency, timing
 
     if not any(timing(request) is not None for request in requests):
         return []

@@ -15,9 +15,9 @@ from sniff.cli.progress import shown, wanted
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from sniff.analyses.block_burn import Burn
-    from sniff.analyses.blocks import Block
-    from sniff.analyses.plans import MonthValue, Plan
+    from sniff.analyses.cost.block_burn import Burn
+    from sniff.analyses.cost.blocks import Block
+    from sniff.analyses.cost.plans import MonthValue, Plan
     from sniff.workspace import Workspace
 
 DEFAULT_HARNESS = "claude-code"
@@ -98,9 +98,9 @@ def _blocks(
     options: dict[str, Any],
 ) -> None:
     """The blocks, the active one's burn and the limit's verdict, and the plan's value."""
-    from sniff.analyses.block_burn import burn
-    from sniff.analyses.blocks import active_block, build_blocks, largest_tokens
-    from sniff.analyses.plans import month_values
+    from sniff.analyses.cost.block_burn import burn
+    from sniff.analyses.cost.blocks import active_block, build_blocks, largest_tokens
+    from sniff.analyses.cost.plans import month_values
 
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         dataset = workspace.dataset("sized")
@@ -172,8 +172,8 @@ def _weekly(
 ) -> None:
     """`--weekly`: the weeks (`--week-start`, the token limit given), the current one's rate
     and projection against the limit, and the plan's value."""
-    from sniff.analyses.plans import month_values
-    from sniff.analyses.weekly import (
+    from sniff.analyses.cost.plans import month_values
+    from sniff.analyses.cost.weekly import (
         build_weeks,
         current_week,
         largest_week_tokens,
@@ -221,7 +221,7 @@ def _plan(text: str | None, plan_file: Path | None) -> Plan | None:
         if plan_file is not None:
             raise UserError("--plan-file gives plan prices: name a plan with --plan too")
         return None
-    from sniff.analyses.plans import choose_plan, load_plans
+    from sniff.analyses.cost.plans import choose_plan, load_plans
 
     return choose_plan(text, load_plans(plan_file))
 

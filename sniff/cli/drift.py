@@ -31,7 +31,7 @@ def drift(
 ) -> None:
     """Hit rate, cost, cache writes, breaks, output and subagent share over time and per
     version, model, project and harness: where they changed, and what else changed then."""
-    from sniff.analyses.drift import BY
+    from sniff.analyses.drift.series import BY
     from sniff.errors import UserError
 
     if by not in BY:
@@ -41,7 +41,7 @@ def drift(
         report = workspace.drift_report(by)
     versions: tuple[Any, ...] = ()
     if version_compare:
-        from sniff.analyses.drift_report import compare_versions
+        from sniff.analyses.drift.report import compare_versions
 
         versions = compare_versions(report, *version_compare)
     o.report_issues(workspace.account(), options["verbose"])

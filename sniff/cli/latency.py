@@ -51,7 +51,7 @@ def latency(
 
     Exact for claude-trace and request logs; approximate (and said so) for Claude Code and Codex.
     """
-    from sniff.analyses.latency import METRICS, Slo, analyze_latency
+    from sniff.analyses.latency.measures import METRICS, Slo, analyze_latency
     from sniff.errors import UserError
 
     if metric not in METRICS:
@@ -77,4 +77,4 @@ def latency(
 
 
 def _import_peaks() -> None:
-    import sniff.analyses.peaks  # noqa: F401
+    import sniff.analyses.latency.peaks  # noqa: F401

@@ -39,7 +39,7 @@ def period_command(name: str, by: str, summary: str) -> Callable[..., None]:
 
 
 def _run(by: str, *, breakdown: bool, order: str, options: dict[str, Any]) -> None:
-    from sniff.analyses.periods import ORDERS, period_table
+    from sniff.analyses.cost.periods import ORDERS, period_table
     from sniff.errors import UserError
 
     if order not in ORDERS:

@@ -38,7 +38,7 @@ def sessions(
     **options: Any,
 ) -> None:
     """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
-    from sniff.analyses.summary import SESSION_SORTS
+    from sniff.analyses.cost.summary import SESSION_SORTS
     from sniff.errors import UserError
 
     if by is not None:
@@ -74,7 +74,7 @@ def _by(by: str, sort: str, limit: int | None, options: dict[str, Any]) -> None:
     Raises:
         UserError: `by` or `sort` is not one of theirs (before any log is read).
     """
-    from sniff.analyses.branches import ATTRIBUTION_SORTS, ATTRIBUTIONS
+    from sniff.analyses.cost.branches import ATTRIBUTION_SORTS, ATTRIBUTIONS
     from sniff.errors import UserError
 
     if by not in ATTRIBUTIONS:

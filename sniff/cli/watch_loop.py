@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 from sniff.errors import UserError
 
 if TYPE_CHECKING:
-    from sniff.analyses.watch_events import Event
+    from sniff.analyses.live.events import Event
     from sniff.workspace import Workspace
 
 Alert = Callable[[str, str], None]
@@ -63,7 +63,7 @@ class Watch:
         idle_minutes: float | None = None,
         clock: Clock = utc_now,
     ) -> None:
-        from sniff.analyses.watch_idle import IDLE_MINUTES, Idleness
+        from sniff.analyses.live.idle import IDLE_MINUTES, Idleness
         from sniff.ingest.files.discover import roots_for
         from sniff.ingest.files.follow import Follower
 
@@ -86,7 +86,7 @@ class Watch:
     def start(self) -> None:
         """Read what the logs hold now: no event for it, only the state, but for the lines
         it skipped (`line_skipped`, as a scan lists them)."""
-        from sniff.analyses.watch_events import skipped_events
+        from sniff.analyses.live.events import skipped_events
 
         growth = self.follower.step()
         kept = [r for r in growth.requests if self.workspace.filters.keep(r)]
@@ -101,7 +101,7 @@ class Watch:
         """The events of what was appended since the last step, then of the lines it skipped,
         then of the sessions that went idle by the clock (a step with no growth still ends
         them)."""
-        from sniff.analyses.watch_events import KINDS, events_of, skipped_events
+        from sniff.analyses.live.events import KINDS, events_of, skipped_events
 
         growth = self.follower.step()
         keep = self.workspace.filters.keep
@@ -142,7 +142,7 @@ class Watch:
         """The live view, redrawn on every beat: a change, or the refresh interval."""
         from rich.live import Live
 
-        from sniff.analyses.watch_events import glance
+        from sniff.analyses.live.events import glance
         from sniff.present.terminal import SafeConsole
         from sniff.present.watch_view import view
 

@@ -18,9 +18,9 @@ from typing import Any
 import pyarrow as pa
 from msgspec.structs import asdict
 
-from sniff.analyses.agents import ToolUse
-from sniff.analyses.breaks import Break
-from sniff.analyses.summary import SessionRow
+from sniff.analyses.agents.activity import ToolUse
+from sniff.analyses.cache.breaks import Break
+from sniff.analyses.cost.summary import SessionRow
 from sniff.model import Agent, Block, Cost, Harness, Reported, Request, Usage
 from sniff.redact_secrets import redact_secrets
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sniff.analyses.breaks import find_breaks
-from sniff.analyses.summary import summarize
+from sniff.analyses.cache.breaks import find_breaks
+from sniff.analyses.cost.summary import summarize
 from sniff.errors import UserError
 from sniff.export import layout
 from sniff.export.tables import (

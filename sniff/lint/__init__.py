@@ -217,7 +217,7 @@ def _linted(read: Dataset, prompts: list[LintPrompt], usage_only: list[Path]) ->
 def _gap_findings(requests: list[Request], prices: PriceBook) -> list[Finding]:
     """SN012, one finding a session where the provider's longer TTL would have paid for its
     dearer writes: the verdict and figure `sniff cache --breaks` gives for the session."""
-    from sniff.analyses.breaks import find_breaks
+    from sniff.analyses.cache.breaks import find_breaks
     from sniff.numbers import money
 
     findings = []

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from sniff.analyses.agents import AgentReport, CommandRow, Spread
+from sniff.analyses.agents.activity import AgentReport, CommandRow, Spread
 from sniff.numbers import first_line, instant, plural
 from sniff.present.attribution_view import attribution_json, print_attribution
 from sniff.present.jsonout import rounded

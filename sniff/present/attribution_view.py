@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sniff.analyses.attribution import Attribution, GroupRow
+from sniff.analyses.agents.attribution import Attribution, GroupRow
 from sniff.numbers import compact, money
 from sniff.present.commits_view import cost_text, spent_json
 from sniff.present.jsonout import rounded

@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sniff.analyses.block_burn import Burn, Burner, Rate, block_causes
-from sniff.analyses.blocks import Block
-from sniff.analyses.plans import MonthValue, Plan, week_multiple
-from sniff.analyses.weekly import Week, WeekBurn
+from sniff.analyses.cost.block_burn import Burn, Burner, Rate, block_causes
+from sniff.analyses.cost.blocks import Block
+from sniff.analyses.cost.plans import MonthValue, Plan, week_multiple
+from sniff.analyses.cost.weekly import Week, WeekBurn
 from sniff.present.jsonout import RATE_DIGITS, rounded, totals_json
 
 

@@ -10,9 +10,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from sniff.analyses.block_burn import Burn, Burner, Rate
-from sniff.analyses.blocks import Block
-from sniff.analyses.plans import MonthValue, Plan
+from sniff.analyses.cost.block_burn import Burn, Burner, Rate
+from sniff.analyses.cost.blocks import Block
+from sniff.analyses.cost.plans import MonthValue, Plan
 from sniff.numbers import duration, money, percent, short_count, tokens
 from sniff.present.console import DATE_STAMP
 from sniff.present.jsonout import zone_name

@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
-from sniff.analyses.branches import Attributed
+from sniff.analyses.cost.branches import Attributed
 from sniff.numbers import compact, percent
 from sniff.present.console import cost_cell, measures_table
 from sniff.present.jsonout import totals_json

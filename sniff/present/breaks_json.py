@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sniff.analyses.breaks import EXPECTED, Break, BreakReport, CauseTotals
+from sniff.analyses.cache.breaks import EXPECTED, Break, BreakReport, CauseTotals
 from sniff.present.causes import explain
 from sniff.present.jsonout import rounded
 
 if TYPE_CHECKING:
-    from sniff.analyses.scan_parts import BreakDigest
-    from sniff.analyses.ttl_advice import Verdict
+    from sniff.analyses.cache.ttl_advice import Verdict
+    from sniff.analyses.cost.scan_parts import BreakDigest
 
 
 def top_breaks_json(breaks: BreakDigest) -> dict[str, Any]:

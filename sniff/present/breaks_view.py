@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.text import Text
 
-from sniff.analyses.breaks import Break, BreakReport, CauseTotals
+from sniff.analyses.cache.breaks import Break, BreakReport, CauseTotals
 
 if TYPE_CHECKING:
-    from sniff.analyses.scan_parts import BreakDigest
-    from sniff.analyses.ttl_advice import TtlAdvice, Verdict
+    from sniff.analyses.cache.ttl_advice import TtlAdvice, Verdict
+    from sniff.analyses.cost.scan_parts import BreakDigest
 from sniff.numbers import compact, duration, money, plural
 from sniff.present.causes import explain, headline
 from sniff.present.console import measures_table, short_project

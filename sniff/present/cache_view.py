@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from sniff.analyses.cache import CacheReport, Comparison, Measures
+from sniff.analyses.cache.simulation import CacheReport, Comparison, Measures
 from sniff.numbers import compact, money, percent, plural, signed_money
 from sniff.present.console import measures_table, short_project
 from sniff.present.jsonout import rounded

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from sniff.numbers import money
 
 if TYPE_CHECKING:
-    from sniff.analyses.break_report import BreakReport
+    from sniff.analyses.cache.break_report import BreakReport
 
 EXPECTED_LABELS = (
     ("cold_start", "cold starts"),

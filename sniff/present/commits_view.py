@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sniff.analyses.commits import CommitReport, CommitRow, PullRow, Spent
+from sniff.analyses.cost.commits import CommitReport, CommitRow, PullRow, Spent
 from sniff.numbers import compact, money, plural
 from sniff.present.jsonout import rounded
 

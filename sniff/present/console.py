@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from sniff.analyses.summary import Group, SessionRow, Summary, Totals
+from sniff.analyses.cost.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset, LineIssue
 from sniff.numbers import compact, duration, money, percent, plural, tokens
 from sniff.present.jsonout import zone_name

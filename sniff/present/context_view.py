@@ -8,7 +8,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from sniff.analyses.context_growth import ContextReport, Crossing, SessionGrowth
+from sniff.analyses.cache.context_growth import ContextReport, Crossing, SessionGrowth
 from sniff.numbers import compact, money, plural, tokens
 from sniff.present.console import measures_table, short_project
 from sniff.present.jsonout import rounded

@@ -7,10 +7,10 @@ from dataclasses import asdict
 from datetime import tzinfo
 from typing import Any
 
-from sniff.analyses.drift import MEASURES, SEARCHED, Bucket, Measure, Series
-from sniff.analyses.drift_events import Event, VersionChange
-from sniff.analyses.drift_points import ChangePoint, Side
-from sniff.analyses.drift_report import NOTES, DriftReport, VersionSide
+from sniff.analyses.drift.events import Event, VersionChange
+from sniff.analyses.drift.points import ChangePoint, Side
+from sniff.analyses.drift.report import NOTES, DriftReport, VersionSide
+from sniff.analyses.drift.series import MEASURES, SEARCHED, Bucket, Measure, Series
 from sniff.present.jsonout import zone_name
 
 HARNESS_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}

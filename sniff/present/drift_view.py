@@ -6,8 +6,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from sniff.analyses.drift import MEASURES, Measure, Series
-from sniff.analyses.drift_report import NOTES, DriftReport, VersionSide
+from sniff.analyses.drift.report import NOTES, DriftReport, VersionSide
+from sniff.analyses.drift.series import MEASURES, Measure, Series
 from sniff.numbers import compact, percent, plural
 from sniff.present.console import measures_table, short_project
 from sniff.present.drift_json import sentence, value_text

@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from sniff.analyses.summary import Group, SessionRow, Summary, Totals
+from sniff.analyses.cost.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset
 from sniff.pricing import PriceSource
 from sniff.shown import terminal

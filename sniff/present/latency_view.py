@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from sniff.analyses.latency import ExplainedPeak, Goodput, LatencyReport
+from sniff.analyses.latency.measures import ExplainedPeak, Goodput, LatencyReport
 from sniff.numbers import percent, plural, seconds
 from sniff.present.console import measures_table
 from sniff.present.visible_view import beside_json, beside_table, thinking_json, thinking_table

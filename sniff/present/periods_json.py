@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import tzinfo
 from typing import Any
 
-from sniff.analyses.periods import PeriodTable
+from sniff.analyses.cost.periods import PeriodTable
 from sniff.present.jsonout import totals_json, zone_name
 
 COMMAND_OF = {"day": "daily", "week": "weekly", "month": "monthly"}

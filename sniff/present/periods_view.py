@@ -11,8 +11,8 @@ from datetime import tzinfo
 
 from rich.table import Table
 
-from sniff.analyses.periods import PeriodRow, PeriodTable
-from sniff.analyses.summary import Totals
+from sniff.analyses.cost.periods import PeriodRow, PeriodTable
+from sniff.analyses.cost.summary import Totals
 from sniff.numbers import compact, money, percent
 from sniff.present.console import cost_cell, measures_table
 from sniff.present.jsonout import zone_name

@@ -7,9 +7,9 @@ dearest user requests) by `sniff agents`' terminal tables; the JSON writer uses
 
 from __future__ import annotations
 
-from sniff.analyses.agents import AgentReport
-from sniff.analyses.attribution import Attribution
-from sniff.analyses.commits import Spent
+from sniff.analyses.agents.activity import AgentReport
+from sniff.analyses.agents.attribution import Attribution
+from sniff.analyses.cost.commits import Spent
 from sniff.numbers import compact, first_line, instant, money, percent, plural
 
 LISTED = 15

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from sniff.analyses.breaks import CauseTotals
-    from sniff.analyses.latency import LatencyReport
+    from sniff.analyses.cache.breaks import CauseTotals
+    from sniff.analyses.latency.measures import LatencyReport
 
 CLASSES = (
     ("input", "uncached input", "#c0504d"),

@@ -84,7 +84,7 @@ def _drift_json(report: Report) -> dict[str, Any] | None:
     """The weekly hit rate and `sniff drift --json`'s events."""
     if report.drift is None:
         return None
-    from sniff.analyses.drift_report import weekly
+    from sniff.analyses.drift.report import weekly
     from sniff.present.drift_json import event_json
 
     drift = report.drift

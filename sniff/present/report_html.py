@@ -162,7 +162,7 @@ def _drift_chart(report: Report) -> list[str]:
     drift = report.drift
     if drift is None or not drift.series:
         return []
-    from sniff.analyses.drift_report import week_of, weekly
+    from sniff.analyses.drift.report import week_of, weekly
 
     weeks = weekly(drift.series[0])
     labels = [week for week, _ in weeks]

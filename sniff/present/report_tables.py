@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sniff.analyses.commits import CommitReport, CommitRow
+from sniff.analyses.cost.commits import CommitReport, CommitRow
+from sniff.analyses.cost.summary import Group
+from sniff.analyses.latency.visible import Beside
 from sniff.analyses.report import Report
-from sniff.analyses.summary import Group
-from sniff.analyses.visible import Beside
 from sniff.findings import Finding
 from sniff.numbers import compact, money, percent, plural, seconds, signed_money
 from sniff.present.branches_view import NOTES

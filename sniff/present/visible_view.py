@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import Text
 
-    from sniff.analyses.peaks import PeakReport
-    from sniff.analyses.visible import Beside, ThinkingShare
+    from sniff.analyses.latency.peaks import PeakReport
+    from sniff.analyses.latency.visible import Beside, ThinkingShare
 
 HEADERS = ["model", "reqs", "TTFT p50", "TTFT peaks", "vis. p50", "vis. peaks", "later", "by p50"]
 """Short enough for an 80-column terminal: `CAPTION` says what they mean."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sniff.analyses.watch_events import Event
+from sniff.analyses.live.events import Event
 
 
 def event_json(event: Event) -> dict[str, Any]:

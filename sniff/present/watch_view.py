@@ -10,7 +10,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from sniff.analyses.watch_events import Event, Glance
+from sniff.analyses.live.events import Event, Glance
 from sniff.numbers import plural
 
 SHOWN_EVENTS = 15

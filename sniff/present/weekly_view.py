@@ -8,8 +8,8 @@ from datetime import tzinfo
 from rich.console import Console
 from rich.text import Text
 
-from sniff.analyses.plans import Plan, week_multiple
-from sniff.analyses.weekly import FAMILIES, Week, WeekBurn
+from sniff.analyses.cost.plans import Plan, week_multiple
+from sniff.analyses.cost.weekly import FAMILIES, Week, WeekBurn
 from sniff.numbers import compact, duration, money, percent, tokens
 from sniff.present.blocks_view import narrow_table, print_limit
 from sniff.present.jsonout import zone_name

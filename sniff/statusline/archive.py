@@ -104,9 +104,9 @@ def start_refresh(zone: str) -> bool:
 
 def refresh(now: datetime | None = None, zone: str = "") -> Kept:
     """Work the numbers out from every Claude Code transcript (through the index) and keep them."""
-    from sniff.analyses.block_burn import burn
-    from sniff.analyses.blocks import active_block, build_blocks
-    from sniff.analyses.summary import LocalDays
+    from sniff.analyses.cost.block_burn import burn
+    from sniff.analyses.cost.blocks import active_block, build_blocks
+    from sniff.analyses.cost.summary import LocalDays
     from sniff.workspace import Workspace
 
     moment = now or datetime.now(UTC)

@@ -31,13 +31,13 @@ from sniff.workspace.choices import PathArgument, check_choices, given_paths, re
 from sniff.workspace.frames import Frames
 
 if TYPE_CHECKING:
-    from sniff.analyses.agents import AgentReport
-    from sniff.analyses.branches import Attributed
-    from sniff.analyses.breaks import BreakReport
-    from sniff.analyses.cache import CacheReport
-    from sniff.analyses.commits import CommitReport
-    from sniff.analyses.context_growth import ContextReport
-    from sniff.analyses.drift_report import DriftReport
+    from sniff.analyses.agents.activity import AgentReport
+    from sniff.analyses.cache.breaks import BreakReport
+    from sniff.analyses.cache.context_growth import ContextReport
+    from sniff.analyses.cache.simulation import CacheReport
+    from sniff.analyses.cost.branches import Attributed
+    from sniff.analyses.cost.commits import CommitReport
+    from sniff.analyses.drift.report import DriftReport
     from sniff.analyses.report import Report
     from sniff.ingest.files.discover import SourceFile
     from sniff.ingest.record import Prompts
@@ -256,8 +256,8 @@ class Workspace(Frames):
                 )  # fmt: skip
                 require_logs(numbers.dataset, self.paths)
                 return numbers
-        from sniff.analyses.scan_parts import digest
-        from sniff.analyses.summary import summarize
+        from sniff.analyses.cost.scan_parts import digest
+        from sniff.analyses.cost.summary import summarize
 
         dataset = self.dataset("sized")  # checked as it is read
         found = self.break_report().breaks
@@ -294,7 +294,7 @@ class Workspace(Frames):
             require_logs(dataset, self.paths)
             self._breaks[policy_file], self._datasets[Prompts.SIZED] = report, dataset
         if policy_file not in self._breaks:
-            from sniff.analyses.breaks import CacheRules, find_breaks
+            from sniff.analyses.cache.breaks import CacheRules, find_breaks
 
             requests = self.dataset("sized").requests  # as scan reads them: the same breaks
             self._breaks[policy_file] = find_breaks(
@@ -321,7 +321,7 @@ class Workspace(Frames):
         """
         key = (policy, ttl, min_tokens, kv_tokens, policy_file)
         if key not in self._caches:
-            from sniff.analyses.cache import analyze_cache
+            from sniff.analyses.cache.simulation import analyze_cache
             from sniff.engine import simulation
 
             chosen = simulation(
@@ -344,26 +344,26 @@ class Workspace(Frames):
     def attribution(self, by: str) -> list[Attributed]:
         """`sniff sessions --by`'s rows: the requests the filters keep, per git branch
         (`by="branch"`) or repository (`"repo"`), each request booked to its own."""
-        from sniff.analyses.branches import attribute
+        from sniff.analyses.cost.branches import attribute
 
         return attribute(self._chosen(), by)
 
     def agents_report(self) -> AgentReport:
         """`sniff agents`' report: tool use, failures by class, what each user request led to."""
-        from sniff.analyses.agents import analyze_agents
+        from sniff.analyses.agents.activity import analyze_agents
 
         return analyze_agents(self._chosen(), self.activity(), self.zone)
 
     def context_report(self, base_tokens: int | None = None) -> ContextReport:
         """`sniff context`'s report: each session's prompt sizes, and where a fresh session
         would have been cheaper (`analyses.context_growth`; `base_tokens`: its `--base`)."""
-        from sniff.analyses.context_growth import context_growth
+        from sniff.analyses.cache.context_growth import context_growth
 
         return context_growth(self._chosen(), self.prices, base_tokens)
 
     def commits_report(self) -> CommitReport:
         """`sniff commits`' report: each commit made in a session, its requests and cost."""
-        from sniff.analyses.commits import analyze_commits
+        from sniff.analyses.cost.commits import analyze_commits
 
         return analyze_commits(self._chosen(), self.activity())
 
@@ -374,8 +374,8 @@ class Workspace(Frames):
         Raises:
             UserError: as `dataset`, or `by` is neither day nor week (before any log is read).
         """
-        from sniff.analyses.drift import BY
-        from sniff.analyses.drift_report import analyze_drift, drift_of
+        from sniff.analyses.drift.report import analyze_drift, drift_of
+        from sniff.analyses.drift.series import BY
         from sniff.workspace.drift_units import drift_from_index
 
         if by not in BY:

@@ -9,15 +9,15 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sniff.analyses.breaks import CacheRules, break_part
-from sniff.analyses.drift import break_key
-from sniff.analyses.drift_part import (
+from sniff.analyses.cache.breaks import CacheRules, break_part
+from sniff.analyses.drift.part import (
     DriftPart,
     decode_drift_part,
     drift_part,
     encode_drift_part,
     join_parts,
 )
+from sniff.analyses.drift.series import break_key
 from sniff.analyses.filters import Filters, keep_activity
 from sniff.ingest.files.discover import SourceFile
 from sniff.ingest.index.store import IndexStore

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    from sniff.analyses.breaks import BreakReport
+    from sniff.analyses.cache.breaks import BreakReport
     from sniff.model import Activity, Request
     from sniff.workspace.scan import ScanNumbers
 
@@ -64,7 +64,7 @@ class Frames:
     def tools(self) -> pd.DataFrame:
         """One row per tool call, by time, with its outcome and what its results added to the
         context: the rows `sniff agents` sums per tool (README, Python API)."""
-        from sniff.analyses.agents import tool_uses
+        from sniff.analyses.agents.activity import tool_uses
         from sniff.export.tables import tools_table
 
         return self._frame(tools_table(tool_uses(self._chosen(), self.activity())))

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 
-from sniff.analyses.breaks import CacheRules
-from sniff.analyses.filters import Filters
-from sniff.analyses.scan_parts import (
+from sniff.analyses.cache.breaks import CacheRules
+from sniff.analyses.cost.scan_parts import (
     BreakDigest,
     ScanPart,
     decode_part,
@@ -27,7 +26,8 @@ from sniff.analyses.scan_parts import (
     join,
     scan_part,
 )
-from sniff.analyses.summary import Summary
+from sniff.analyses.cost.summary import Summary
+from sniff.analyses.filters import Filters
 from sniff.ingest.files.discover import SourceFile
 from sniff.ingest.index import rows as index_rows
 from sniff.ingest.index.indexed import IndexedFiles

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sniff.analyses.tool_errors import ERROR_CLASSES
+from sniff.analyses.agents.tool_errors import ERROR_CLASSES
 from sniff.cli import app
 
 REPO = Path(__file__).resolve().parents[2]

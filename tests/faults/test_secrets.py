@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from sniff.analyses.agents import analyze_agents
+from sniff.analyses.agents.activity import analyze_agents
 from sniff.cli import app
 from sniff.ingest.activity import EXCERPT
 from sniff.tui import make_app

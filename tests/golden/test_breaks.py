@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sniff.analyses.breaks import CAUSES
-from sniff.analyses.breaks import EXPECTED as EXPECTED_CAUSES
+from sniff.analyses.cache.breaks import CAUSES
+from sniff.analyses.cache.breaks import EXPECTED as EXPECTED_CAUSES
 from sniff.cli import app
 from sniff.logs import load
 from sniff.model import Request, Usage

@@ -11,8 +11,9 @@ import pytest
 from rich.text import Text
 from textual.widgets import Static
 
-from sniff.analyses import agents, latency
+from sniff.analyses.agents import activity as agents
 from sniff.analyses.browse import build_archive
+from sniff.analyses.latency import measures as latency
 from sniff.model import Agent, Dataset, Request, Usage
 from sniff.pricing import PriceBook
 from sniff.tui import SniffApp

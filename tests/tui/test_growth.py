@@ -7,7 +7,7 @@ from collections.abc import Callable
 from rich.text import Text
 from textual.widgets import Sparkline, Static
 
-from sniff.analyses.context_growth import context_growth
+from sniff.analyses.cache.context_growth import context_growth
 from sniff.model import Dataset
 from sniff.pricing import PriceBook
 from sniff.tui import SniffApp

@@ -284,7 +284,7 @@ async def test_s_sorts_a_timeline_by_every_column_then_returns_to_time_order(
 async def test_latency_shows_the_peaks_of_each_metric(
     new_app: Callable[[], SniffApp], archive_dataset: Dataset
 ) -> None:
-    from sniff.analyses.latency import METRICS, analyze_latency
+    from sniff.analyses.latency.measures import METRICS, analyze_latency
     from sniff.present.latency_view import NAMES
     from sniff.tui.screens.latency import LatencyScreen
 
@@ -328,7 +328,7 @@ def cells(app: SniffApp, selector: str, index: int) -> list[str]:
 async def test_behaviour_shows_tools_failures_and_user_requests_and_drills_down(
     new_app: Callable[[], SniffApp], archive_dataset: Dataset
 ) -> None:
-    from sniff.analyses.agents import analyze_agents, command_requests
+    from sniff.analyses.agents.activity import analyze_agents, command_requests
     from sniff.numbers import compact
     from sniff.tui.screens.behaviour import BehaviourScreen, CommandScreen
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
-from sniff.analyses.agents import analyze_agents, command_requests
+from sniff.analyses.agents.activity import analyze_agents, command_requests
 from sniff.ingest.activity import INJECTED
 from sniff.ingest.formats.claude_code import reader as claude_code
 from sniff.model import Activity, Agent, AgentEvent, Request, ToolCall, ToolResult, Usage

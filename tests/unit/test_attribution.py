@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sniff.analyses.attribution import NOT_LINKED
+from sniff.analyses.agents.attribution import NOT_LINKED
 from sniff.cli import app
 from sniff.model import Request
 from sniff.workspace import Workspace
@@ -153,7 +153,7 @@ def test_agents_shows_and_prints_the_tables(tmp_path: Path) -> None:
 def test_a_run_tied_by_time_only_when_its_launches_agree(
     tmp_path: Path, kinds: tuple[str, str], keys: tuple[str, str], linked: bool
 ) -> None:
-    from sniff.analyses.attribution import attribute
+    from sniff.analyses.agents.attribution import attribute
     from sniff.model import Activity, ToolCall, ToolResult
 
     write_session(tmp_path, [Step(), Step()], sidechain="both", gap=timedelta(seconds=5))

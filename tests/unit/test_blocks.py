@@ -10,9 +10,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from rich.console import Console
 
-from sniff.analyses.block_burn import burn
-from sniff.analyses.blocks import BLOCK, active_block, build_blocks, largest_tokens, windows
-from sniff.analyses.break_report import Break
+from sniff.analyses.cache.break_report import Break
+from sniff.analyses.cost.block_burn import burn
+from sniff.analyses.cost.blocks import BLOCK, active_block, build_blocks, largest_tokens, windows
 from sniff.model import Agent, Cost, Request, Usage
 from sniff.present.blocks_json import block_json, burn_json
 from sniff.present.blocks_view import blocks_table, print_active

@@ -10,8 +10,8 @@ import pytest
 from msgspec.structs import replace
 from rich.console import Console
 
-from sniff.analyses.blocks import build_blocks
-from sniff.analyses.break_report import Break
+from sniff.analyses.cache.break_report import Break
+from sniff.analyses.cost.blocks import build_blocks
 from sniff.model import Agent, Usage
 from sniff.numbers import short_count
 from sniff.present.blocks_view import HEADERS, blocks_table, short_model

@@ -16,8 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-from sniff.analyses.branches import NO_BRANCH, NO_REPOSITORY, attribute
-from sniff.analyses.summary import summarize
+from sniff.analyses.cost.branches import NO_BRANCH, NO_REPOSITORY, attribute
+from sniff.analyses.cost.summary import summarize
 from sniff.cli import app
 from sniff.ingest.formats.claude_code import reader as claude_code
 from sniff.ingest.formats.codex.reader import Reader

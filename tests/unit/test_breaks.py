@@ -1,4 +1,4 @@
-"""Cache breaks (`sniff.analyses.breaks`) on small, hand-built request chains.
+"""Cache breaks (`sniff.analyses.cache.breaks`) on small, hand-built request chains.
 
 Every test builds `Request` records directly: a chain is a session's agent, each request
 started `at` seconds after T0 and continuing the one named by `previous` (Claude Code's
@@ -22,7 +22,7 @@ import msgspec
 import pytest
 from genai_prices.types import ModelPrice
 
-from sniff.analyses.breaks import CAUSES, BreakReport, CacheRules, find_breaks
+from sniff.analyses.cache.breaks import CAUSES, BreakReport, CacheRules, find_breaks
 from sniff.logs import load
 from sniff.model import Agent, Block, Request, Usage
 from sniff.pricing import PriceBook
@@ -571,7 +571,7 @@ def test_gaps_histogram_counts_requests_breaks_and_their_cost() -> None:
     assert report.gaps[0].breaks.expected == 1
 
 
-# --- defects found and fixed (sniff/analyses/breaks.py) -----------------------------------------
+# --- defects found and fixed (sniff/analyses/cache/breaks.py) ---------------------------------
 
 
 def test_a_rebuild_right_after_a_cold_start_is_a_break() -> None:

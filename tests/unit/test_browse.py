@@ -7,9 +7,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from sniff.analyses.browse import build_archive
+from sniff.analyses.cache.prompt_view import CacheState, prompt_view
+from sniff.analyses.cost.summary import Totals
 from sniff.analyses.findings import collect_findings
-from sniff.analyses.prompt_view import CacheState, prompt_view
-from sniff.analyses.summary import Totals
 from sniff.findings import Finding, Saving, Severity
 from sniff.logs import load
 from sniff.model import Agent, Block, Dataset, Request, Usage

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sniff.analyses.tool_errors import classify
+from sniff.analyses.agents.tool_errors import classify
 from sniff.ingest.formats.codex.reader import Reader
 from sniff.ingest.record import FileResult
 from sniff.model import Activity

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sniff.analyses.commits import CommitReport, analyze_commits
+from sniff.analyses.cost.commits import CommitReport, analyze_commits
 from sniff.ingest.tool_detail import codex_detail, command_text, detail, output_text
 from sniff.model import Activity, Request
 from sniff.workspace import Workspace

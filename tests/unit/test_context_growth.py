@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sniff.analyses.context_growth import context_growth
+from sniff.analyses.cache.context_growth import context_growth
 from sniff.model import Agent, Request, Usage
 from sniff.price_table import PriceCache
 from sniff.pricing import PriceBook

@@ -11,10 +11,10 @@ from zoneinfo import ZoneInfo
 import msgspec
 import pytest
 
-from sniff.analyses.drift import Sums, week_of_day
-from sniff.analyses.drift_part import drift_part, series_of
-from sniff.analyses.drift_points import Rules
-from sniff.analyses.drift_report import analyze_drift, compare_versions
+from sniff.analyses.drift.part import drift_part, series_of
+from sniff.analyses.drift.points import Rules
+from sniff.analyses.drift.report import analyze_drift, compare_versions
+from sniff.analyses.drift.series import Sums, week_of_day
 from sniff.errors import UserError
 from sniff.model import Activity, Agent, Block, Cost, Harness, Request, ToolCall, Usage
 
@@ -227,8 +227,8 @@ def test_unpriced_requests_are_counted_apart_from_the_cost() -> None:
 def test_a_change_in_one_causes_break_rate_is_found_and_named() -> None:
     """From day 10 on, a fifth of the requests rebuild for `ttl_expired`: the cause's own break
     rate changes by 20 points, and the change point names it."""
-    from sniff.analyses.drift import break_key
-    from sniff.analyses.drift_points import change_points
+    from sniff.analyses.drift.points import change_points
+    from sniff.analyses.drift.series import break_key
 
     made = archive([0.9] * 20, sessions=12, calls=10)  # each day's sessions within it
     causes = {
@@ -252,7 +252,7 @@ def test_signals_too_flat_to_hold_a_change_are_not_segmented_and_nothing_is_lost
 ) -> None:
     """A signal whose periods' levels spread less than the smallest reported change is left
     out of the search: the change points are those of searching every signal."""
-    from sniff.analyses import drift_points
+    from sniff.analyses.drift import points as drift_points
 
     screen = drift_points._too_flat
     found = []
@@ -272,7 +272,7 @@ def test_a_series_of_the_same_requests_as_another_gets_its_points_without_a_sear
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """One harness and one model: their series are the overall one, and so are their points."""
-    from sniff.analyses import drift_points
+    from sniff.analyses.drift import points as drift_points
 
     made = archive([0.95] * 8 + [0.70] * 8, change=8)
     points = analyze_drift(made, Activity(), [], UTC).points

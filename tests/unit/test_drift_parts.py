@@ -17,15 +17,15 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sniff.analyses.breaks import CacheRules, break_part
-from sniff.analyses.drift import break_key
-from sniff.analyses.drift_part import (
+from sniff.analyses.cache.breaks import CacheRules, break_part
+from sniff.analyses.drift.part import (
     decode_drift_part,
     drift_part,
     encode_drift_part,
     join_parts,
 )
-from sniff.analyses.drift_report import drift_of
+from sniff.analyses.drift.report import drift_of
+from sniff.analyses.drift.series import break_key
 from sniff.cli import app
 from sniff.logs import load
 from sniff.model import Request

@@ -24,8 +24,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from sniff.analyses import cache as cache_analysis
-from sniff.analyses.cache import Measures, analyze_cache
+from sniff.analyses.cache import simulation as cache_analysis
+from sniff.analyses.cache.simulation import Measures, analyze_cache
 from sniff.engine import (
     Policy,
     PrefixTree,

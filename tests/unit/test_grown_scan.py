@@ -250,7 +250,7 @@ def test_tool_calls_and_results_appended_again_are_kept_once_as_first_seen(
 def test_a_tool_loop_longer_than_the_turn_looked_back_on_still_extends(
     tmp_path: Path, analysed: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sniff.analyses import chains
+    from sniff.analyses.cache import chains
 
     monkeypatch.setattr(chains, "TURN_STEPS", 1)  # the part keeps one request of the loop
     usage = Lines.usage(4, read=2_000, write=100, output=5)

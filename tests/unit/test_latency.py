@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import numpy
 import pytest
 
-from sniff.analyses.latency import (
+from sniff.analyses.latency.measures import (
     Slo,
     analyze_latency,
     is_hit,
@@ -243,7 +243,7 @@ def test_one_model_has_no_all_models_row_and_other_metrics_no_beside() -> None:
 def test_thinking_shares_weigh_each_response_by_its_output() -> None:
     from msgspec.structs import replace
 
-    from sniff.analyses.visible import thinking_shares
+    from sniff.analyses.latency.visible import thinking_shares
 
     def thought(share: float | None, output: int, model: str, key: str) -> Request:
         request = call(START, 1.0, 5.0, output=output, source="claude-trace", model=model, key=key)

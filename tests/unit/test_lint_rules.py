@@ -490,7 +490,7 @@ def test_idle_gaps_fire_where_the_one_hour_ttl_would_have_paid(
 
 
 def test_sn012_quotes_the_net_saving_cache_breaks_gives_for_the_session(tmp_path: Path) -> None:
-    from sniff.analyses.breaks import find_breaks
+    from sniff.analyses.cache.breaks import find_breaks
 
     path = kiosk_log(tmp_path, 15)
     [found] = [f for f in findings(path) if f.rule == "SN012"]

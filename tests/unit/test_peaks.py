@@ -1,5 +1,5 @@
-"""Peaks of a latency distribution (`sniff.analyses.peaks`) on mixtures with known components,
-and on the real samples.
+"""Peaks of a latency distribution (`sniff.analyses.latency.peaks`) on mixtures with known
+components, and on the real samples.
 
 Every sample is drawn with a fixed seed: each component is a lognormal (a Gaussian in log10
 seconds, given by its location in seconds, its sigma in decades and its weight), and outliers
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sniff.analyses.latency import timings
-from sniff.analyses.peaks import PeakReport, assign, find_peaks
+from sniff.analyses.latency.measures import timings
+from sniff.analyses.latency.peaks import PeakReport, assign, find_peaks
 from sniff.logs import load
 from tests.conftest import SAMPLE_LOGS
 

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from sniff.analyses.plans import choose_plan, load_plans, month_values, week_multiple
+from sniff.analyses.cost.plans import choose_plan, load_plans, month_values, week_multiple
 from sniff.errors import UserError
 from tests.unit.test_blocks import req
 

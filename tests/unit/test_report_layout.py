@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sniff.analyses.latency import analyze_latency
+from sniff.analyses.latency.measures import analyze_latency
 from sniff.numbers import axis_seconds
 from sniff.present import report_charts as charts
 from sniff.present.report_tables import relative_path

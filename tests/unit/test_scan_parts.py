@@ -8,8 +8,8 @@ from datetime import UTC
 
 import pytest
 
-from sniff.analyses.breaks import CacheRules, find_breaks
-from sniff.analyses.scan_parts import (
+from sniff.analyses.cache.breaks import CacheRules, find_breaks
+from sniff.analyses.cost.scan_parts import (
     TOP_BREAKS,
     ScanPart,
     decode_part,
@@ -19,7 +19,7 @@ from sniff.analyses.scan_parts import (
     join_digests,
     scan_part,
 )
-from sniff.analyses.summary import summarize
+from sniff.analyses.cost.summary import summarize
 from sniff.ingest.index.units import units
 from sniff.logs import load
 from sniff.model import Request
@@ -66,8 +66,8 @@ def test_parts_joined_equal_the_scan_of_everything_even_after_being_kept() -> No
 def test_a_part_weighs_no_ttl_advice_scan_never_shows(
     monkeypatch: pytest.MonkeyPatch, extendable: bool
 ) -> None:
-    import sniff.analyses.breaks as breaks_module
-    import sniff.analyses.ttl_advice as ttl_module
+    import sniff.analyses.cache.breaks as breaks_module
+    import sniff.analyses.cache.ttl_advice as ttl_module
 
     requests, prices = everything()
     weighed: list[int] = []

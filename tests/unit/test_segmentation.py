@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import ruptures
 
-from sniff.analyses.segmentation import segment
+from sniff.analyses.drift.segmentation import segment
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -136,7 +136,7 @@ def test_bad_arguments_are_refused(
 
 PROBE = """\
 import json, sys
-import sniff.analyses.drift_points
+import sniff.analyses.drift.points
 after_import = sorted(sys.modules)
 from tests.drift_archive import plant
 from pathlib import Path
@@ -161,6 +161,6 @@ def test_a_drift_run_imports_neither_ruptures_nor_scipy(tmp_path: Path) -> None:
     loaded = json.loads(last)
     report = json.loads("\n".join(output))
     assert len(report["events"]) == 1  # the run did find the planted change
-    assert "sniff.analyses.segmentation" in loaded["after_run"]
+    assert "sniff.analyses.drift.segmentation" in loaded["after_run"]
     for modules in (loaded["after_import"], loaded["after_run"]):
         assert {name.split(".")[0] for name in modules} & {"ruptures", "scipy"} == set()

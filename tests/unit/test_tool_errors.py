@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sniff.analyses.tool_errors import (
+from sniff.analyses.agents.tool_errors import (
     ERROR_CLASSES,
     FILE_NOT_FOUND,
     FILE_NOT_READ,

@@ -1,4 +1,4 @@
-"""The longer-TTL verdict (`sniff.analyses.ttl_advice`): one computation for `cache --breaks`
+"""The longer-TTL verdict (`sniff.analyses.cache.ttl_advice`): one computation for `cache --breaks`
 and lint SN012, by each provider's own rules.
 
 Hand-built chains use the builders and published prices of `test_breaks`: a longer TTL costs
@@ -15,7 +15,7 @@ from datetime import timedelta
 import msgspec
 import pytest
 
-from sniff.analyses.breaks import break_part, break_report, find_breaks
+from sniff.analyses.cache.breaks import break_part, break_report, find_breaks
 from sniff.model import Request
 from sniff.present.breaks_json import ttl_advice_json
 from sniff.present.breaks_view import ttl_advice_lines

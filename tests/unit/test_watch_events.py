@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from sniff.analyses.watch_events import events_of, glance
+from sniff.analyses.live.events import events_of, glance
 from sniff.ingest.files.follow import Follower
 from sniff.present.watch_json import event_json
 from sniff.pricing import PriceBook

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from sniff.analyses.watch_events import glance
+from sniff.analyses.live.events import glance
 from sniff.cli.watch_loop import Watch
 from sniff.present.watch_json import event_json
 from sniff.present.watch_view import view

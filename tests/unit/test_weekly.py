@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from sniff.analyses.weekly import (
+from sniff.analyses.cost.weekly import (
     WeekStart,
     build_weeks,
     current_week,
@@ -78,7 +78,7 @@ def test_weeks_sum_by_family_and_project_the_current_week() -> None:
 
 def test_a_request_straddling_the_week_start_is_in_the_week_it_started_as_in_weekly() -> None:
     """Started Sunday 23:59 in Paris, ended Monday 00:01: the week `sniff weekly` puts it in."""
-    from sniff.analyses.periods import period_table
+    from sniff.analyses.cost.periods import period_table
 
     straddling = req("r1", "2026-01-04T23:01")  # started 22:59 UTC: 23:59 in Paris
     [week] = build_weeks([straddling], PARIS, WeekStart())

@@ -17,7 +17,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.widgets import Footer, Header, Static
 
-from sniff.analyses.agents import (
+from sniff.analyses.agents.activity import (
     AgentReport,
     CommandRow,
     ErrorRow,
@@ -26,7 +26,7 @@ from sniff.analyses.agents import (
     command_requests,
 )
 from sniff.analyses.browse import Archive, TimelineEntry
-from sniff.analyses.context_growth import SessionGrowth
+from sniff.analyses.cache.context_growth import SessionGrowth
 from sniff.numbers import compact, first_line, money, percent
 from sniff.present.console import elide, short_project
 from sniff.tui.screens.base import ArchiveScreen

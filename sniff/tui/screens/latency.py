@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive
-from sniff.analyses.latency import METRICS, LatencyReport, analyze_latency
+from sniff.analyses.latency.measures import METRICS, LatencyReport, analyze_latency
 from sniff.numbers import percent, plural, seconds
 from sniff.present.latency_view import NAMES, histogram
 from sniff.present.visible_view import beside_text, thinking_text

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive, BreakCost, SessionView
-from sniff.analyses.summary import Totals
+from sniff.analyses.cost.summary import Totals
 from sniff.numbers import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import count, figure, rate, usd

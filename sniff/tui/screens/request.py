@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive, TimelineEntry
-from sniff.analyses.prompt_view import BlockRow, CacheState, PromptView, prompt_view
+from sniff.analyses.cache.prompt_view import BlockRow, CacheState, PromptView, prompt_view
 from sniff.model import Request
 from sniff.numbers import duration, money, tokens
 from sniff.present.causes import explain

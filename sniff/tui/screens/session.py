@@ -10,9 +10,9 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive, BreakCost, TimelineEntry
-from sniff.analyses.context_growth import SessionGrowth, session_growth
-from sniff.analyses.latency import timing
-from sniff.analyses.summary import Totals
+from sniff.analyses.cache.context_growth import SessionGrowth, session_growth
+from sniff.analyses.cost.summary import Totals
+from sniff.analyses.latency.measures import timing
 from sniff.model import Request
 from sniff.numbers import duration, plural
 from sniff.tui.screens.base import ArchiveScreen

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, Sparkline
 
-from sniff.analyses.summary import Group
+from sniff.analyses.cost.summary import Group
 from sniff.numbers import money, percent
 
 

@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Sparkline, Static
 
-from sniff.analyses.context_growth import SessionGrowth
+from sniff.analyses.cache.context_growth import SessionGrowth
 from sniff.numbers import compact, plural
 from sniff.tui.palette import Palette
 from sniff.tui.widgets.shown import ShownStatic

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from sniff.analyses.browse import BreakCost
-from sniff.analyses.summary import Totals
+from sniff.analyses.cost.summary import Totals
 from sniff.numbers import compact, money, percent, plural
 from sniff.tui.palette import Palette
 

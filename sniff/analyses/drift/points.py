@@ -22,7 +22,7 @@ import math
 import statistics
 from dataclasses import dataclass, replace
 
-from sniff.analyses.drift import SEARCHED, Z95, Measure, Series, Sums
+from sniff.analyses.drift.series import SEARCHED, Z95, Measure, Series, Sums
 
 DETECTED_IN = ("overall", "harness", "model", "project")
 """The dimensions whose series are searched (a version spans one stretch of time: versions
@@ -92,7 +92,7 @@ def change_points(series: list[Series], rules: Rules) -> list[ChangePoint]:
 
     A series holding the very requests of one searched before (everything, when the logs are
     of one harness; a model used in one project only) has its points, not a search again."""
-    from sniff.analyses.segmentation import segment
+    from sniff.analyses.drift.segmentation import segment
 
     searched, same_as = _distinct([one for one in series if one.dimension in DETECTED_IN])
     signals = [

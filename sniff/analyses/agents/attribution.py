@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from sniff.analyses.commits import Spent, spent
+from sniff.analyses.cost.commits import Spent, spent
 from sniff.ingest.tool_detail import SKILL_TOOLS, SUBAGENT_TOOLS
 from sniff.model import Activity, Agent, Request, ToolCall, ToolResult
 

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sniff.analyses.break_report import start_of
+from sniff.analyses.cache.break_report import start_of
 from sniff.model import Agent, Request
 
 TTL_5M, TTL_1H = 300.0, 3600.0

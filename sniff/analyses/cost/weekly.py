@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 
-from sniff.analyses.block_burn import Rate
-from sniff.analyses.summary import Totals
+from sniff.analyses.cost.block_burn import Rate
+from sniff.analyses.cost.summary import Totals
 from sniff.errors import UserError
 from sniff.model import Request
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 
-from sniff.analyses.periods import period_table
-from sniff.analyses.summary import Totals
+from sniff.analyses.cost.periods import period_table
+from sniff.analyses.cost.summary import Totals
 from sniff.data_files import bundled_and_given
 from sniff.errors import UserError
 from sniff.model import Request

@@ -3,8 +3,8 @@ of the distribution with what explains each, peaks over time, and goodput under 
 
 Why peaks and not only percentiles: a cache hit and a cache miss are two response-time
 populations. When the hit rate moves, the P99 moves although neither population changed; the
-peaks (found by `sniff.analyses.peaks`) stay where they are and only their heights change, and
-each peak's share of hits and misses says which population it is.
+peaks (found by `sniff.analyses.latency.peaks`) stay where they are and only their heights
+change, and each peak's share of hits and misses says which population it is.
 
 Timing is exact where the log records the request's start, its first response bytes and its end
 (claude-trace, request logs) and approximate where it only stamps records as they are written
@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import TYPE_CHECKING
 
-from sniff.analyses.summary import LocalDays
+from sniff.analyses.cost.summary import LocalDays
 from sniff.model import Request
 from sniff.numbers import plural
 
 if TYPE_CHECKING:  # scipy loads with the peaks only when an analysis runs
-    from sniff.analyses.peaks import Peak, PeakReport
-    from sniff.analyses.visible import Beside, ThinkingShare
+    from sniff.analyses.latency.peaks import Peak, PeakReport
+    from sniff.analyses.latency.visible import Beside, ThinkingShare
 
 METRICS = ("ttft", "visible", "tpot", "e2e")
 EXACT_SOURCES = frozenset({"claude-trace", "request-log"})
@@ -213,8 +213,8 @@ def analyze_latency(
     keep: Callable[[Request], bool] | None = None,
 ) -> LatencyReport:
     """Percentiles, peaks explained, peaks over time and goodput of one metric."""
-    from sniff.analyses.peaks import assign, find_peaks
-    from sniff.analyses.visible import beside_ttft, thinking_shares
+    from sniff.analyses.latency.peaks import assign, find_peaks
+    from sniff.analyses.latency.visible import beside_ttft, thinking_shares
 
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}")
@@ -262,7 +262,7 @@ def _notes(
     totals_only: int,
 ) -> list[str]:
     """What the figures leave out or only approximate."""
-    from sniff.analyses.visible import DIFFERENCE
+    from sniff.analyses.latency.visible import DIFFERENCE
 
     notes = [report.note] if report.note and valued else []  # none: the report says so
     if totals_only:

@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, tzinfo
 
-from sniff.analyses.attribution import Attribution, ServerUse, attribute
-from sniff.analyses.summary import LocalDays
-from sniff.analyses.tool_errors import (
+from sniff.analyses.agents.attribution import Attribution, ServerUse, attribute
+from sniff.analyses.agents.tool_errors import (
     API_ERROR,
     CANCELLED_SIBLING,
     ERROR_CLASSES,
@@ -32,6 +31,7 @@ from sniff.analyses.tool_errors import (
     USER_INTERRUPTED,
     classify,
 )
+from sniff.analyses.cost.summary import LocalDays
 from sniff.ingest.formats.claude_code import reader as claude_code
 from sniff.ingest.formats.cline import reader as cline
 from sniff.ingest.formats.codex import reader as codex

@@ -20,7 +20,8 @@ from datetime import tzinfo
 
 import msgspec
 
-from sniff.analyses.drift import (
+from sniff.analyses.cost.summary import LocalDays
+from sniff.analyses.drift.series import (
     BY,
     DIMENSIONS,
     Bucket,
@@ -31,7 +32,6 @@ from sniff.analyses.drift import (
     value_of,
     week_of_day,
 )
-from sniff.analyses.summary import LocalDays
 from sniff.model import Request, ToolCall
 
 SEPARATOR = "\x1f"

@@ -27,7 +27,7 @@ from sniff.price_table import Rates
 from sniff.pricing import PriceBook
 
 if TYPE_CHECKING:
-    from sniff.analyses.break_report import Break
+    from sniff.analyses.cache.break_report import Break
     from sniff.engine.policies import LongerTtl
 
 
@@ -267,6 +267,6 @@ def _rewritten(found: Break, longer: LongerTtl, prices: PriceBook) -> float:
 
 
 def _in_time(found: Break) -> tuple[float, str]:
-    from sniff.analyses.break_report import start_of
+    from sniff.analyses.cache.break_report import start_of
 
     return (start_of(found.request), found.request.key)

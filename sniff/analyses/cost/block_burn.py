@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sniff.analyses.blocks import Block, moment
+from sniff.analyses.cost.blocks import Block, moment
 from sniff.model import Agent, Request
 
 RECENT = timedelta(minutes=30)

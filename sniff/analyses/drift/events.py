@@ -22,10 +22,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 
-from sniff.analyses.drift import UNKNOWN_VERSION, Series, week_of_day
-from sniff.analyses.drift_part import DriftPart
-from sniff.analyses.drift_points import ChangePoint
-from sniff.analyses.summary import LocalDays
+from sniff.analyses.cost.summary import LocalDays
+from sniff.analyses.drift.part import DriftPart
+from sniff.analyses.drift.points import ChangePoint
+from sniff.analyses.drift.series import UNKNOWN_VERSION, Series, week_of_day
 
 SYSTEM_CHANGE = 0.1
 """A system prompt whose median size moved by at least 10 % has changed."""

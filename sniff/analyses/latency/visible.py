@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sniff.analyses.latency import Timing, median
+from sniff.analyses.latency.measures import Timing, median
 from sniff.model import Request
 
 if TYPE_CHECKING:  # scipy loads with the peaks only when an analysis runs
-    from sniff.analyses.peaks import PeakReport
+    from sniff.analyses.latency.peaks import PeakReport
 
 ALL_MODELS = "all models"
 DIFFERENCE = (
@@ -65,7 +65,7 @@ def beside_ttft(measured: Sequence[Timing]) -> list[Beside]:
 
 
 def _beside(model: str, rows: list[tuple[float, float]]) -> Beside:
-    from sniff.analyses.peaks import find_peaks
+    from sniff.analyses.latency.peaks import find_peaks
 
     ttfts = [ttft for ttft, _ in rows]
     visibles = [visible for _, visible in rows]

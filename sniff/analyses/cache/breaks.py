@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from datetime import tzinfo
 from typing import NamedTuple
 
-from sniff.analyses.break_causes import cause as cause_of
-from sniff.analyses.break_causes import shared_prefix
-from sniff.analyses.break_report import (
+from sniff.analyses.cache.break_causes import cause as cause_of
+from sniff.analyses.cache.break_causes import shared_prefix
+from sniff.analyses.cache.break_report import (
     CAUSES,
     EXPECTED,
     GAP_BUCKETS,
@@ -32,9 +32,9 @@ from sniff.analyses.break_report import (
     dearest_first,
     gap_bucket,
 )
-from sniff.analyses.break_rules import CacheRules
-from sniff.analyses.chains import Chains, reports_writes, rewritten
-from sniff.analyses.ttl_advice import ttl_part
+from sniff.analyses.cache.break_rules import CacheRules
+from sniff.analyses.cache.chains import Chains, reports_writes, rewritten
+from sniff.analyses.cache.ttl_advice import ttl_part
 from sniff.model import Agent, Request
 from sniff.pricing import PriceBook
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from sniff.analyses.break_rules import CacheRules
-from sniff.analyses.chains import Chains, cached_after
+from sniff.analyses.cache.break_rules import CacheRules
+from sniff.analyses.cache.chains import Chains, cached_after
 from sniff.model import Request
 from sniff.numbers import duration
 

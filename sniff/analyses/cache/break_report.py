@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, tzinfo
 
-from sniff.analyses.ttl_advice import TtlAdvice, TtlPart, advise, join
+from sniff.analyses.cache.ttl_advice import TtlAdvice, TtlPart, advise, join
 from sniff.model import Request
 from sniff.pricing import PriceBook
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from sniff.analyses.watch_events import Event
+from sniff.analyses.live.events import Event
 from sniff.model import Request
 
 IDLE_MINUTES = 30.0

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, tzinfo
 
-from sniff.analyses.break_report import Break, iso_week
-from sniff.analyses.drift import MEASURES, Bucket, Series, break_key
-from sniff.analyses.drift_events import Event, Sources, drift_events
-from sniff.analyses.drift_part import DriftPart, drift_part, series_of
-from sniff.analyses.drift_points import ChangePoint, Rules, change_points
+from sniff.analyses.cache.break_report import Break, iso_week
+from sniff.analyses.drift.events import Event, Sources, drift_events
+from sniff.analyses.drift.part import DriftPart, drift_part, series_of
+from sniff.analyses.drift.points import ChangePoint, Rules, change_points
+from sniff.analyses.drift.series import MEASURES, Bucket, Series, break_key
 from sniff.errors import UserError
 from sniff.model import Activity, Request
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sniff.analyses.summary import Totals, by_cost
+from sniff.analyses.cost.summary import Totals, by_cost
 from sniff.model import Request
 
 NO_BRANCH = "(no branch)"

@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 
-from sniff.analyses.blocks import Block, active_block, build_blocks
-from sniff.analyses.breaks import Break, find_breaks
-from sniff.analyses.summary import LocalDays, Totals
+from sniff.analyses.cache.breaks import Break, find_breaks
+from sniff.analyses.cost.blocks import Block, active_block, build_blocks
+from sniff.analyses.cost.summary import LocalDays, Totals
 from sniff.ingest.files.follow import Growth
 from sniff.model import LineIssue, Request
 from sniff.pricing import PriceBook

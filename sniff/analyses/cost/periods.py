@@ -12,8 +12,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, tzinfo
 
+from sniff.analyses.cost.summary import (
+    Cell,
+    Group,
+    Summary,
+    Totals,
+    summary_cells,
+    summary_of_cells,
+)
 from sniff.analyses.report import grouped
-from sniff.analyses.summary import Cell, Group, Summary, Totals, summary_cells, summary_of_cells
 from sniff.model import Request
 
 PERIODS = {"daily": "day", "weekly": "week", "monthly": "month"}

@@ -3,7 +3,7 @@ seconds found, fitted and subtracted one by one (Cockcroft's step), then refitte
 
 The joint fit is a binned maximum-likelihood fit (Poisson deviance residuals, exact bin
 integrals) with a low flat floor that absorbs scattered outliers. Which of the components it
-returns are peaks is decided by `sniff.analyses.peaks`, from the data.
+returns are peaks is decided by `sniff.analyses.latency.peaks`, from the data.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ MIN_WIDTH = 0.005
 NOISE_Z = 2.0
 """Standard deviations of Poisson noise by which the data must show something: a bump of the
 residual above its surroundings to be fitted, a valley between peaks, a top elsewhere than a
-peak's smoothed top (`sniff.analyses.peaks`)."""
+peak's smoothed top (`sniff.analyses.latency.peaks`)."""
 SCALES = (1.0, 2.0, 4.0, 8.0)
 """Smoothing widths (in bins) at which the residual is searched: a narrow peak stands out at
 the finest, a wide, low one only once its bins are summed over its own width."""

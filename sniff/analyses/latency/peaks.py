@@ -10,7 +10,7 @@ The method is Adrian Cockcroft's response-time distribution analysis: histogram 
 log space (response times are roughly lognormal, so each population becomes a Gaussian there),
 find the largest peak, fit one Gaussian to it and subtract it, rescan the residual for the next
 (at several smoothing widths, so that a population spread thinly over many bins is seen as well
-as a narrow one), and so on; then refit the components jointly (`sniff.analyses.peak_fit`).
+as a narrow one), and so on; then refit the components jointly (`sniff.analyses.latency.peak_fit`).
 
 A Gaussian mixture fits noise and skew too, so the data decide which components are peaks.
 Neighbouring components are merged into one population, the pair with the shallowest valley
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage  # type: ignore[import-untyped, unused-ignore]
 
-from sniff.analyses.peak_fit import (
+from sniff.analyses.latency.peak_fit import (
     NOISE_Z,
     Array,
     Fit,

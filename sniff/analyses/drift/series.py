@@ -20,7 +20,7 @@ from datetime import date
 
 import msgspec
 
-from sniff.analyses.break_report import CAUSES, EXPECTED, iso_week
+from sniff.analyses.cache.break_report import CAUSES, EXPECTED, iso_week
 from sniff.model import Agent, Request
 
 BY = ("day", "week")

@@ -18,8 +18,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sniff.analyses.break_report import Break, CauseTotals
-from sniff.analyses.summary import Totals
+from sniff.analyses.cache.break_report import Break, CauseTotals
+from sniff.analyses.cost.summary import Totals
 from sniff.model import Agent, Request
 
 BLOCK = timedelta(hours=5)
