@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, tzinfo
 
+from sniff.analyses.cache.chains import start_of
 from sniff.analyses.cache.ttl_advice import TtlAdvice, TtlPart, advise, join
 from sniff.model import Request
 from sniff.pricing import PriceBook
@@ -217,11 +218,6 @@ def break_report(
 def dearest_first(found: Break) -> tuple[float, float, str]:
     """Sort key of breaks: dearest first, then earliest; the same however they were found."""
     return (-(found.cost_usd or 0.0), start_of(found.request), found.request.key)
-
-
-def start_of(request: Request) -> float:
-    """When a request started, as well as its log says (epoch seconds)."""
-    return (request.started_at or request.first_token_at or request.ended_at).timestamp()
 
 
 def _group(

@@ -11,7 +11,6 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sniff.analyses.cache.break_report import start_of
 from sniff.model import Agent, Request
 
 TTL_5M, TTL_1H = 300.0, 3600.0
@@ -19,6 +18,11 @@ TURN_STEPS = 10_000
 """How far back a request's turn is looked for: a tool loop longer than this is not judged."""
 IDLE_TTL = 600.0
 """OpenAI's automatic cache lives 5 to 10 minutes idle (the bundled `openai` policy)."""
+
+
+def start_of(request: Request) -> float:
+    """When a request started, as well as its log says (epoch seconds)."""
+    return (request.started_at or request.first_token_at or request.ended_at).timestamp()
 
 
 Way = tuple[bool, str | None, int]

@@ -22,6 +22,7 @@ from datetime import date
 from functools import cache
 from typing import TYPE_CHECKING
 
+from sniff.analyses.cache.chains import start_of
 from sniff.model import Request
 from sniff.price_table import Rates
 from sniff.pricing import PriceBook
@@ -267,6 +268,4 @@ def _rewritten(found: Break, longer: LongerTtl, prices: PriceBook) -> float:
 
 
 def _in_time(found: Break) -> tuple[float, str]:
-    from sniff.analyses.cache.break_report import start_of
-
     return (start_of(found.request), found.request.key)

@@ -21,9 +21,8 @@ from datetime import datetime, tzinfo
 
 import msgspec
 
-from sniff.analyses.cache.break_report import start_of
 from sniff.analyses.cache.breaks import Break, CacheRules, break_part, dearest_first
-from sniff.analyses.cache.chains import Chains, Frontier
+from sniff.analyses.cache.chains import Chains, Frontier, start_of
 from sniff.analyses.cost.summary import Cell, Summary, Totals, summary_cells, summary_of_cells
 from sniff.model import Agent, Request
 from sniff.pricing import PriceBook

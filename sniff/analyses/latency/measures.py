@@ -23,6 +23,7 @@ from datetime import tzinfo
 from typing import TYPE_CHECKING
 
 from sniff.analyses.cost.summary import LocalDays
+from sniff.analyses.latency.timing import Timing, quantile
 from sniff.model import Request
 from sniff.numbers import plural
 
@@ -38,29 +39,6 @@ HIT_SHARE = 0.5
 OUTPUT_BANDS = ((100, "< 100"), (1_000, "100–999"), (10_000, "1k–10k"), (None, "≥ 10k"))
 """Output-length bands, in tokens: long answers take long whatever the cache did."""
 QUANTILES = (0.5, 0.9, 0.95, 0.99)
-
-
-@dataclass(frozen=True, slots=True)
-class Timing:
-    """How long one request took, in seconds, by each measure the log allows."""
-
-    request: Request
-    ttft: float | None
-    """Time to first token: from sending the request to the first response content."""
-    tpot: float | None
-    """Time per output token after the first: (end − first token) / (output tokens − 1); only
-    where the log times the first and the last token (`EXACT_SOURCES`)."""
-    e2e: float | None
-    """End to end: from sending the request to the end of the response."""
-    exact: bool
-    visible: float | None = None
-    """Time to first visible token: from sending the request to the first text (else tool
-    call) of the response, where the log tells (Claude Code transcripts: approximate)."""
-
-    def value(self, metric: str) -> float | None:
-        """The measure named `ttft`, `visible`, `tpot` or `e2e`."""
-        value: float | None = getattr(self, metric)
-        return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,21 +291,8 @@ def _percentiles(values: list[float]) -> Percentiles | None:
     if not values:
         return None
     ordered = sorted(values)
-    p50, p90, p95, p99 = (_quantile(ordered, q) for q in QUANTILES)
+    p50, p90, p95, p99 = (quantile(ordered, q) for q in QUANTILES)
     return Percentiles(p50, p90, p95, p99, ordered[0], ordered[-1], sum(ordered) / len(ordered))
-
-
-def median(values: Iterable[float]) -> float:
-    """The median (of at least one value)."""
-    return _quantile(sorted(values), 0.5)
-
-
-def _quantile(ordered: list[float], q: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default)."""
-    position = q * (len(ordered) - 1)
-    low = int(position)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
 
 
 def _explain(
@@ -382,7 +347,7 @@ def _over_time(
         for index in range(len(report.peaks)):
             mine = sorted(value for _, value, owner in rows if owner == index)
             shares.append(len(mine) / len(rows))
-            medians.append(_quantile(mine, 0.5) if mine else None)
+            medians.append(quantile(mine, 0.5) if mine else None)
         prompt = sum(item.request.usage.prompt_tokens for item, _, _ in rows)
         read = sum(item.request.usage.cache_read_tokens for item, _, _ in rows)
         periods.append(

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sniff.analyses.latency.measures import Timing, median
+from sniff.analyses.latency.timing import Timing, median
 from sniff.model import Request
 
 if TYPE_CHECKING:  # scipy loads with the peaks only when an analysis runs
