@@ -2,16 +2,26 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol, cast
 
 from textual.binding import Binding
 from textual.screen import Screen
 
 from sniff.analyses.browse import Archive
+from sniff.findings import Finding
+from sniff.pricing import PriceBook
 from sniff.tui.palette import Palette, palette
 
-if TYPE_CHECKING:
-    from sniff.tui.app import SniffApp
+
+class Browser(Protocol):
+    """What a screen reads of the app that shows it (`SniffApp`), so that no screen imports the
+    app, which imports every screen."""
+
+    archive: Archive | None
+    """The archive as read so far; None until the first batch of logs is read."""
+    lint_findings: list[Finding] | None
+    """The lint findings of the logged prompts; None until they are checked."""
+    prices: PriceBook
 
 
 class ArchiveScreen(Screen[None]):
@@ -20,12 +30,9 @@ class ArchiveScreen(Screen[None]):
     BINDINGS = [Binding("escape", "back", "Back", tooltip="Back to the previous screen")]
 
     @property
-    def sniff(self) -> SniffApp:
-        """The app, typed."""
-        from sniff.tui.app import SniffApp
-
-        assert isinstance(self.app, SniffApp)
-        return self.app
+    def sniff(self) -> Browser:
+        """The app, as the screens read it."""
+        return cast(Browser, self.app)
 
     @property
     def colours(self) -> Palette:

@@ -39,11 +39,10 @@ def bindings_markdown(sections: list[tuple[str, list[BindingType]]]) -> str:
     return "\n".join(lines)
 
 
-def key_sections() -> list[tuple[str, list[BindingType]]]:
-    """Every binding sniff defines, by where it works."""
+def key_sections(everywhere: list[BindingType]) -> list[tuple[str, list[BindingType]]]:
+    """Every binding sniff defines, by where it works (`everywhere`: the app's own)."""
     from textual.widgets import DataTable
 
-    from sniff.tui.app import SniffApp
     from sniff.tui.screens.base import ArchiveScreen
     from sniff.tui.widgets.table import BrowseTable
 
@@ -53,7 +52,7 @@ def key_sections() -> list[tuple[str, list[BindingType]]]:
         if isinstance(b, Binding)
     ]
     return [
-        ("Everywhere", list(SniffApp.BINDINGS)),
+        ("Everywhere", everywhere),
         ("On every screen", list(ArchiveScreen.BINDINGS)),
         ("In tables", list(BrowseTable.BINDINGS) + moves),
     ]
@@ -74,7 +73,8 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Markdown(INTRO + "\n" + bindings_markdown(key_sections()))
+            everywhere = list(type(self.app).BINDINGS)  # the app's class: a screen never imports it
+            yield Markdown(INTRO + "\n" + bindings_markdown(key_sections(everywhere)))
 
     def action_dismiss(self) -> None:  # type: ignore[override]
         """Close the help."""
