@@ -70,7 +70,9 @@ def default_roots() -> list[Path]:
 
 def bundled_samples() -> Path:
     """The sample logs shipped with sniff (inside the package once installed)."""
-    package = Path(__file__).resolve().parent.parent
+    import sniff
+
+    package = Path(sniff.__file__).resolve().parent
     installed = package / "sample_logs"
     return installed if installed.is_dir() else package.parent / "sample_logs"
 
