@@ -10,7 +10,7 @@ log passes through it before it is shown:
 
 - `visible`: control characters become visible stand-ins, never bytes a terminal obeys;
 - `terminal`: `visible` after `redact_secrets` (Rich markup is never parsed from log text: sniff's
-  consoles have markup off, see `sniff.present.terminal`);
+  consoles have markup off, see `sniff.present.terminal.safe_console`);
 - `one_line`: the same, on one line (the status bar);
 - `csv_cell`: a cell a spreadsheet shows as text, never runs as a formula;
 - `markdown_text`: Markdown that neither breaks a table, nor embeds HTML, nor makes a link;

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from sniff.cli import app
 from sniff.logs import load
-from sniff.present.jsonout import MONEY_DIGITS
+from sniff.present.json.common import MONEY_DIGITS
 from tests.test_shared_samples import FOLDERS, SHARED
 
 pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason=f"no shared samples at {SHARED}")

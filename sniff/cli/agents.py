@@ -28,11 +28,11 @@ def agents(
         report = workspace.agents_report()
     o.report_issues(workspace.dataset(), options["verbose"])
     if options["json"]:
-        from sniff.present.agents_view import agents_json
+        from sniff.present.terminal.agents import agents_json
 
         o.print_json(agents_json(report, limit))
         return
-    from sniff.present.agents_view import print_agents
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.agents import print_agents
+    from sniff.present.terminal.safe_console import SafeConsole
 
     print_agents(SafeConsole(), report, limit)

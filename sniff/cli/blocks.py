@@ -115,7 +115,7 @@ def _blocks(
     requests = [request for block in found for request in block.requests]
     months = [] if plan is None else month_values(requests, workspace.zone, plan)
     if options["json"]:
-        from sniff.present.blocks_json import block_json, burn_json, plan_json
+        from sniff.present.json.blocks import block_json, burn_json, plan_json
 
         o.print_json({
             "blocks": [block_json(block, moment, plan) for block in shown_blocks],
@@ -124,7 +124,7 @@ def _blocks(
             **({} if plan is None else {"plan": plan_json(plan, months)}),
         })  # fmt: skip
         return
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.safe_console import SafeConsole
 
     console = SafeConsole()
     _print(console, shown_blocks, current, burning, workspace.zone, moment, limit)
@@ -137,7 +137,7 @@ def _print_plan(
     """With a plan, each month's value against it, the month of `moment` as "this month"."""
     if plan is None:
         return
-    from sniff.present.blocks_view import print_plan
+    from sniff.present.terminal.blocks import print_plan
 
     print_plan(console, plan, months, f"{moment.astimezone(zone):%Y-%m}")
 
@@ -151,7 +151,7 @@ def _print(
     moment: datetime,
     limit: int | None,
 ) -> None:
-    from sniff.present.blocks_view import blocks_table, print_active
+    from sniff.present.terminal.blocks import blocks_table, print_active
 
     if shown_blocks:
         console.print(blocks_table(shown_blocks, zone, moment))
@@ -195,7 +195,7 @@ def _weekly(
     months = [] if plan is None else month_values(chosen, workspace.zone, plan)
     shown_weeks = ([] if week is None else [week]) if active else weeks
     if options["json"]:
-        from sniff.present.blocks_json import plan_json, week_burn_json, week_json
+        from sniff.present.json.blocks import plan_json, week_burn_json, week_json
 
         current = None if burning is None else week_burn_json(burning[1], moment, limit)
         o.print_json({
@@ -205,8 +205,8 @@ def _weekly(
             **({} if plan is None else {"plan": plan_json(plan, months)}),
         })  # fmt: skip
         return
-    from sniff.present.terminal import SafeConsole
-    from sniff.present.weekly_view import print_weeks
+    from sniff.present.terminal.safe_console import SafeConsole
+    from sniff.present.terminal.weekly import print_weeks
 
     console = SafeConsole()
     print_weeks(console, shown_weeks, workspace.zone, burning, plan, limit)

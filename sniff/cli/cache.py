@@ -82,12 +82,12 @@ def cache(
         )  # fmt: skip
     o.report_issues(workspace.dataset("counted"), verbose)
     if json:
-        from sniff.present.cache_view import cache_json
+        from sniff.present.terminal.cache import cache_json
 
         o.print_json(cache_json(report))
         return
-    from sniff.present.cache_view import print_cache
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.cache import print_cache
+    from sniff.present.terminal.safe_console import SafeConsole
 
     print_cache(SafeConsole(), report)
 
@@ -118,11 +118,11 @@ def _breaks(
         dataset = workspace.dataset("sized")  # what the report was read from, on the cluster too
     o.report_issues(dataset, verbose)
     if json:
-        from sniff.present.breaks_json import breaks_json
+        from sniff.present.json.breaks import breaks_json
 
         o.print_json(breaks_json(report))
         return
-    from sniff.present.breaks_view import print_breaks
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.breaks import print_breaks
+    from sniff.present.terminal.safe_console import SafeConsole
 
     print_breaks(SafeConsole(), report, workspace.zone)

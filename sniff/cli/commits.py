@@ -39,11 +39,11 @@ def commits(
         report = workspace.commits_report()
     o.report_issues(workspace.dataset(), options["verbose"])
     if options["json"]:
-        from sniff.present.commits_view import commits_json
+        from sniff.present.terminal.commits import commits_json
 
         o.print_json(commits_json(report, limit))
         return
-    from sniff.present.commits_view import print_commits
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.commits import print_commits
+    from sniff.present.terminal.safe_console import SafeConsole
 
     print_commits(SafeConsole(), report, by, limit)

@@ -46,11 +46,11 @@ def context(
         report = workspace.context_report(base)
     o.report_issues(workspace.dataset(), options["verbose"])
     if options["json"]:
-        from sniff.present.context_view import context_json
+        from sniff.present.terminal.context import context_json
 
         o.print_json(context_json(report, every=every, limit=limit))
         return
-    from sniff.present.context_view import print_context
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.context import print_context
+    from sniff.present.terminal.safe_console import SafeConsole
 
     print_context(SafeConsole(), report, workspace.zone, every=every, limit=limit)

@@ -46,11 +46,11 @@ def drift(
         versions = compare_versions(report, *version_compare)
     o.report_issues(workspace.account(), options["verbose"])
     if options["json"]:
-        from sniff.present.drift_json import drift_json
+        from sniff.present.json.drift import drift_json
 
         o.print_json(drift_json(report, versions))
         return
-    from sniff.present.drift_view import print_drift
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.drift import print_drift
+    from sniff.present.terminal.safe_console import SafeConsole
 
     print_drift(SafeConsole(), report, versions)

@@ -66,12 +66,12 @@ def latency(
         )
     o.report_issues(dataset, options["verbose"])
     if options["json"]:
-        from sniff.present.latency_view import latency_json
+        from sniff.present.terminal.latency import latency_json
 
         o.print_json(latency_json(report))
         return
-    from sniff.present.latency_view import print_latency
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.latency import print_latency
+    from sniff.present.terminal.safe_console import SafeConsole
 
     print_latency(SafeConsole(), report)
 

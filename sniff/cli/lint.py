@@ -123,15 +123,15 @@ def _show(report: object, output: str) -> None:
 
     assert isinstance(report, LintReport)
     if output == "json":
-        from sniff.present.lint_view import lint_json
+        from sniff.present.terminal.lint import lint_json
 
         o.print_json(lint_json(report))
     elif output == "sarif":
-        from sniff.present.lint_view import lint_sarif
+        from sniff.present.terminal.lint import lint_sarif
 
         typer.echo(lint_sarif(report))
     else:
-        from sniff.present.lint_view import print_lint
-        from sniff.present.terminal import SafeConsole
+        from sniff.present.terminal.lint import print_lint
+        from sniff.present.terminal.safe_console import SafeConsole
 
         print_lint(SafeConsole(), report)

@@ -11,7 +11,7 @@ from sniff.lint import LintReport, check
 from sniff.lint.fix import fix_files
 from sniff.lint.inputs import load_prompts
 from sniff.numbers import compact, money, plural
-from sniff.present.terminal import SafeConsole
+from sniff.present.terminal.safe_console import SafeConsole
 from sniff.pricing import PriceBook
 from sniff.redact_secrets import redact_secrets
 

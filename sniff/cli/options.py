@@ -179,7 +179,7 @@ def workspace(options: dict[str, Any], **fixed: Any) -> Workspace:
 
 def print_json(value: Any) -> None:
     """`--json`: the command's one JSON object, with stable keys, on standard output."""
-    from sniff.present.jsonout import dumps
+    from sniff.present.json.common import dumps
 
     typer.echo(dumps(value))
 
@@ -190,6 +190,6 @@ def report_issues(dataset: Dataset, verbose: bool) -> None:
     for issue in dataset.unreadable:
         sys.stderr.write(one_line(f"sniff: {issue.file}: {issue.reason}") + "\n")
     if verbose:
-        from sniff.present.console import print_issues
+        from sniff.present.terminal.console import print_issues
 
         print_issues(sys.stderr, (issue for issue in dataset.issues if issue.line > 0))

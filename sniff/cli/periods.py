@@ -51,15 +51,15 @@ def _run(by: str, *, breakdown: bool, order: str, options: dict[str, Any]) -> No
     chosen = workspace.filters.apply(dataset.requests)
     table = period_table(chosen, workspace.zone, by, order=order)
     if options["json"]:
-        from sniff.present.jsonout import warnings_json
-        from sniff.present.periods_json import periods_json
+        from sniff.present.json.common import warnings_json
+        from sniff.present.json.periods import periods_json
 
         data = periods_json(table, workspace.zone, breakdown=breakdown)
         o.print_json(data | {"warnings": warnings_json(table.summary, dataset)})
         return
-    from sniff.present.console import print_warnings
-    from sniff.present.periods_view import periods_table
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.console import print_warnings
+    from sniff.present.terminal.periods import periods_table
+    from sniff.present.terminal.safe_console import SafeConsole
 
     console = SafeConsole()
     console.print(periods_table(table, workspace.zone, breakdown=breakdown))

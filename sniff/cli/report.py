@@ -132,13 +132,13 @@ def _render(built: object, output_format: str) -> str:
 
     assert isinstance(built, Report)
     if output_format == "html":
-        from sniff.present.report_html import report_html
+        from sniff.present.report.html import report_html
 
         return report_html(built)
-    from sniff.present import report_data
+    from sniff.present.report import data as report_data
 
     if output_format == "json":
-        from sniff.present.jsonout import dumps
+        from sniff.present.json.common import dumps
 
         return dumps(report_data.report_json(built)) + "\n"
     if output_format == "csv":

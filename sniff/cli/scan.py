@@ -22,9 +22,9 @@ def scan(**options: Any) -> None:
     if options["json"]:
         o.print_json(workspace.summary())
         return
-    from sniff.present.breaks_view import print_top_breaks
-    from sniff.present.console import print_summary
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.breaks import print_top_breaks
+    from sniff.present.terminal.console import print_summary
+    from sniff.present.terminal.safe_console import SafeConsole
 
     console = SafeConsole()
     print_summary(

@@ -55,13 +55,13 @@ def sessions(
     rows = rows[:limit] if limit else rows
     o.report_issues(dataset, options["verbose"])
     if options["json"]:
-        from sniff.present.jsonout import session_json, warnings_json
+        from sniff.present.json.common import session_json, warnings_json
 
         sessions = [session_json(row) for row in rows]
         o.print_json({"sessions": sessions, "warnings": warnings_json(summary, dataset)})
         return
-    from sniff.present.console import print_warnings, sessions_table
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.console import print_warnings, sessions_table
+    from sniff.present.terminal.safe_console import SafeConsole
 
     console = SafeConsole()
     console.print(sessions_table(rows, f"Sessions by {sort}", workspace.zone))
@@ -90,15 +90,15 @@ def _by(by: str, sort: str, limit: int | None, options: dict[str, Any]) -> None:
     rows = rows[:limit] if limit else rows
     o.report_issues(numbers.dataset, options["verbose"])
     if options["json"]:
-        from sniff.present.branches_view import attributed_json
-        from sniff.present.jsonout import warnings_json
+        from sniff.present.json.common import warnings_json
+        from sniff.present.terminal.branches import attributed_json
 
         warnings = warnings_json(numbers.summary, numbers.dataset)
         o.print_json({"by": by, "rows": attributed_json(rows, by), "warnings": warnings})
         return
-    from sniff.present.branches_view import NOTES, attributed_table
-    from sniff.present.console import print_warnings
-    from sniff.present.terminal import SafeConsole
+    from sniff.present.terminal.branches import NOTES, attributed_table
+    from sniff.present.terminal.console import print_warnings
+    from sniff.present.terminal.safe_console import SafeConsole
 
     console = SafeConsole()
     console.print(attributed_table(rows, by))

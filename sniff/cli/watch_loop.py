@@ -128,8 +128,8 @@ class Watch:
     def follow_json(self, out: TextIO, beats: Iterator[None]) -> None:
         """One JSON object per event, each line flushed at once: first those of `start` (the
         lines it skipped), then a step's on every beat (`ingest.changes.ticks`)."""
-        from sniff.present.jsonout import dumps
-        from sniff.present.watch_json import event_json
+        from sniff.present.json.common import dumps
+        from sniff.present.json.watch import event_json
 
         for found in chain([self.events[:]], (self.step() for _ in beats)):
             for event in found:
@@ -143,8 +143,8 @@ class Watch:
         from rich.live import Live
 
         from sniff.analyses.live.events import glance
-        from sniff.present.terminal import SafeConsole
-        from sniff.present.watch_view import view
+        from sniff.present.terminal.safe_console import SafeConsole
+        from sniff.present.terminal.watch import view
 
         zone = self.workspace.zone
 

@@ -266,8 +266,8 @@ class Workspace(Frames):
     def summary(self) -> dict[str, Any]:
         """The object `sniff scan --json` prints: `totals`, `by_model`, `by_project`, `by_day`,
         `by_agent`, `sessions`, `warnings`, `source` and `breaks` (README, `sniff scan`)."""
-        from sniff.present.breaks_json import top_breaks_json
-        from sniff.present.jsonout import summary_json
+        from sniff.present.json.breaks import top_breaks_json
+        from sniff.present.json.common import summary_json
 
         numbers = self.scan()
         report = summary_json(numbers.summary, numbers.dataset, self.prices.source())

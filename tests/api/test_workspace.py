@@ -206,7 +206,7 @@ def test_the_cache_report_is_what_sniff_cache_prints_and_refuses_what_it_refuses
     from typer.testing import CliRunner
 
     from sniff.cli import app
-    from sniff.present.cache_view import cache_json
+    from sniff.present.terminal.cache import cache_json
 
     monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
     workspace = Workspace(SAMPLE_LOGS, tz="UTC")
@@ -237,7 +237,7 @@ def test_the_agents_report_is_what_sniff_agents_prints(
     from typer.testing import CliRunner
 
     from sniff.cli import app
-    from sniff.present.agents_view import agents_json
+    from sniff.present.terminal.agents import agents_json
 
     monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
     printed = CliRunner().invoke(
@@ -255,7 +255,7 @@ def test_the_report_is_what_sniff_report_writes_and_refuses_what_it_refuses(
     from typer.testing import CliRunner
 
     from sniff.cli import app
-    from sniff.present.report_data import report_json
+    from sniff.present.report.data import report_json
 
     monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path))
     workspace = Workspace(SAMPLE_LOGS, tz="UTC")

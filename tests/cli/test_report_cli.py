@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.present.report_data import CSV_COLUMNS
+from sniff.present.report.data import CSV_COLUMNS
 from tests.conftest import FIRST_SAMPLES, SAMPLE_LOGS
 
 runner = CliRunner()

@@ -326,7 +326,7 @@ def test_a_skipped_line_is_one_event_once_and_a_cut_last_line_none(
     cc: type[Lines], tmp_path: Path, make: Any
 ) -> None:
     from sniff.cli.watch_loop import Watch
-    from sniff.present.watch_view import skipped_footer
+    from sniff.present.terminal.watch import skipped_footer
     from sniff.workspace import Workspace
 
     log = tmp_path / "logs" / "a.jsonl"

@@ -285,7 +285,7 @@ async def test_latency_shows_the_peaks_of_each_metric(
     new_app: Callable[[], SniffApp], archive_dataset: Dataset
 ) -> None:
     from sniff.analyses.latency.measures import METRICS, analyze_latency
-    from sniff.present.latency_view import NAMES
+    from sniff.present.terminal.latency import NAMES
     from sniff.tui.screens.latency import LatencyScreen
 
     app = new_app()

@@ -90,8 +90,8 @@ def test_the_model_calls_a_user_request_led_to_are_the_ones_it_counts() -> None:
 def test_the_terminal_and_the_report_show_the_same_failures_and_user_requests() -> None:
     from rich.console import Console
 
-    from sniff.present.agents_view import print_agents
-    from sniff.present.report_agents import sections
+    from sniff.present.report.agents import sections
+    from sniff.present.terminal.agents import print_agents
 
     activity = Activity(
         calls=(

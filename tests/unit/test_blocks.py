@@ -14,8 +14,8 @@ from sniff.analyses.cache.break_report import Break
 from sniff.analyses.cost.block_burn import burn
 from sniff.analyses.cost.blocks import BLOCK, active_block, build_blocks, largest_tokens, windows
 from sniff.model import Agent, Cost, Request, Usage
-from sniff.present.blocks_json import block_json, burn_json
-from sniff.present.blocks_view import blocks_table, print_active
+from sniff.present.json.blocks import block_json, burn_json
+from sniff.present.terminal.blocks import blocks_table, print_active
 
 
 def at(text: str) -> datetime:

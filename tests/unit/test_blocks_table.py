@@ -14,7 +14,7 @@ from sniff.analyses.cache.break_report import Break
 from sniff.analyses.cost.blocks import build_blocks
 from sniff.model import Agent, Usage
 from sniff.numbers import short_count
-from sniff.present.blocks_view import HEADERS, blocks_table, short_model
+from sniff.present.terminal.blocks import HEADERS, blocks_table, short_model
 from tests.unit.test_blocks import at, req
 
 

@@ -607,7 +607,7 @@ def test_a_gap_of_exactly_five_minutes_is_counted_under_five_minutes() -> None:
 
 
 def test_the_faults_cost_is_their_costs_summed_dearest_first() -> None:
-    from sniff.present.breaks_json import breaks_json, by_cause_json, ttl_advice_json
+    from sniff.present.json.breaks import breaks_json, by_cause_json, ttl_advice_json
 
     report = breaks(
         *warm_chain(),

@@ -29,7 +29,7 @@ from sniff.analyses.drift.series import break_key
 from sniff.cli import app
 from sniff.logs import load
 from sniff.model import Request
-from sniff.present.drift_json import drift_json
+from sniff.present.json.drift import drift_json
 from sniff.pricing import PriceBook
 from tests.conftest import SAMPLE_LOGS
 from tests.drift_archive import plant

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sniff.present.console import fit_names, short_project
+from sniff.present.terminal.console import fit_names, short_project
 
 SONNETS = ["claude-sonnet-4-20250514", "claude-sonnet-4-5-20250929"]
 """The two Sonnet models of `sample_logs`: cut at their end, both read `claude-sonnet-4-…`."""

@@ -12,8 +12,8 @@ import pytest
 
 from sniff.analyses.latency.measures import analyze_latency
 from sniff.numbers import axis_seconds
-from sniff.present import report_charts as charts
-from sniff.present.report_tables import relative_path
+from sniff.present.report import charts
+from sniff.present.report.tables import relative_path
 from tests.unit.test_latency import START, call
 
 WIDTHS = [charts.WIDE, charts.NARROW]

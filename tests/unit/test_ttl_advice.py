@@ -17,8 +17,8 @@ import pytest
 
 from sniff.analyses.cache.breaks import break_part, break_report, find_breaks
 from sniff.model import Request
-from sniff.present.breaks_json import ttl_advice_json
-from sniff.present.breaks_view import ttl_advice_lines
+from sniff.present.json.breaks import ttl_advice_json
+from sniff.present.terminal.breaks import ttl_advice_lines
 from tests.unit.test_breaks import BOOK, MINUTE, SONNET, breaks, causes, gpt, per_token, req
 
 

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from sniff.analyses.live.events import events_of, glance
 from sniff.ingest.files.follow import Follower
-from sniff.present.watch_json import event_json
+from sniff.present.json.watch import event_json
 from sniff.pricing import PriceBook
 from tests.conftest import Lines
 

@@ -11,8 +11,8 @@ from rich.console import Console
 
 from sniff.analyses.live.events import glance
 from sniff.cli.watch_loop import Watch
-from sniff.present.watch_json import event_json
-from sniff.present.watch_view import view
+from sniff.present.json.watch import event_json
+from sniff.present.terminal.watch import view
 from sniff.workspace import Workspace
 from tests.conftest import Lines
 

@@ -9,7 +9,7 @@ from sniff.analyses.cost.block_burn import Burn, Burner, Rate, block_causes
 from sniff.analyses.cost.blocks import Block
 from sniff.analyses.cost.plans import MonthValue, Plan, week_multiple
 from sniff.analyses.cost.weekly import Week, WeekBurn
-from sniff.present.jsonout import RATE_DIGITS, rounded, totals_json
+from sniff.present.json.common import RATE_DIGITS, rounded, totals_json
 
 
 def iso(moment: datetime | None) -> str | None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.cache.breaks import EXPECTED, Break, BreakReport, CauseTotals
 from sniff.present.causes import explain
-from sniff.present.jsonout import rounded
+from sniff.present.json.common import rounded
 
 if TYPE_CHECKING:
     from sniff.analyses.cache.ttl_advice import Verdict

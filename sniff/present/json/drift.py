@@ -11,7 +11,7 @@ from sniff.analyses.drift.events import Event, VersionChange
 from sniff.analyses.drift.points import ChangePoint, Side
 from sniff.analyses.drift.report import NOTES, DriftReport, VersionSide
 from sniff.analyses.drift.series import MEASURES, SEARCHED, Bucket, Measure, Series
-from sniff.present.jsonout import zone_name
+from sniff.present.json.common import zone_name
 
 HARNESS_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 INTERVAL = (

@@ -7,7 +7,7 @@ from datetime import tzinfo
 from typing import Any
 
 from sniff.analyses.cost.periods import PeriodTable
-from sniff.present.jsonout import totals_json, zone_name
+from sniff.present.json.common import totals_json, zone_name
 
 COMMAND_OF = {"day": "daily", "week": "weekly", "month": "monthly"}
 

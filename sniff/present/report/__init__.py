@@ -1,1 +1,3 @@
-"""The cost report: its data and tables (shared by Markdown, CSV and JSON), the self-contained HTML page and its charts, and the agents' sections."""
+"""The cost report: its data and tables (shared by Markdown, CSV and JSON), the self-contained
+HTML page and its charts, and the agents' sections.
+"""

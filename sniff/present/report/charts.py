@@ -126,7 +126,7 @@ def latency_histogram(report: LatencyReport, width: float) -> Figure:
     from matplotlib.transforms import blended_transform_factory
 
     from sniff.numbers import seconds
-    from sniff.present.latency_view import NAMES
+    from sniff.present.terminal.latency import NAMES
 
     figure, axes = _figure(width)
     bins = report.peaks.bins

@@ -14,11 +14,11 @@ from typing import Any
 
 from sniff.analyses.report import Report, period_text
 from sniff.numbers import compact, money, percent, plural
-from sniff.present.agents_view import agents_json
-from sniff.present.branches_view import attributed_json
 from sniff.present.causes import headline
-from sniff.present.jsonout import groups_json, summary_json, totals_json, warnings_json
-from sniff.present.report_tables import Table, tables
+from sniff.present.json.common import groups_json, summary_json, totals_json, warnings_json
+from sniff.present.report.tables import Table, tables
+from sniff.present.terminal.agents import agents_json
+from sniff.present.terminal.branches import attributed_json
 from sniff.shown import csv_cell, markdown_text
 
 CSV_COLUMNS = (
@@ -41,10 +41,10 @@ CSV_COLUMNS = (
 
 def report_json(report: Report) -> dict[str, Any]:
     """Everything in the report, with stable keys."""
-    from sniff.present.breaks_json import break_totals_json, by_cause_json, ttl_advice_json
-    from sniff.present.cache_view import cache_json
-    from sniff.present.latency_view import latency_json
-    from sniff.present.lint_view import finding_json
+    from sniff.present.json.breaks import break_totals_json, by_cause_json, ttl_advice_json
+    from sniff.present.terminal.cache import cache_json
+    from sniff.present.terminal.latency import latency_json
+    from sniff.present.terminal.lint import finding_json
 
     data = summary_json(report.summary, report.dataset, report.source)
     data["by"] = report.by
@@ -70,8 +70,8 @@ def report_json(report: Report) -> dict[str, Any]:
 def _commits_json(report: Report) -> dict[str, Any] | None:
     """`sniff commits --json`'s keys, the dearest `COMMITS_SHOWN` commits; None when the logs
     hold no commit made in a session."""
-    from sniff.present.commits_view import commits_json
-    from sniff.present.report_tables import dearest_commits
+    from sniff.present.report.tables import dearest_commits
+    from sniff.present.terminal.commits import commits_json
 
     if report.commits is None or not report.commits.commits:
         return None
@@ -85,7 +85,7 @@ def _drift_json(report: Report) -> dict[str, Any] | None:
     if report.drift is None:
         return None
     from sniff.analyses.drift.report import weekly
-    from sniff.present.drift_json import event_json
+    from sniff.present.json.drift import event_json
 
     drift = report.drift
     weeks = weekly(drift.series[0]) if drift.series else []

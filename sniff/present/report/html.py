@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from sniff.analyses.report import Report, period_text
 from sniff.numbers import compact, money, percent
-from sniff.present import report_charts as charts
 from sniff.present.causes import headline
-from sniff.present.latency_view import NAMES
-from sniff.present.report_data import assumptions, sources
-from sniff.present.report_tables import Table, tables
+from sniff.present.report import charts
+from sniff.present.report.data import assumptions, sources
+from sniff.present.report.tables import Table, tables
+from sniff.present.terminal.latency import NAMES
 from sniff.shown import html_text
 
 if TYPE_CHECKING:

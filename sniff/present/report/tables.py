@@ -17,10 +17,10 @@ from sniff.analyses.latency.visible import Beside
 from sniff.analyses.report import Report
 from sniff.findings import Finding
 from sniff.numbers import compact, money, percent, plural, seconds, signed_money
-from sniff.present.branches_view import NOTES
-from sniff.present.latency_view import NAMES
-from sniff.present.report_agents import Row, sections
-from sniff.present.visible_view import HEADERS, TITLE, beside_rows
+from sniff.present.report.agents import Row, sections
+from sniff.present.terminal.branches import NOTES
+from sniff.present.terminal.latency import NAMES
+from sniff.present.terminal.visible import HEADERS, TITLE, beside_rows
 
 DEFAULT_GROUPINGS = ("project", "model")
 """Shown in every report, whatever `--by` adds: what a reader asks first."""
@@ -159,7 +159,7 @@ def dearest_commits(found: CommitReport) -> list[CommitRow]:
 
 def _commits(found: CommitReport) -> Table:
     """The dearest commits made inside sessions, with what led to each."""
-    from sniff.present.commits_view import ONLY_IN_SESSIONS
+    from sniff.present.terminal.commits import ONLY_IN_SESSIONS
 
     rows = [
         [
@@ -210,7 +210,7 @@ def _breaks(report: Report) -> Table:
 
 
 def _drift(report: Report) -> Table:
-    from sniff.present.drift_json import sentence
+    from sniff.present.json.drift import sentence
 
     assert report.drift is not None
     rows: list[Row] = [

@@ -8,8 +8,8 @@ from rich.text import Text
 
 from sniff.analyses.agents.activity import AgentReport, CommandRow, Spread
 from sniff.numbers import first_line, instant, plural
-from sniff.present.attribution_view import attribution_json, print_attribution
-from sniff.present.jsonout import rounded
+from sniff.present.json.common import rounded
+from sniff.present.terminal.attribution import attribution_json, print_attribution
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -98,8 +98,7 @@ def print_agents(console: Console, report: AgentReport, limit: int | None = None
     """Tools, failures by class, and the dearest user requests; a table only where it has rows,
     and one line instead of all of them where the logs hold no activity."""
     from sniff.numbers import percent
-    from sniff.present.console import measures_table
-    from sniff.present.report_agents import (
+    from sniff.present.report.agents import (
         LISTED,
         TOOL_HEADERS,
         command_rows,
@@ -107,6 +106,7 @@ def print_agents(console: Console, report: AgentReport, limit: int | None = None
         texts,
         tool_rows,
     )
+    from sniff.present.terminal.console import measures_table
 
     limit = limit or LISTED
     if not report.has_activity:

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.agents.attribution import Attribution, GroupRow
 from sniff.numbers import compact, money
-from sniff.present.commits_view import cost_text, spent_json
-from sniff.present.jsonout import rounded
+from sniff.present.json.common import rounded
+from sniff.present.terminal.commits import cost_text, spent_json
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -40,7 +40,7 @@ def _group(row: GroupRow, name: str, runs: str) -> dict[str, Any]:
 
 def print_attribution(console: Console, attribution: Attribution, limit: int) -> None:
     """A table for each of subagent types, subagent runs, skills and MCP servers that has rows."""
-    from sniff.present.console import measures_table
+    from sniff.present.terminal.console import measures_table
 
     def money_of(row: GroupRow) -> list[str]:
         used = row.spent

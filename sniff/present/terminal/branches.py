@@ -10,8 +10,8 @@ from rich.table import Table
 
 from sniff.analyses.cost.branches import Attributed
 from sniff.numbers import compact, percent
-from sniff.present.console import cost_cell, measures_table
-from sniff.present.jsonout import totals_json
+from sniff.present.json.common import totals_json
+from sniff.present.terminal.console import cost_cell, measures_table
 
 TITLES = {"branch": "git branch", "repo": "repository"}
 """What a row's key is, per attribution."""

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from sniff.analyses.cost.scan_parts import BreakDigest
 from sniff.numbers import compact, duration, money, plural
 from sniff.present.causes import explain, headline
-from sniff.present.console import measures_table, short_project
+from sniff.present.terminal.console import measures_table, short_project
 
 LISTED = 25
 COUNT_HEADERS = ["faults", "fault cost", "expected", "expected cost", "rebuilt"]

@@ -10,8 +10,8 @@ from rich.text import Text
 
 from sniff.analyses.cache.simulation import CacheReport, Comparison, Measures
 from sniff.numbers import compact, money, percent, plural, signed_money
-from sniff.present.console import measures_table, short_project
-from sniff.present.jsonout import rounded
+from sniff.present.json.common import rounded
+from sniff.present.terminal.console import measures_table, short_project
 
 TOP_ROWS = 10
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from sniff.analyses.cost.commits import CommitReport, CommitRow, PullRow, Spent
 from sniff.numbers import compact, money, plural
-from sniff.present.jsonout import rounded
+from sniff.present.json.common import rounded
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -71,7 +71,7 @@ def print_commits(
 ) -> None:
     """The commits (or the pull requests) with their requests, tokens and cost, and the line
     saying what is counted."""
-    from sniff.present.console import measures_table
+    from sniff.present.terminal.console import measures_table
 
     if by == "pr":
         rows = [

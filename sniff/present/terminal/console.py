@@ -17,8 +17,8 @@ from rich.text import Text
 from sniff.analyses.cost.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset, LineIssue
 from sniff.numbers import compact, duration, money, percent, plural, tokens
-from sniff.present.jsonout import zone_name
-from sniff.present.terminal import styled
+from sniff.present.json.common import zone_name
+from sniff.present.terminal.safe_console import styled
 from sniff.pricing import PriceSource
 from sniff.shown import terminal
 

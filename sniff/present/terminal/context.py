@@ -10,8 +10,8 @@ from rich.table import Table
 
 from sniff.analyses.cache.context_growth import ContextReport, Crossing, SessionGrowth
 from sniff.numbers import compact, money, plural, tokens
-from sniff.present.console import measures_table, short_project
-from sniff.present.jsonout import rounded
+from sniff.present.json.common import rounded
+from sniff.present.terminal.console import measures_table, short_project
 
 RULE = (
     "A fresh session started at the crossing would have dropped what the context carried "

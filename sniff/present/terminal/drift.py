@@ -9,9 +9,9 @@ from rich.table import Table
 from sniff.analyses.drift.report import NOTES, DriftReport, VersionSide
 from sniff.analyses.drift.series import MEASURES, Measure, Series
 from sniff.numbers import compact, percent, plural
-from sniff.present.console import measures_table, short_project
-from sniff.present.drift_json import sentence, value_text
-from sniff.present.jsonout import zone_name
+from sniff.present.json.common import zone_name
+from sniff.present.json.drift import sentence, value_text
+from sniff.present.terminal.console import measures_table, short_project
 
 SHORT = {
     "hit_rate": "hit",

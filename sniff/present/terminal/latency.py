@@ -11,8 +11,8 @@ from rich.text import Text
 
 from sniff.analyses.latency.measures import ExplainedPeak, Goodput, LatencyReport
 from sniff.numbers import percent, plural, seconds
-from sniff.present.console import measures_table
-from sniff.present.visible_view import beside_json, beside_table, thinking_json, thinking_table
+from sniff.present.terminal.console import measures_table
+from sniff.present.terminal.visible import beside_json, beside_table, thinking_json, thinking_table
 
 NAMES = {
     "ttft": "time to first token",

@@ -12,8 +12,8 @@ from sniff.findings import Finding, Severity
 from sniff.lint import LintReport
 from sniff.lint.rules import RULES
 from sniff.numbers import compact, money, plural
-from sniff.present.jsonout import rounded
-from sniff.present.terminal import styled
+from sniff.present.json.common import rounded
+from sniff.present.terminal.safe_console import styled
 from sniff.version import __version__
 
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}

@@ -14,8 +14,8 @@ from rich.table import Table
 from sniff.analyses.cost.periods import PeriodRow, PeriodTable
 from sniff.analyses.cost.summary import Totals
 from sniff.numbers import compact, money, percent
-from sniff.present.console import cost_cell, measures_table
-from sniff.present.jsonout import zone_name
+from sniff.present.json.common import zone_name
+from sniff.present.terminal.console import cost_cell, measures_table
 
 HEADERS = ["reqs", "input", "output", "create", "read", "hit", "cost", "saved"]
 """ccusage's Cache Create and Cache Read are `create` and `read`; its Total Tokens is in the

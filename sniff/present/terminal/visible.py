@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sniff.numbers import percent, seconds
-from sniff.present.console import measures_table
+from sniff.present.terminal.console import measures_table
 
 if TYPE_CHECKING:
     from rich.table import Table

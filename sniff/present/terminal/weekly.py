@@ -11,8 +11,8 @@ from rich.text import Text
 from sniff.analyses.cost.plans import Plan, week_multiple
 from sniff.analyses.cost.weekly import FAMILIES, Week, WeekBurn
 from sniff.numbers import compact, duration, money, percent, tokens
-from sniff.present.blocks_view import narrow_table, print_limit
-from sniff.present.jsonout import zone_name
+from sniff.present.json.common import zone_name
+from sniff.present.terminal.blocks import narrow_table, print_limit
 
 
 def print_weeks(

@@ -28,7 +28,7 @@ from sniff.analyses.agents.activity import (
 from sniff.analyses.browse import Archive, TimelineEntry
 from sniff.analyses.cache.context_growth import SessionGrowth
 from sniff.numbers import compact, first_line, money, percent
-from sniff.present.console import elide, short_project
+from sniff.present.terminal.console import elide, short_project
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.session import SessionScreen
 from sniff.tui.widgets.cells import count, figure, usd

@@ -10,7 +10,7 @@ from textual.widgets import Footer, Header, Static
 from sniff.analyses.browse import Archive
 from sniff.analyses.findings import ArchiveFinding, collect_findings
 from sniff.numbers import plural
-from sniff.present.console import short_project
+from sniff.present.terminal.console import short_project
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import usd
 from sniff.tui.widgets.shown import ShownStatic

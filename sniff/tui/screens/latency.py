@@ -12,8 +12,8 @@ from textual.widgets import Footer, Header, Static
 from sniff.analyses.browse import Archive
 from sniff.analyses.latency.measures import METRICS, LatencyReport, analyze_latency
 from sniff.numbers import percent, plural, seconds
-from sniff.present.latency_view import NAMES, histogram
-from sniff.present.visible_view import beside_text, thinking_text
+from sniff.present.terminal.latency import NAMES, histogram
+from sniff.present.terminal.visible import beside_text, thinking_text
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import figure
 from sniff.tui.widgets.shown import ShownStatic

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Header, ProgressBar, Static
 
 from sniff.analyses.browse import Archive, ProjectRow
-from sniff.present.console import short_project
+from sniff.present.terminal.console import short_project
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import count, rate, usd
 from sniff.tui.widgets.charts import DailyChart

@@ -54,7 +54,7 @@ def markers(growth: SessionGrowth, spans: Sequence[range], colours: Palette) -> 
 
 def note(growth: SessionGrowth, colours: Palette) -> Text:
     """What the strip shows, and the flag with its computation (or why there is none)."""
-    from sniff.present.context_view import computation
+    from sniff.present.terminal.context import computation
 
     first = growth.points[0].prompt_tokens
     text = Text(
