@@ -23,7 +23,9 @@ COMMANDS = (
     "statusline",
 )  # fmt: skip
 """Every command, in the order `--help` lists them; each is the function of its name in the
-module of its name."""
+module of its name under `sniff.cli.commands`, or of `MODULES`' name for it."""
+MODULES = {"daily": "periods", "weekly": "periods", "monthly": "periods"}
+"""The commands that share a module: the periods differ only in the period."""
 
 
 def build_app(commands: tuple[str, ...] = COMMANDS) -> typer.Typer:
@@ -45,7 +47,7 @@ def build_app(commands: tuple[str, ...] = COMMANDS) -> typer.Typer:
     from importlib import import_module
 
     for name in commands:
-        module = import_module(f"sniff.cli.{name}")
+        module = import_module(f"sniff.cli.commands.{MODULES.get(name, name)}")
         settings = getattr(module, "CONTEXT_SETTINGS", None)  # a command reading its own options
         built.command(name, context_settings=settings, add_help_option=settings is None)(
             getattr(module, name)

@@ -311,7 +311,7 @@ def test_every_command_printing_results_takes_json(name: str) -> None:
 @pytest.fixture
 def terminal(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """Standard output is a terminal; the current folder is an empty one."""
-    import sniff.cli.report as report_command
+    import sniff.cli.commands.report as report_command
 
     monkeypatch.setattr(report_command, "_on_terminal", lambda: True)
     monkeypatch.chdir(tmp_path)

@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from sniff.cli import report as report_command
+from sniff.cli.commands import report as report_command
 from tests.conftest import REPO, SAMPLE_LOGS
 from tests.faults.failing_writes import fill_disk, refuse_writes, snapshot, writable_again
 

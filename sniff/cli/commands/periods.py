@@ -1,7 +1,7 @@
-"""Provides the body of `sniff daily`, `sniff weekly` and `sniff monthly` (`period_command`).
+"""Provides `sniff daily`, `sniff weekly` and `sniff monthly`: the numbers of `sniff report
+--by day|week|month`, as a table or JSON.
 
-Why one body: the three differ only in the period; each has its own module (`cli.daily`,
-`cli.weekly`, `cli.monthly`) because the app finds a command in the module of its name.
+Why one module: the three differ only in the period (`period_command`).
 """
 
 from __future__ import annotations
@@ -64,3 +64,20 @@ def _run(by: str, *, breakdown: bool, order: str, options: dict[str, Any]) -> No
     console = SafeConsole()
     console.print(periods_table(table, workspace.zone, breakdown=breakdown))
     print_warnings(console, table.summary, dataset)
+
+
+daily = period_command(
+    "daily",
+    "day",
+    "One row per day (in --tz): requests, tokens by class, cost, hit rate, savings.",
+)
+weekly = period_command(
+    "weekly",
+    "week",
+    "One row per ISO week (Monday to Sunday, in --tz): requests, tokens, cost, hit rate, savings.",
+)
+monthly = period_command(
+    "monthly",
+    "month",
+    "One row per month (in --tz): requests, tokens by class, cost, hit rate, savings.",
+)
