@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, tzinfo
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sniff.analyses.cache.break_report import iso_week
 from sniff.analyses.cache.breaks import BreakReport, find_breaks
 from sniff.analyses.cost.branches import Attributed, attribute
 from sniff.analyses.cost.commits import CommitReport, analyze_commits
+from sniff.analyses.cost.periods import grouped
 from sniff.analyses.cost.summary import Group, LocalDays, Summary, Totals, summarize
 from sniff.findings import Finding
 from sniff.model import Activity, Dataset, Request
@@ -138,33 +138,6 @@ def _cost_by_class(requests: list[Request], zone: tzinfo) -> dict[str, dict[str,
         day["cache_write_1h"] += cost.cache_write_1h_usd
         day["output"] += cost.output_usd
     return days
-
-
-def grouped(summary: Summary, by: str) -> list[Group]:
-    """The rows of `summary` grouped `by` (one of GROUPINGS): calendar periods in the zone it
-    was summed in, oldest first; the others by cost, highest first."""
-    if by == "day":
-        return summary.by_day
-    if by in ("week", "month"):
-        return _calendar(summary.by_day, iso_week if by == "week" else _month)
-    if by == "session":
-        return [Group(row.session_id, row.totals) for row in summary.sessions]
-    return {
-        "project": summary.by_project, "model": summary.by_model, "agent": summary.by_agent,
-        "harness": summary.by_harness,
-    }[by]  # fmt: skip
-
-
-def _calendar(days: list[Group], period: Callable[[date], str]) -> list[Group]:
-    merged: dict[str, Totals] = {}
-    for day in days:
-        key = period(date.fromisoformat(day.key))
-        merged.setdefault(key, Totals()).merge(day.totals)
-    return [Group(key, merged[key]) for key in sorted(merged)]
-
-
-def _month(day: date) -> str:
-    return day.strftime("%Y-%m")
 
 
 def _what_ifs(

@@ -1,17 +1,18 @@
 """Provides `period_table`: the rows of `sniff daily`, `sniff weekly` and `sniff monthly`.
 
 Why no grouping of its own: a day, an ISO week and a month are the groupings of
-`sniff report --by day|week|month` (`report.grouped`), summed by the same `summary` cells in
+`sniff report --by day|week|month` (`grouped`, here), summed by the same `summary` cells in
 the same zone, so the two commands cannot disagree. Each period's models are the same cells
 restricted to one model, grouped the same way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, tzinfo
 
+from sniff.analyses.cache.break_report import iso_week
 from sniff.analyses.cost.summary import (
     Cell,
     Group,
@@ -20,7 +21,6 @@ from sniff.analyses.cost.summary import (
     summary_cells,
     summary_of_cells,
 )
-from sniff.analyses.report import grouped
 from sniff.model import Request
 
 PERIODS = {"daily": "day", "weekly": "week", "monthly": "month"}
@@ -104,3 +104,30 @@ def period_start(key: str) -> date:
     if len(key) == 7:
         return date.fromisoformat(f"{key}-01")
     return date.fromisoformat(key)
+
+
+def grouped(summary: Summary, by: str) -> list[Group]:
+    """The rows of `summary` grouped `by` (one of `analyses.report.GROUPINGS`): calendar
+    periods in the zone it was summed in, oldest first; the others by cost, highest first."""
+    if by == "day":
+        return summary.by_day
+    if by in ("week", "month"):
+        return _calendar(summary.by_day, iso_week if by == "week" else _month)
+    if by == "session":
+        return [Group(row.session_id, row.totals) for row in summary.sessions]
+    return {
+        "project": summary.by_project, "model": summary.by_model, "agent": summary.by_agent,
+        "harness": summary.by_harness,
+    }[by]  # fmt: skip
+
+
+def _calendar(days: list[Group], period: Callable[[date], str]) -> list[Group]:
+    merged: dict[str, Totals] = {}
+    for day in days:
+        key = period(date.fromisoformat(day.key))
+        merged.setdefault(key, Totals()).merge(day.totals)
+    return [Group(key, merged[key]) for key in sorted(merged)]
+
+
+def _month(day: date) -> str:
+    return day.strftime("%Y-%m")

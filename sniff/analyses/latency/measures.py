@@ -155,6 +155,13 @@ class LatencyReport:
     """Of `visible`: thinking's estimated share of output, where logs hold the text."""
 
 
+def end_to_end(request: Request) -> float | None:
+    """Seconds from sending the request to the end of its response, as `sniff latency` measures
+    it (None where the log does not time it, the request failed or the clocks disagree)."""
+    measured = timing(request)
+    return None if measured is None else measured.e2e
+
+
 def timing(request: Request) -> Timing | None:
     """The timing of a request (None for a failed one or one the log does not time)."""
     if request.error is not None or request.started_at is None:

@@ -70,9 +70,7 @@ def default_roots() -> list[Path]:
 
 def bundled_samples() -> Path:
     """The sample logs shipped with sniff (inside the package once installed)."""
-    import sniff
-
-    package = Path(sniff.__file__).resolve().parent
+    package = Path(__file__).resolve().parents[2]  # sniff/ingest/files/discover.py → sniff/
     installed = package / "sample_logs"
     return installed if installed.is_dir() else package.parent / "sample_logs"
 

@@ -9,12 +9,12 @@ from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive, TimelineEntry
 from sniff.analyses.cache.prompt_view import BlockRow, CacheState, PromptView, prompt_view
+from sniff.analyses.latency.measures import end_to_end
 from sniff.model import Request
 from sniff.numbers import duration, money, tokens
 from sniff.present.causes import explain
 from sniff.tui.palette import Palette
 from sniff.tui.screens.base import ArchiveScreen
-from sniff.tui.screens.session import latency
 from sniff.tui.widgets.cells import figure
 from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
@@ -129,7 +129,7 @@ def _usage_text(request: Request, archive: Archive, colours: Palette) -> Text:
     text.append(money(cost.total_usd if cost else None), style="bold")
     if cost:
         text.append(f"  ·  without caching {money(cost.uncached_usd)}")
-    seconds = latency(request)
+    seconds = end_to_end(request)
     if seconds is not None:
         text.append(f"  ·  latency {seconds:.1f}s")
     if request.error:

@@ -12,8 +12,7 @@ from textual.widgets import Footer, Header, Static
 from sniff.analyses.browse import Archive, BreakCost, TimelineEntry
 from sniff.analyses.cache.context_growth import SessionGrowth, session_growth
 from sniff.analyses.cost.summary import Totals
-from sniff.analyses.latency.measures import timing
-from sniff.model import Request
+from sniff.analyses.latency.measures import end_to_end
 from sniff.numbers import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import cache_bar, count, figure, usd
@@ -35,13 +34,6 @@ COLUMNS = [
     Column("latency"),
 ]
 """What matters most comes first, so an 80-column terminal shows it without scrolling."""
-
-
-def latency(request: Request) -> float | None:
-    """Seconds from sending the request to the end of its response, as `sniff latency` measures
-    it (None where the log does not time it, the request failed or the clocks disagree)."""
-    measured = timing(request)
-    return None if measured is None else measured.e2e
 
 
 class SessionScreen(ArchiveScreen):
@@ -126,7 +118,7 @@ class SessionScreen(ArchiveScreen):
 
     def _row(self, entry: TimelineEntry, zone: tzinfo) -> Row:
         request, usage = entry.request, entry.request.usage
-        seconds = latency(request)
+        seconds = end_to_end(request)
         found = entry.found
         if found is None:
             mark = Text("")
