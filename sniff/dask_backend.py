@@ -10,11 +10,11 @@ The plan of a run:
 1. **Ingest**: the log files are cut into size-balanced batches, one task each; every worker
    parses its batch and keeps the records.
 2. **Units**: each batch sends back only the links of its files (session ids and call keys);
-   the client groups files that share one into units (`ingest.units`). No call, session or
+   the client groups files that share one into units (`ingest.index.units`). No call, session or
    chain crosses a unit, so each unit is analysed alone, exactly.
 3. **Analysis**: units are packed into tasks that run on the workers holding their records
    (Dask moves records between workers when a unit spans batches). Each task returns its
-   units' parts: summary cells and cache breaks (`analyses.scan_parts`, `breaks.break_part`).
+   units' parts: summary cells and cache breaks (`analyses.cost.scan_parts`, `breaks.break_part`).
    Breaks travel without prompt blocks.
 4. **Join** on the client: the same result as a local run, to the token and the cent.
 

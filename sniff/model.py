@@ -67,7 +67,7 @@ class Reported(msgspec.Struct, frozen=True, gc=False):
 
 class TokenSums:
     """The sums of Anthropic's disjoint token classes, for whatever holds the classes: one
-    call's `Usage`, or a group's `analyses.summary.Totals`."""
+    call's `Usage`, or a group's `analyses.cost.summary.Totals`."""
 
     __slots__ = ()
     input_tokens: int

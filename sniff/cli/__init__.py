@@ -1,5 +1,10 @@
 """Provides the `sniff` console script: `sniff statusline` light, every other command by typer.
 
+The commands are in `commands/`, one module each; what they share is here: the app
+(`root`, `group`), the options every command takes (`options`), one-line errors (`errors`),
+the progress bar (`progress`), and the loops of `lint --fix` and `watch`. May use everything
+below it; only the front ends import typer (an import-linter contract).
+
 Why a dispatcher: a status line runs every few seconds, and importing typer and rich costs a
 good part of its budget, so `sniff statusline` is sent to its own light package before they are
 imported. The typer app, its builder and `fail` live in `sniff.cli.root` and are reached here

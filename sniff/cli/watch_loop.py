@@ -127,7 +127,7 @@ class Watch:
 
     def follow_json(self, out: TextIO, beats: Iterator[None]) -> None:
         """One JSON object per event, each line flushed at once: first those of `start` (the
-        lines it skipped), then a step's on every beat (`ingest.changes.ticks`)."""
+        lines it skipped), then a step's on every beat (`ingest.index.changes.ticks`)."""
         from sniff.present.json.common import dumps
         from sniff.present.json.watch import event_json
 

@@ -145,8 +145,8 @@ TOOLS = pa.schema(
         ("result_tokens_exact", pa.bool_()),
     ]
 )
-"""One row per tool call (`analyses.agents.ToolUse`). `day` is the UTC day of `at` (null, as
-`at` is, when the log does not date the call)."""
+"""One row per tool call (`analyses.agents.activity.ToolUse`). `day` is the UTC day of `at`
+(null, as `at` is, when the log does not date the call)."""
 
 
 NAMED = ("project", "git_branch", "repository", "file", "model", "agent_id", "error", "detail",

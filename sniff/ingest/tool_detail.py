@@ -96,7 +96,7 @@ def command_text(command: str | list[str] | None) -> str | None:
 
 KEPT_OUTPUT = re.compile(r"\b(?:git|gh)\b")
 """The shell commands whose output's start is kept: git's and GitHub's CLI, where commits
-and pull requests show (`analyses.commits`). Other calls' output is never decoded."""
+and pull requests show (`analyses.cost.commits`). Other calls' output is never decoded."""
 
 
 def keeps_output(command: str | None) -> bool:

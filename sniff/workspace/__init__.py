@@ -70,7 +70,7 @@ class Workspace(Frames):
 
         Args:
             paths: log files or folders (`~` is expanded); None: every agent's usual log
-                folders (`ingest.locations`), or the bundled sample logs when those hold none.
+                folders (`ingest.files.locations`), or the bundled sample logs when those hold none.
             since: only requests from this date (in `tz`) or ISO time on.
             until: only requests up to this date (inclusive) or before this ISO time.
             project: only projects whose path contains this text (any case).
@@ -356,7 +356,7 @@ class Workspace(Frames):
 
     def context_report(self, base_tokens: int | None = None) -> ContextReport:
         """`sniff context`'s report: each session's prompt sizes, and where a fresh session
-        would have been cheaper (`analyses.context_growth`; `base_tokens`: its `--base`)."""
+        would have been cheaper (`analyses.cache.context_growth`; `base_tokens`: its `--base`)."""
         from sniff.analyses.cache.context_growth import context_growth
 
         return context_growth(self._chosen(), self.prices, base_tokens)

@@ -22,7 +22,7 @@ FORMATS = (
     "gemini-cli", "qwen-code", "opencode", "pi", "kimi", "cline", "cline-tasks", "copilot",
     "amp", "droid", "goose",
 )  # fmt: skip
-"""The formats `--log-format` may force (`ingest.log_formats` reads them: a test holds the two
+"""The formats `--log-format` may force (`ingest.files.log_formats` reads them: a test holds the two
 lists equal)."""
 CHOICES = {"agent": AGENTS, "harness": HARNESSES, "log_format": FORMATS}
 PathArgument = str | PathLike[str]

@@ -1,6 +1,6 @@
 """Provides `drift_units`: `sniff drift`'s part of the logs from the index, unit by unit
 (`workspace.parts`): only units whose files changed are analysed again, and the parts of the
-others are joined (`analyses.drift_part`: exact, as no session crosses a unit).
+others are joined (`analyses.drift.part`: exact, as no session crosses a unit).
 """
 
 from __future__ import annotations

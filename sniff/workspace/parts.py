@@ -2,7 +2,7 @@
 kept in the index under the identity of its files, so only units whose files changed are
 analysed again (`scan`'s numbers, `drift`'s series).
 
-The files are grouped into units that share nothing (`ingest.units`): no session, no call, no
+The files are grouped into units that share nothing (`ingest.index.units`): no session, no call, no
 chain crosses a unit, so an analysis whose parts join exactly can analyse each apart. A part is
 kept under a scope naming everything besides the files it depends on (options, price data,
 sniff's code) and the folders read; parts of another scope are never used.

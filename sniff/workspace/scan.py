@@ -1,7 +1,7 @@
 """Provides `scan_units`: `sniff scan`'s numbers from the index, re-analysing only what changed.
 
-The files are grouped into units that share nothing (`ingest.units`); each unit's part of the
-scan (`analyses.scan_parts`) is kept in the index under the identity of its files and of every
+The files are grouped into units that share nothing (`ingest.index.units`); each unit's part of the
+scan (`analyses.cost.scan_parts`) is kept in the index under the identity of its files and of every
 option and piece of data the part depends on (`workspace.parts`). A run after a few files grew
 re-parses those files from where they ended, re-analyses their units, and joins every other
 unit's kept part:

@@ -22,7 +22,6 @@ from sniff.tui.screens import latency as latency_screen
 from sniff.tui.screens.behaviour import BehaviourScreen
 from sniff.tui.screens.findings import FindingsScreen
 from sniff.tui.screens.latency import LatencyScreen
-from sniff.tui.screens.session import latency as session_latency
 from sniff.workspace.batches import Progress
 from tests.tui.conftest import settle
 
@@ -128,6 +127,6 @@ def test_a_requests_latency_is_end_to_end_as_sniff_latency_measures_it() -> None
             error=error,
         )
 
-    assert session_latency(request(3.5)) == 3.5
-    assert session_latency(request(-1.0)) is None  # clocks disagree
-    assert session_latency(request(3.5, error="overloaded")) is None  # failed: not timed
+    assert latency.end_to_end(request(3.5)) == 3.5
+    assert latency.end_to_end(request(-1.0)) is None  # clocks disagree
+    assert latency.end_to_end(request(3.5, error="overloaded")) is None  # failed: not timed

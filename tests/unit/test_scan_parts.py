@@ -1,4 +1,4 @@
-"""`sniff scan` unit by unit (`analyses.scan_parts`): parts analysed apart and joined give
+"""`sniff scan` unit by unit (`analyses.cost.scan_parts`): parts analysed apart and joined give
 exactly the scan of everything at once, and survive being kept (msgpack) in the index."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def everything() -> tuple[list[Request], PriceBook]:
 
 
 def independent(requests: list[Request]) -> list[list[Request]]:
-    """Requests grouped as the index groups files (`ingest.units`): by session and by the
+    """Requests grouped as the index groups files (`ingest.index.units`): by session and by the
     call each continues (a resumed session continues another's)."""
     tokens = [
         [f"s:{r.session_id}", f"k:{r.key}", *([f"k:{r.previous}"] if r.previous else [])]

@@ -4,8 +4,8 @@ user request led to.
 Counts are exact: each tool call is one `tool_use` block of a deduplicated response (a Codex
 function or custom tool call), each failure one `tool_result` marked `is_error` (a Codex output
 stating a failure, or an API error entry, or an interruption), each user request one message
-the user typed (see `ingest.claude_code_activity`, `ingest.codex_activity`); the texts of
-requests and failures are shown with their credentials redacted (`redact_secrets`). A call whose
+the user typed (see `ingest.formats.claude_code.activity`, `ingest.formats.codex.activity`);
+the texts of requests and failures are shown with their credentials redacted (`redact_secrets`). A call whose
 outcome the log does not state is counted as such, never as a success; a call cancelled because
 a parallel one failed is listed with the failures but is none of them
 (`tool_errors.NOT_FAILURES`). What a tool's results added to the context comes from usage: the
@@ -102,8 +102,8 @@ class ToolRow:
     """Calls whose `result_tokens` share is exact (the request asked for no other tool)."""
     cost_usd: float | None = None
     """Its share of the cost of the requests that asked for it, each shared equally among the
-    tools it asked for (as an MCP server's is: `analyses.attribution`); None when none of them
-    is priced."""
+    tools it asked for (as an MCP server's is: `analyses.agents.attribution`); None when none of
+    them is priced."""
 
 
 @dataclass(slots=True)

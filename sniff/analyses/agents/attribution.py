@@ -13,7 +13,7 @@ The rules, from what the logs hold:
 - An MCP server's tools are the `mcp__<server>__<tool>` ones; its cost is the cost of the
   requests that asked for its tools, each shared equally among the tools that request asked
   for, and its context added the prompt tokens its results put into later prompts (as
-  `analyses.agents` counts it per tool).
+  `analyses.agents.activity` counts it per tool).
 """
 
 from __future__ import annotations

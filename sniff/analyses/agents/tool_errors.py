@@ -2,8 +2,8 @@
 
 Why: a transcript marks a failed tool call only with `"is_error": true` on its `tool_result` (a
 Codex rollout only by a non-zero exit code or one of Codex's own messages, see
-`ingest.codex_activity`); what went wrong is free text, written either by the harness itself (a
-refused permission, an Edit whose `old_string` is not in the file, a file written before it was
+`ingest.formats.codex.activity`); what went wrong is free text, written either by the harness
+itself (a refused permission, an Edit whose `old_string` is not in the file, a file written before it was
 read) or by the tool (a shell command's stderr). Counting failures is only useful once they are
 sorted into causes that point at a habit: an agent that keeps writing files it has not read,
 guessing paths, or running commands the user declines. This module names those causes and sorts

@@ -1,6 +1,6 @@
 """Provides the cause of a cache break, and the evidence for it the log holds.
 
-Why apart from the detection (`analyses.breaks`): a break is found from usage alone, but its
+Why apart from the detection (`analyses.cache.breaks`): a break is found from usage alone, but its
 cause is read from whatever else the log tells: models and versions, the prompt's size, a
 compaction marked or run in between, thinking blocks and user turns, the logged prompt's
 blocks, the gap. One cause per break, in the precedence of docs/prompt-caching.md §5.5.

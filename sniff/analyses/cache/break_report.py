@@ -1,6 +1,6 @@
 """Provides what the cache-break analysis reports, and joining the reports of separate logs.
 
-Why apart from the detection (`analyses.breaks`): a report is built from parts, one per set of
+Why apart from the detection (`analyses.cache.breaks`): a report is built from parts, one per set of
 requests that share no chain (`BreakPart`), so that a run over units of logs (kept parts, a
 cluster's workers) gives exactly the report of all requests at once. The sums here run in a
 fixed order (dearest first, keys sorted) for the same reason.

@@ -1,7 +1,7 @@
 """Provides `Chains`: who continues whom among requests, and what each left in the cache.
 
-Why apart: the cache-break analysis (`analyses.breaks`) and the attribution of each break's
-cause (`analyses.break_causes`) follow the same links and ask the same questions of them: the
+Why apart: the cache-break analysis (`analyses.cache.breaks`) and the attribution of each break's
+cause (`analyses.cache.break_causes`) follow the same links and ask the same questions of them: the
 TTL in force after a request, whether a compaction ran in between, what a request left cached.
 """
 

@@ -161,7 +161,7 @@ def extend_part(
     of all of them; None when that needs more of its requests than it keeps.
 
     Args:
-        linked: file → what tied its requests to others (`ingest.index_rows.links_of`).
+        linked: file → what tied its requests to others (`ingest.index.rows.links_of`).
     """
     frontier = part.frontier
     if frontier is None or part.open_breaks is None:

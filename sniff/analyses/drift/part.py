@@ -4,7 +4,7 @@ logs that share no session join exactly, and the series made from it (`series_of
 Why: a drift report reads every request, but what it needs of them is small: per period (day
 and week) and per value of each dimension, the closed sums of each measure (`drift.Bucket`),
 when each version was first seen, the sizes of the system prompts per day, and when each tool
-was first used. A unit of logs (`ingest.units`: files whose sessions and chains never meet
+was first used. A unit of logs (`ingest.index.units`: files whose sessions and chains never meet
 another's) has its part kept in the index, so a run with a warm index joins parts instead of
 analysing requests. A session's requests in one period are one unit of the intervals, and no
 session crosses a unit of logs: the buckets of two parts add up (`Bucket.merge`) to those of

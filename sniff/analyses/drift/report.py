@@ -1,7 +1,7 @@
 """Provides `analyze_drift` (`sniff drift`'s report: series, change points, events) and
 `compare_versions` (`--version-compare A B`).
 
-The analysis takes a drift part (`analyses.drift_part`: of the requests the filters keep, their
+The analysis takes a drift part (`analyses.drift.part`: of the requests the filters keep, their
 activity and their breaks, joined unit by unit from the index or made at once) and returns what
 the presenters lay out; nothing here prints.
 """

@@ -182,7 +182,7 @@ class IndexedFiles:
 
     def skippable(self, window: tuple[float | None, float | None]) -> frozenset[int]:
         """Unchanged files that need not be decoded for `window`: every file of their unit
-        (`ingest.units`) lies well outside it, so none of their calls can count or settle
+        (`ingest.index.units`) lies well outside it, so none of their calls can count or settle
         which copy of a call inside the window is kept."""
         if window == (None, None):
             return frozenset()

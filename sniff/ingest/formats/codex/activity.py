@@ -57,7 +57,7 @@ FAILURES: tuple[tuple[bytes, str], ...] = (
 )
 """Codex's own messages for a call that failed without an exit code, as the start of the
 output's raw JSON text, with why each means a failure. Each then gets a class from its text
-(`analyses.tool_errors`)."""
+(`analyses.agents.tool_errors`)."""
 _FAILURE = re.compile(b'^"(?:' + b"|".join(re.escape(start) for start, _ in FAILURES) + b")")
 
 _OUTPUT = msgspec.json.Decoder(str)
