@@ -3,11 +3,11 @@ user request led to.
 
 Counts are exact: each tool call is one `tool_use` block of a deduplicated response (a Codex
 function or custom tool call), each failure one `tool_result` marked `is_error` (a Codex output
-stating a failure, or an API error entry, or an interruption), each user request one message
-the user typed (see `ingest.formats.claude_code.activity`, `ingest.formats.codex.activity`);
-the texts of requests and failures are shown with their credentials redacted (`redact_secrets`). A call whose
-outcome the log does not state is counted as such, never as a success; a call cancelled because
-a parallel one failed is listed with the failures but is none of them
+stating a failure, or an API error entry, or an interruption), each user request one message the
+user typed (see `ingest.formats.claude_code.activity`, `ingest.formats.codex.activity`); the
+texts of requests and failures are shown with their credentials redacted (`redact_secrets`). A
+call whose outcome the log does not state is counted as such, never as a success; a call
+cancelled because a parallel one failed is listed with the failures but is none of them
 (`tool_errors.NOT_FAILURES`). What a tool's results added to the context comes from usage: the
 prompt of the request that carried the results, less the prompt and output of the request that
 asked for the tools. It is exact when that request asked for one tool; shared equally among its

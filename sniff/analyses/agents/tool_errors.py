@@ -3,11 +3,11 @@
 Why: a transcript marks a failed tool call only with `"is_error": true` on its `tool_result` (a
 Codex rollout only by a non-zero exit code or one of Codex's own messages, see
 `ingest.formats.codex.activity`); what went wrong is free text, written either by the harness
-itself (a refused permission, an Edit whose `old_string` is not in the file, a file written before it was
-read) or by the tool (a shell command's stderr). Counting failures is only useful once they are
-sorted into causes that point at a habit: an agent that keeps writing files it has not read,
-guessing paths, or running commands the user declines. This module names those causes and sorts
-a failure's text into one of them, from patterns taken from real transcripts
+itself (a refused permission, an Edit whose `old_string` is not in the file, a file written
+before it was read) or by the tool (a shell command's stderr). Counting failures is only useful
+once they are sorted into causes that point at a habit: an agent that keeps writing files it has
+not read, guessing paths, or running commands the user declines. This module names those causes
+and sorts a failure's text into one of them, from patterns taken from real transcripts
 (`../shared/samples/`) and the messages Claude Code is known to write
 (`../shared/docs/log-formats.md` §1.9).
 
