@@ -133,7 +133,7 @@ class Watch:
 
         for found in chain([self.events[:]], (self.step() for _ in beats)):
             for event in found:
-                out.write(dumps(event_json(event)).replace("\n", "") + "\n")
+                out.write(dumps(event_json(event), compact=True) + "\n")
                 out.flush()
             if self.done():
                 return

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
 import pytest
 from typer.testing import CliRunner
 
@@ -32,7 +33,10 @@ def _start(folder: Path, *extra: str) -> subprocess.Popen[str]:
 
 
 def _events(stream: IO[str], count: int) -> list[dict[str, Any]]:
-    return [json.loads(stream.readline()) for _ in range(count)]
+    lines = [stream.readline() for _ in range(count)]
+    # JSON Lines: each event one compact object (no indentation, no spaces after separators)
+    assert all(line == orjson.dumps(orjson.loads(line)).decode() + "\n" for line in lines), lines
+    return [json.loads(line) for line in lines]
 
 
 def _append(path: Path, *lines: dict[str, Any] | bytes) -> None:

@@ -17,10 +17,11 @@ MONEY_DIGITS = 6
 RATE_DIGITS = 6
 
 
-def dumps(value: Any) -> str:
-    """Pretty JSON text, every string in it (keys too) as text from a log is shown
-    (`sniff.shown.terminal`): JSON escapes ESC, but not a key, nor a C1 control."""
-    return orjson.dumps(_shown(value), option=orjson.OPT_INDENT_2).decode()
+def dumps(value: Any, *, compact: bool = False) -> str:
+    """Pretty JSON text (`compact`: one line, no spaces, for JSON Lines), every string in it
+    (keys too) as text from a log is shown (`sniff.shown.terminal`): JSON escapes ESC, but not
+    a key, nor a C1 control."""
+    return orjson.dumps(_shown(value), option=0 if compact else orjson.OPT_INDENT_2).decode()
 
 
 def _shown(value: Any) -> Any:
