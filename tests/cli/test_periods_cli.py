@@ -204,3 +204,10 @@ def test_help_names_the_commands_and_their_options() -> None:
     own = runner.invoke(app, ["weekly", "--help"]).stdout
     for option in ("--breakdown", "--order", "--since", "--until", "--tz", "--json"):
         assert option in own
+
+
+def test_o_still_means_order_here_for_one_release_and_says_so() -> None:
+    old = runner.invoke(app, ["daily", *FIRST_SAMPLES, "--tz", "UTC", "-o", "desc", "--json"])
+    assert old.exit_code == 0, old.output
+    assert "write --order" in old.stderr and "-o is --output" in old.stderr
+    assert json.loads(old.stdout) == run("daily", *FIRST_SAMPLES, "--tz", "UTC", "--order", "desc")

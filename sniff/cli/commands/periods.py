@@ -6,6 +6,8 @@ Why one module: the three differ only in the period (`period_command`).
 
 from __future__ import annotations
 
+import functools
+import sys
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -20,22 +22,44 @@ Breakdown = Annotated[
     bool, typer.Option("--breakdown", "-b", help="Add one row per model under each period.")
 ]
 Order = Annotated[
-    str,
-    typer.Option(
-        "--order", "-o", help="asc: oldest first; desc: newest first.", metavar="asc|desc"
-    ),
+    str, typer.Option("--order", help="asc: oldest first; desc: newest first.", metavar="asc|desc")
 ]
+OldOrder = Annotated[str | None, typer.Option("-o", hidden=True, metavar="asc|desc")]
+"""`-o` as `--order`, for one release: everywhere else `-o` is `--output`."""
+OLD_ORDER_WARNING = (
+    "sniff: -o here means --order for this release only; write --order "
+    "(-o is --output in every other command)\n"
+)
 
 
 def period_command(name: str, by: str, summary: str) -> Callable[..., None]:
     """The command `name`: the requests by `by` (day, week or month), as `report --by`."""
 
-    def command(breakdown: Breakdown = False, order: Order = "asc", **options: Any) -> None:
+    def command(
+        breakdown: Breakdown = False,
+        order: Order = "asc",
+        old_order: OldOrder = None,
+        **options: Any,
+    ) -> None:
         _run(by, breakdown=breakdown, order=order, options=options)
 
     command.__name__ = command.__qualname__ = name
     command.__doc__ = summary
-    return one_line_errors(replayed(name)(o.shared(omit=("dask",))(command)))
+    return one_line_errors(_old_order(replayed(name)(o.shared(omit=("dask",))(command))))
+
+
+def _old_order(command: Callable[..., None]) -> Callable[..., None]:
+    """Take `-o VALUE` as `--order VALUE`, with a warning (before a kept answer is replayed,
+    which says nothing of it, and keyed as `--order` is)."""
+
+    @functools.wraps(command)
+    def run(**options: Any) -> None:
+        if options.get("old_order") is not None:
+            sys.stderr.write(OLD_ORDER_WARNING)
+            options["order"], options["old_order"] = options["old_order"], None
+        command(**options)
+
+    return run
 
 
 def _run(by: str, *, breakdown: bool, order: str, options: dict[str, Any]) -> None:
