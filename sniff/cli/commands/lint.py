@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Annotated
 
@@ -20,7 +21,7 @@ def lint(
         list[Path] | None,
         typer.Argument(
             help="Logs (files, or folders walked for *.jsonl) and prompt files (text, Markdown, "
-            "JSON bodies) named one by one.",
+            "JSON bodies) named one by one. Default: the logs in the usual places.",
             show_default=False,
         ),
     ] = None,
@@ -66,11 +67,13 @@ def lint(
             metavar="DIR",
         ),
     ] = None,
+    no_index: o.NoIndex = False,
     no_progress: o.NoProgress = False,
 ) -> None:
     """Find what breaks prefix caching in prompts and logged requests, priced, with the fix.
 
     A folder is walked for logs only; prompt files are linted when named, or under --prompts.
+    With neither, the logged requests in the usual places are linted.
 
     Exit 1 when a finding reaches --fail-on (default: error). Rules can be chosen in
     pyproject.toml under [tool.sniff.lint] (select, ignore, fail-on, calls-per-minute).
@@ -94,8 +97,14 @@ def lint(
     output = output or ("json" if json else "text")
     if output not in FORMATS:
         raise UserError(f"--output-format must be one of {', '.join(FORMATS)}, not {output!r}")
-    if not paths:
-        raise UserError("name the prompt files, folders or logs to lint")
+    if not paths:  # the logged requests where agents keep them, as every other command reads
+        from sniff.ingest.files.discover import default_roots
+
+        paths = default_roots()
+        if not paths:
+            raise UserError(
+                "no logs in the usual places: name the prompt files, folders or logs to lint"
+            )
     from sniff.lint import lint as run_lint
     from sniff.lint import load_config
 
@@ -108,7 +117,7 @@ def lint(
     from sniff.logs import load
 
     with shown(wanted(json=output != "text", no_progress=no_progress)):
-        report = run_lint(paths, config, load=load)
+        report = run_lint(paths, config, load=functools.partial(load, use_index=not no_index))
     if fix:
         from sniff.cli.lint_fix import apply_fixes
 
