@@ -11,6 +11,7 @@ and the usage repeated on every streamed line of a response.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,47 @@ FIRST_SAMPLES = tuple(
 """The bundled logs of Claude Code, claude-trace, Codex and request logs: the folders whose
 figures the tests written before the other agents' samples pin (those have golden tests of
 their own)."""
+
+
+def _shared() -> tuple[Path, Path]:
+    """The shared material and its `samples/` folder, decided here for every test module.
+
+    `SNIFF_TESTS_WITHOUT_SHARED=1` points both at a folder that does not exist, so the suite
+    can be run as in a user's clone, where nothing sits beside the repository. Otherwise
+    `SNIFF_SHARED` names the folder (`../shared` by default), and `SNIFF_SHARED_SAMPLES`, which
+    predates it, still names the samples alone; the other folders are then its siblings.
+    """
+    if os.environ.get("SNIFF_TESTS_WITHOUT_SHARED", "") not in ("", "0"):
+        absent = REPO / "tests" / "no-shared-material"  # never created: a clone's view
+        return absent, absent / "samples"
+    samples = os.environ.get("SNIFF_SHARED_SAMPLES")
+    if os.environ.get("SNIFF_SHARED"):
+        shared = Path(os.environ["SNIFF_SHARED"])
+    elif samples:
+        shared = Path(samples).parent
+    else:
+        shared = REPO.parent / "shared"
+    return shared, Path(samples) if samples else shared / "samples"
+
+
+SHARED, SHARED_SAMPLES = _shared()
+"""The material beside the repository (`../shared`) and its real Claude Code and Codex logs,
+`../shared/samples`: present in CI and in the authors' tree, absent from a user's clone."""
+AGENT_SAMPLES = SHARED / "agent-samples"
+"""The other agents' real logs, with their own EXPECTED.md."""
+
+needs_shared = pytest.mark.skipif(
+    not SHARED_SAMPLES.is_dir(),
+    reason=f"shared samples not found at {SHARED_SAMPLES} (they sit beside the repository in "
+    "CI; set SNIFF_SHARED or SNIFF_SHARED_SAMPLES to another copy)",
+)
+"""Skips a test that reads `SHARED_SAMPLES` where they are absent, as in a user's clone."""
+needs_agent_samples = pytest.mark.skipif(
+    not AGENT_SAMPLES.is_dir(),
+    reason=f"shared agent samples not found at {AGENT_SAMPLES} (set SNIFF_SHARED to the folder "
+    "that holds them)",
+)
+"""Skips a test that reads `AGENT_SAMPLES` where they are absent."""
 
 
 def classes(row: dict[str, Any]) -> tuple[int, ...]:

@@ -21,9 +21,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
+from tests.conftest import REPO, SHARED
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(REPO / "bench"))  # the bench scripts import each other by name
 
 import agent_units  # noqa: E402

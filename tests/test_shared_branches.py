@@ -13,15 +13,16 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
 from sniff.logs import load
 from sniff.present.json.common import MONEY_DIGITS
-from tests.test_shared_samples import FOLDERS, SHARED
+from tests.conftest import SHARED_SAMPLES as SHARED
+from tests.conftest import needs_shared
+from tests.test_shared_samples import FOLDERS
 
-pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason=f"no shared samples at {SHARED}")
+pytestmark = needs_shared
 
 USAGE = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "output_tokens")
 PATHS = [SHARED / path for paths in FOLDERS.values() for path in paths]

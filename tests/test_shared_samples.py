@@ -8,7 +8,6 @@ use another copy.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import sqlite3
@@ -21,17 +20,10 @@ from typer.testing import CliRunner
 
 from sniff.cli import app
 from sniff.ingest.files.log_formats import parse_any
-from tests.conftest import classes
+from tests.conftest import AGENT_SAMPLES, classes, needs_agent_samples, needs_shared
+from tests.conftest import SHARED_SAMPLES as SHARED
 
-SHARED = Path(
-    os.environ.get("SNIFF_SHARED_SAMPLES")
-    or Path(__file__).resolve().parents[1].parent / "shared" / "samples"
-)
-
-pytestmark = pytest.mark.skipif(
-    not SHARED.is_dir(),
-    reason=f"shared samples not found at {SHARED} (set SNIFF_SHARED_SAMPLES to their folder)",
-)
+pytestmark = needs_shared
 
 AGTRACE = "agtrace/crates/agtrace-providers/tests/samples"
 CODEX_ROLLOUT = f"{AGTRACE}/codex_session.jsonl"
@@ -195,7 +187,6 @@ def test_agents_counts_tool_calls_and_failures_as_the_logs_hold_them() -> None:
 
 
 # The other agents: ../shared/agent-samples, with their own EXPECTED.md, read as a table.
-AGENT_SAMPLES = SHARED.parent / "agent-samples"
 AGENTS_READ = frozenset(
     {"cline", "copilot", "droid", "gemini-cli", "kimi", "openclaw", "pi-agent", "qwen-code"}
 )
@@ -222,6 +213,7 @@ def agent_expected() -> dict[str, tuple[tuple[int, ...], dict[str, tuple[int, ..
     return table
 
 
+@needs_agent_samples
 @pytest.mark.parametrize("agent", sorted(AGENTS_READ))
 def test_agent_totals_match_agent_expected_md(agent: str) -> None:
     """Every agent's sample folder, scanned whole, gives EXPECTED.md's totals to the token,
@@ -239,6 +231,7 @@ def scan_agent(agent: str) -> dict[str, Any]:
     return data
 
 
+@needs_agent_samples
 def test_agent_expected_md_is_read_whole() -> None:
     """The table parses: every agent has its row, and its models add up to it."""
     table = agent_expected()
@@ -248,6 +241,7 @@ def test_agent_expected_md_is_read_whole() -> None:
             assert tuple(map(sum, zip(*models.values(), strict=True))) == totals[:6], agent
 
 
+@needs_agent_samples
 def test_gemini_thoughts_are_billed_beside_the_output() -> None:
     """Gemini reports thoughts apart from the output and bills them as output: each call's cost
     is its tokens at its model's prices, thoughts at the output's, and the shared sample's
@@ -276,6 +270,7 @@ OPENCODE_DUMP = "opencode/kilocode/packages/kilo-cli/test/fixtures/v1-writer/kil
 OPENCODE_LEGACY = "opencode/tokscale/packages/core/__test__/fixtures/.local"
 
 
+@needs_agent_samples
 def test_opencode_samples_match_agent_expected_md(tmp_path: Path) -> None:
     """OpenCode's database sample is Kilo CLI's SQL dump: it is built first, into a folder
     beside the legacy message tree, and the folder scanned gives EXPECTED.md's row (so opencode

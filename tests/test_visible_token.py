@@ -13,14 +13,14 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-import pytest
-
 from sniff.analyses.latency.measures import timing
 from sniff.ingest.files.log_formats import parse_any
 from sniff.ingest.merge import merge
-from tests.test_shared_samples import AGTRACE, SHARED
+from tests.conftest import SHARED_SAMPLES as SHARED
+from tests.conftest import needs_shared
+from tests.test_shared_samples import AGTRACE
 
-pytestmark = pytest.mark.skipif(not SHARED.is_dir(), reason="shared samples not found")
+pytestmark = needs_shared
 
 FILES = ("claude_session.jsonl", "claude_agent.jsonl")
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +11,11 @@ from typer.testing import CliRunner
 
 from sniff.analyses.agents.tool_errors import ERROR_CLASSES
 from sniff.cli import app
+from tests.conftest import SHARED_SAMPLES as SHARED
+from tests.conftest import needs_shared
 
 REPO = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("SNIFF_SHARED_SAMPLES") or REPO.parent / "shared" / "samples")
 SNIFFLY = SHARED / "sniffly"
-needs_shared = pytest.mark.skipif(not SNIFFLY.is_dir(), reason=f"no shared samples at {SHARED}")
 
 
 def run(*args: str) -> str:

@@ -16,10 +16,10 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
+from tests.conftest import SHARED_SAMPLES as SHARED
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAUDE_CODE = ROOT / "sample_logs" / "claude-code"
-SHARED = ROOT.parent / "shared" / "samples"
 SAMPLES = {
     "claude-code": CLAUDE_CODE,
     "sniffly": SHARED / "sniffly",

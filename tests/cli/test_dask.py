@@ -16,12 +16,12 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
+from tests.conftest import SHARED_SAMPLES as SHARED
 
 distributed = pytest.importorskip("distributed")
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_LOGS = REPO / "sample_logs"
-SHARED = Path(os.environ.get("SNIFF_SHARED_SAMPLES") or REPO.parent / "shared" / "samples")
 INPUTS = [SAMPLE_LOGS, *([SHARED] if SHARED.is_dir() else [])]
 COMMANDS = [
     ["scan", "--json", "--tz", "UTC"],

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
-from tests.conftest import FIRST_SAMPLES, REPO, SAMPLE_LOGS
+from tests.conftest import FIRST_SAMPLES, SAMPLE_LOGS, needs_shared
+from tests.conftest import SHARED_SAMPLES as SHARED
 
 runner = CliRunner()
 WIDE = {"COLUMNS": "160"}
-SHARED = Path(os.environ.get("SNIFF_SHARED_SAMPLES") or REPO.parent / "shared" / "samples")
 
 
 def test_json_has_the_stable_keys() -> None:
@@ -64,7 +63,7 @@ def test_the_outlier_note_agrees_with_the_maximum() -> None:
     assert report["histogram"][-1]["high_s"] < report["percentiles"]["max"]
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared samples not found at {SHARED}")
+@needs_shared
 def test_the_shared_samples_peaks_stand_on_their_tallest_bins() -> None:
     result = runner.invoke(app, ["latency", str(SHARED)], env=WIDE)
     assert result.exit_code == 0, result.output
@@ -113,7 +112,7 @@ def test_a_folder_without_timings_says_so(tmp_path, cc) -> None:
 AGTRACE_CLAUDE = SHARED / "agtrace/crates/agtrace-providers/tests/samples"
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared samples not found at {SHARED}")
+@needs_shared
 def test_visible_metric_sits_beside_ttft_per_model_with_its_goodput_target() -> None:
     from tests.test_visible_token import FILES, independent_count
 

@@ -4,7 +4,6 @@ selection, `[tool.sniff.lint]`, --fix, and one-line user errors."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from typer.testing import CliRunner
 
 from sniff.cli import app
 from sniff.lint.rules import RULES
+from tests.conftest import SHARED_SAMPLES, needs_shared
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = ROOT / "sample_logs" / "prompts"
@@ -424,12 +424,10 @@ def test_a_log_folder_lints_only_its_logs(tmp_path: Path) -> None:
     }
 
 
-SHARED = Path(
-    os.environ.get("SNIFF_SHARED_SAMPLES") or ROOT.parent / "shared" / "samples"
-).resolve()
+SHARED = SHARED_SAMPLES.resolve()
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared samples not found at {SHARED}")
+@needs_shared
 def test_the_shared_samples_lint_no_markdown_and_fail_on_their_logs_findings() -> None:
     from sniff.ingest.files.discover import expand
 

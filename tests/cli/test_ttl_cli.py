@@ -21,6 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
+from tests.conftest import SHARED_SAMPLES as SHARED
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAUDE_CODE = ROOT / "sample_logs" / "claude-code"
@@ -98,7 +99,6 @@ def test_a_minimum_without_a_policy_keeps_each_provider_under_its_own_rules() ->
     assert sessions(cache_json("--min-tokens", "1024", CODEX)) == as_logged
 
 
-SHARED = ROOT.parent / "shared" / "samples"
 D3AD = (
     SHARED
     / "sniffly/tests/mock-data/-Users-chip-dev-ai-music/d3ad4cdc-5657-435d-98fa-0035d53e383d.jsonl"

@@ -10,7 +10,6 @@ item, each `user_message` event, each growth of the cumulative usage between two
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,19 +17,14 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
+from tests.conftest import SHARED_SAMPLES
 
 PROJECT = Path(__file__).resolve().parents[2] / (
     "sample_logs/claude-code/projects/-home-dana-src-agent-habits"
 )
 
 
-LOCALPUSH = (
-    Path(
-        os.environ.get("SNIFF_SHARED_SAMPLES")
-        or Path(__file__).resolve().parents[2].parent / "shared" / "samples"
-    )
-    / "localpush"
-)
+LOCALPUSH = SHARED_SAMPLES / "localpush"
 
 
 def agents(folder: Path = PROJECT, *options: str) -> dict[str, object]:

@@ -14,7 +14,6 @@ output.
 from __future__ import annotations
 
 import json
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,8 @@ from sniff.cli import app
 from sniff.logs import load
 from sniff.model import Request, Usage
 from sniff.numbers import money
-from tests.conftest import FIRST_SAMPLES
+from tests.conftest import FIRST_SAMPLES, needs_shared
+from tests.conftest import SHARED_SAMPLES as SHARED
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_LOGS = ROOT / "sample_logs"
@@ -305,11 +305,10 @@ def test_scan_terminal_output_shows_the_top_cache_breaks() -> None:
 
 # --- the shared samples (real logs) -----------------------------------------------------------
 
-SHARED = Path(os.environ.get("SNIFF_SHARED_SAMPLES") or ROOT.parent / "shared" / "samples")
 TRACE_DEV = SHARED / "claude-trace-dev"
 AGTRACE_CLAUDE = SHARED / "agtrace/crates/agtrace-providers/tests/samples/claude_session.jsonl"
 LOCALPUSH = SHARED / "localpush"
-shared_only = pytest.mark.skipif(not SHARED.is_dir(), reason=f"no shared samples at {SHARED}")
+shared_only = needs_shared
 
 
 @shared_only

@@ -22,6 +22,7 @@ from sniff.tui.screens.project import ProjectScreen
 from sniff.tui.screens.request import RequestScreen, _break_text
 from sniff.tui.screens.session import SessionScreen
 from sniff.tui.widgets.table import FILTER_PAUSE, BrowseTable
+from tests.conftest import SHARED_SAMPLES, needs_shared
 from tests.tui.conftest import settle
 
 
@@ -395,13 +396,13 @@ async def test_behaviour_shows_tools_failures_and_user_requests_and_drills_down(
             assert isinstance(app.screen, back), (app.screen, back)
 
 
+@needs_shared
 async def test_a_request_that_read_nothing_is_never_said_to_have_read_its_prefix() -> None:
     """The shared claude-trace sample: its compaction call (line 35) read 0 tokens, and its
     first block differs from the request before it. It is the compaction's expected write."""
     from sniff.logs import load
-    from tests.conftest import REPO
 
-    trace = REPO.parent / "shared" / "samples" / "claude-trace-dev"
+    trace = SHARED_SAMPLES / "claude-trace-dev"
     dataset = load([trace], with_prompts=Prompts.SIZED)
     archive = build_archive(dataset, PriceBook(), UTC)
     [summariser] = [r for r in dataset.requests if r.line == 35]

@@ -42,6 +42,7 @@ from sniff.ingest.record import Prompts
 from sniff.logs import load
 from sniff.model import Agent, Block, Request, Usage
 from sniff.pricing import PriceBook
+from tests.conftest import SHARED_SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAUDE_CODE_SAMPLE = ROOT / "sample_logs" / "claude-code"
@@ -767,9 +768,7 @@ def test_scramble_synthetic_requests() -> None:
     compare(first, second)
 
 
-CLAUDE_TRACE_SAMPLE = (
-    ROOT.parent / "shared" / "samples" / "claude-trace-dev" / "apps" / "claude-trace" / "test"
-)
+CLAUDE_TRACE_SAMPLE = SHARED_SAMPLES / "claude-trace-dev" / "apps" / "claude-trace" / "test"
 SCRAMBLED_SAMPLES = {"claude-code": CLAUDE_CODE_SAMPLE, "claude-trace": CLAUDE_TRACE_SAMPLE}
 
 

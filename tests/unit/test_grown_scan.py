@@ -17,8 +17,8 @@ import pytest
 
 from sniff.ingest.formats.claude_code import reader as claude_code
 from sniff.ingest.index import rows as index_rows
+from tests.conftest import SHARED_SAMPLES as SHARED
 from tests.conftest import Lines
-from tests.test_shared_samples import SHARED
 from tests.unit.test_index import HINT, analysed, append, at, scan_in_process, settle, transcript
 
 __all__ = ["analysed"]  # the fixture, used by name

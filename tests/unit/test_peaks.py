@@ -14,8 +14,6 @@ pass is not luck.
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +22,7 @@ from sniff.analyses.latency.measures import timings
 from sniff.analyses.latency.peaks import PeakReport, assign, find_peaks
 from sniff.logs import load
 from tests.conftest import SAMPLE_LOGS
+from tests.conftest import SHARED_SAMPLES as SHARED
 
 Component = tuple[float, float, float]  # location (s), sigma (decades), weight
 
@@ -283,10 +282,6 @@ def test_populations_three_times_apart_with_a_valley_are_two_peaks(seed: int) ->
     assert [round(p.location, 1) for p in report.peaks] == [1.0, 3.5], _describe(report)
 
 
-SHARED = Path(
-    os.environ.get("SNIFF_SHARED_SAMPLES")
-    or Path(__file__).resolve().parents[2].parent / "shared" / "samples"
-)
 REAL = {"shared": SHARED, "sample_logs": SAMPLE_LOGS}
 
 

@@ -9,7 +9,6 @@ must get it and near-misses, texts that look like it but belong to another class
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,8 @@ from sniff.analyses.agents.tool_errors import (
     classify,
     exit_code,
 )
+from tests.conftest import SHARED_SAMPLES as SHARED
+from tests.conftest import needs_shared
 
 REJECTED = (
     "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it"
@@ -368,12 +369,6 @@ def test_exit_code(text: str, code: int | None) -> None:
     assert exit_code(text) == code
 
 
-SHARED = Path(
-    os.environ.get("SNIFF_SHARED_SAMPLES")
-    or Path(__file__).resolve().parents[2].parent / "shared" / "samples"
-)
-
-
 def _failed_results(folder: Path) -> list[tuple[str, str | None]]:
     """(text, tool) of every `is_error` tool result in the transcripts under `folder`."""
     found: list[tuple[str, str | None]] = []
@@ -396,7 +391,7 @@ def _failed_results(folder: Path) -> list[tuple[str, str | None]]:
     return found
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared samples not found at {SHARED}")
+@needs_shared
 def test_every_failed_call_in_the_sniffly_samples_gets_a_documented_class() -> None:
     failed = _failed_results(SHARED / "sniffly")
     assert len(failed) == 6
@@ -404,7 +399,7 @@ def test_every_failed_call_in_the_sniffly_samples_gets_a_documented_class() -> N
     assert classes == ["command_failed"] * 3 + ["edit_target_not_found"] + ["user_rejected"] * 2
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared samples not found at {SHARED}")
+@needs_shared
 def test_only_causes_without_a_class_are_other_in_the_viewer_samples() -> None:
     failed = _failed_results(SHARED / "claude-code-viewer")
     others = sorted(text[:40] for text, tool in failed if classify(text, tool) == OTHER)
