@@ -180,13 +180,12 @@ def test_sniff_load_is_the_dataset_the_workspace_reads() -> None:
 
 
 def test_the_readmes_notebook_example_runs_and_agrees_with_the_scan() -> None:
-    """The example of README's Python API section, run on the sample logs."""
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## Python API") :]
+    """The example of the Python API page (docs/python-api.md), run on the sample logs."""
+    section = (REPO / "docs" / "python-api.md").read_text()
     code = section[section.index("```python\n") + len("```python\n") :]
     code = code[: code.index("```\n")].replace('"~/.claude/projects"', repr(str(SAMPLE_LOGS)))
     names: dict[str, object] = {}
-    exec(compile(code, "README.md", "exec"), names)
+    exec(compile(code, "docs/python-api.md", "exec"), names)
     per_day, hit_rate, dearest = names["per_day"], names["hit_rate"], names["dearest"]
     assert isinstance(per_day, pd.DataFrame)
     assert isinstance(hit_rate, pd.Series)
