@@ -21,11 +21,26 @@ WORKSPACE_OPTIONS = ("since", "until", "project", "model", "agent", "harness", "
                      "log_format", "dask")  # fmt: skip
 """The options a command hands to its Workspace under the same names."""
 
+
+def at_least(low: float) -> Callable[[Any], Any]:
+    """The check of an option whose value must be at least `low` (None: not given). sniff
+    checks it rather than typer's `min=`, which help shows as `[x>=1]`: the bound is the
+    help text's to say, in words."""
+
+    def check(value: Any) -> Any:
+        if value is not None and value < low:
+            raise typer.BadParameter(f"must be at least {low:g}, not {value:g}")
+        return value
+
+    return check
+
+
 Paths = Annotated[
     list[Path] | None,
     typer.Argument(
         help="Log files or folders. Default: every agent's usual log folders.",
         show_default=False,
+        metavar="PATH...",
     ),
 ]
 Since = Annotated[
@@ -43,15 +58,19 @@ Until = Annotated[
     ),
 ]
 ProjectFilter = Annotated[
-    str | None, typer.Option("--project", help="Only projects whose path contains this text.")
+    str | None,
+    typer.Option("--project", help="Only projects whose path contains this text.", metavar="TEXT"),
 ]
 ModelFilter = Annotated[
-    str | None, typer.Option("--model", help="Only models whose name contains this text.")
+    str | None,
+    typer.Option("--model", help="Only models whose name contains this text.", metavar="TEXT"),
 ]
 AgentFilter = Annotated[
     str | None,
     typer.Option(
-        "--agent", help="Only requests of this agent: main, subagent, compaction or other."
+        "--agent",
+        help="Only requests of this agent: main, subagent, compaction or other.",
+        metavar="AGENT",
     ),
 ]
 HarnessFilter = Annotated[

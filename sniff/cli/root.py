@@ -42,6 +42,9 @@ def build_app(commands: tuple[str, ...] = COMMANDS) -> typer.Typer:
         add_completion=False,
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["--help", "-h"]},
+        # Markdown, not Rich markup: a paragraph of a docstring reflows to the terminal's width,
+        # and `[tool.sniff.lint]` in a help text is shown, not swallowed as a style tag
+        rich_markup_mode="markdown",
     )
     built.callback()(_root)
     from importlib import import_module

@@ -18,7 +18,13 @@ from sniff.workspace.answers import replayed
 def agents(
     limit: Annotated[
         int | None,
-        typer.Option("--limit", "-n", help="List only the first N user requests.", min=1),
+        typer.Option(
+            "--limit",
+            "-n",
+            help="List only the first N user requests.",
+            callback=o.at_least(1),
+            metavar="N",
+        ),
     ] = None,
     **options: Any,
 ) -> None:

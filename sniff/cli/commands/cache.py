@@ -39,11 +39,21 @@ def cache(
     ] = None,
     min_tokens: Annotated[
         int | None,
-        typer.Option("--min-tokens", help="Smallest cacheable prefix, in tokens.", min=0),
+        typer.Option(
+            "--min-tokens",
+            help="Smallest cacheable prefix, in tokens.",
+            callback=o.at_least(0),
+            metavar="N",
+        ),
     ] = None,
     kv_tokens: Annotated[
         int | None,
-        typer.Option("--kv-tokens", help="KV-cache capacity of the engine policy.", min=1),
+        typer.Option(
+            "--kv-tokens",
+            help="KV-cache capacity of the engine policy.",
+            callback=o.at_least(1),
+            metavar="N",
+        ),
     ] = None,
     breaks: Annotated[
         bool,

@@ -23,7 +23,10 @@ def commits(
         typer.Option("--by", help=f"One row per: {', '.join(BYS)}.", metavar="KEY"),
     ] = "commit",
     limit: Annotated[
-        int | None, typer.Option("--limit", "-n", help="Show only the first N rows.", min=1)
+        int | None,
+        typer.Option(
+            "--limit", "-n", help="Show only the first N rows.", callback=o.at_least(1), metavar="N"
+        ),
     ] = None,
     **options: Any,
 ) -> None:

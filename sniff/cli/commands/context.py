@@ -23,7 +23,7 @@ def context(
             "--base",
             help="The short context a fresh session starts from, in tokens "
             "(default: each segment's first prompt).",
-            min=1,
+            callback=o.at_least(1),
             metavar="TOKENS",
         ),
     ] = None,
@@ -31,7 +31,14 @@ def context(
         bool, typer.Option("--all", help="List every session, not only the flagged ones.")
     ] = False,
     limit: Annotated[
-        int | None, typer.Option("--limit", "-n", help="Show only the first N sessions.", min=1)
+        int | None,
+        typer.Option(
+            "--limit",
+            "-n",
+            help="Show only the first N sessions.",
+            callback=o.at_least(1),
+            metavar="N",
+        ),
     ] = None,
     **options: Any,
 ) -> None:

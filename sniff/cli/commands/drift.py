@@ -17,7 +17,10 @@ from sniff.workspace.answers import replayed
 @o.shared(omit=("dask",))
 def drift(
     by: Annotated[
-        str, typer.Option("--by", help="Series per day or week (ISO weeks, days in --tz).")
+        str,
+        typer.Option(
+            "--by", help="Series per day or week (ISO weeks, days in --tz).", metavar="day|week"
+        ),
     ] = "day",
     version_compare: Annotated[
         tuple[str, str] | None,

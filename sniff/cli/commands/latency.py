@@ -23,27 +23,44 @@ def latency(
             "--metric",
             help="ttft (time to first token), visible (time to first visible token: text or a "
             "tool call, not thinking), tpot (per output token) or e2e.",
+            metavar="METRIC",
         ),
     ] = "ttft",
     slo_ttft: Annotated[
         float | None,
-        typer.Option("--slo-ttft", help="Goodput target: time to first token, in seconds.", min=0),
+        typer.Option(
+            "--slo-ttft",
+            help="Goodput target: time to first token, in seconds.",
+            callback=o.at_least(0),
+            metavar="S",
+        ),
     ] = None,
     slo_visible: Annotated[
         float | None,
         typer.Option(
-            "--slo-visible", help="Goodput target: time to first visible token, in seconds.", min=0
+            "--slo-visible",
+            help="Goodput target: time to first visible token, in seconds.",
+            callback=o.at_least(0),
+            metavar="S",
         ),
     ] = None,
     slo_tpot: Annotated[
         float | None,
         typer.Option(
-            "--slo-tpot", help="Goodput target: time per output token, in seconds.", min=0
+            "--slo-tpot",
+            help="Goodput target: time per output token, in seconds.",
+            callback=o.at_least(0),
+            metavar="S",
         ),
     ] = None,
     slo_e2e: Annotated[
         float | None,
-        typer.Option("--slo-e2e", help="Goodput target: end-to-end time, in seconds.", min=0),
+        typer.Option(
+            "--slo-e2e",
+            help="Goodput target: end-to-end time, in seconds.",
+            callback=o.at_least(0),
+            metavar="S",
+        ),
     ] = None,
     **options: Any,
 ) -> None:

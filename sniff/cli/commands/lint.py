@@ -23,6 +23,7 @@ def lint(
             help="Logs (files, or folders walked for *.jsonl) and prompt files (text, Markdown, "
             "JSON bodies) named one by one. Default: the logs in the usual places.",
             show_default=False,
+            metavar="PATH...",
         ),
     ] = None,
     explain: Annotated[
@@ -44,10 +45,12 @@ def lint(
         ),
     ] = None,
     select: Annotated[
-        list[str] | None, typer.Option("--select", help="Run only this rule (repeatable).")
+        list[str] | None,
+        typer.Option("--select", help="Run only this rule (repeatable).", metavar="RULE"),
     ] = None,
     ignore: Annotated[
-        list[str] | None, typer.Option("--ignore", help="Skip this rule (repeatable).")
+        list[str] | None,
+        typer.Option("--ignore", help="Skip this rule (repeatable).", metavar="RULE"),
     ] = None,
     fix: Annotated[
         bool,
@@ -56,7 +59,10 @@ def lint(
     calls_per_minute: Annotated[
         float | None,
         typer.Option(
-            "--calls-per-minute", help="Call rate for pricing a prompt file's findings.", min=0.001
+            "--calls-per-minute",
+            help="Call rate for pricing a prompt file's findings.",
+            callback=o.at_least(0.001),
+            metavar="N",
         ),
     ] = None,
     prompts: Annotated[

@@ -47,6 +47,7 @@ def report(
         typer.Option(
             "--by",
             help="Group costs by day, week, month, project, model, session, agent or harness.",
+            metavar="KEY",
         ),
     ] = "day",
     redact: Annotated[

@@ -24,7 +24,10 @@ def sessions(
         str, typer.Option("--sort", help=f"Order by: {', '.join(SORTS)}.", metavar="KEY")
     ] = "cost",
     limit: Annotated[
-        int | None, typer.Option("--limit", "-n", help="Show only the first N rows.", min=1)
+        int | None,
+        typer.Option(
+            "--limit", "-n", help="Show only the first N rows.", callback=o.at_least(1), metavar="N"
+        ),
     ] = None,
     by: Annotated[
         str | None,

@@ -21,7 +21,10 @@ def tui(
         bool, typer.Option("--live", help="Follow the files as they grow (w toggles it).")
     ] = False,
     interval: Annotated[
-        float, typer.Option("--interval", help="Seconds between checks for changes when live.")
+        float,
+        typer.Option(
+            "--interval", help="Seconds between checks for changes when live.", metavar="S"
+        ),
     ] = 2.0,
 ) -> None:
     """Browse projects, sessions and requests, with the cache timeline and what broke it.

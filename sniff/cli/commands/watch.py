@@ -20,14 +20,16 @@ def watch(
         bool, typer.Option("--poll", help="Poll for changes instead of file-system events.")
     ] = False,
     interval: Annotated[
-        float, typer.Option("--interval", help="Seconds between polls (and view refreshes).")
+        float,
+        typer.Option("--interval", help="Seconds between polls (and view refreshes).", metavar="S"),
     ] = 1.0,
     notify: Annotated[
         bool,
         typer.Option("--notify", help="Desktop notification on a cache break above --min-usd."),
     ] = False,
     min_usd: Annotated[
-        float, typer.Option("--min-usd", help="The smallest break cost that notifies.")
+        float,
+        typer.Option("--min-usd", help="The smallest break cost that notifies.", metavar="USD"),
     ] = 0.10,
     idle: Annotated[
         float,
