@@ -60,11 +60,18 @@ def percent(rate: float | None) -> str:
     return "–" if rate is None else f"{rate * 100:.1f}%"
 
 
+DAYS_FROM_HOURS = 48
+"""Past this many hours a duration reads in days (`93d 4h`, not `2236h 51m`)."""
+
+
 def duration(seconds: float) -> str:
-    """`2h 05m`, `14m 03s`, `42s`."""
+    """`93d 04h` (past 48 hours), `2h 05m`, `14m 03s`, `42s`."""
     whole = int(round(seconds))
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
+    if whole > DAYS_FROM_HOURS * 3600:
+        days, hours = divmod(hours, 24)
+        return f"{days}d {hours:02d}h"
     if hours:
         return f"{hours}h {minutes:02d}m"
     if minutes:
