@@ -79,7 +79,7 @@ def main() -> None:
     path, copies, built, count = build(out, args.size_mb)
     ccusage = shutil.which(args.ccusage)
     if ccusage is None:
-        sys.exit(f"ccusage not found ({args.ccusage}): see the README's Benchmarks section")
+        sys.exit(f"ccusage not found ({args.ccusage}): see docs/benchmarks.md")
     compile_sniff()
     with (
         tempfile.TemporaryDirectory(prefix="sniff-bench-big-") as scratch,

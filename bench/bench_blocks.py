@@ -9,7 +9,7 @@ difference (none expected: the two tools' totals on the benchmark corpus are equ
 Usage:
     python bench/bench_blocks.py --corpus DIR [--runs 3] [--ccusage PATH]
 
-DIR holds `projects/` (a Claude Code config folder). The README's "Benchmarks" section says how
+DIR holds `projects/` (a Claude Code config folder). docs/benchmarks.md says how
 to build the ~200 MB corpus and install ccusage 20.0.24.
 """
 
@@ -65,10 +65,10 @@ def main() -> None:
     args = parser.parse_args()
     projects = args.corpus / "projects"
     if not projects.is_dir():
-        sys.exit(f"{projects} is not a folder: build the corpus first (see the README)")
+        sys.exit(f"{projects} is not a folder: build the corpus first (see docs/benchmarks.md)")
     ccusage = shutil.which(args.ccusage)
     if ccusage is None:
-        sys.exit(f"ccusage not found ({args.ccusage}): see the README's Benchmarks section")
+        sys.exit(f"ccusage not found ({args.ccusage}): see docs/benchmarks.md")
     compile_sniff()
     env = dict(os.environ)
     sniff_cmd = [sys.executable, "-m", "sniff", "blocks", "--json", "--no-index", str(projects)]

@@ -6,7 +6,7 @@ request under each provider's own policy and five what-if policies. Given a seco
 the size (`--double`), the script also reports how the simulation's time grows with the corpus.
 
 usage: python bench/bench_cache.py --corpus DIR [--double DIR2] [--runs 3]
-DIR holds `projects/` (see the README on building it with gen_corpus.py).
+DIR holds `projects/` (docs/benchmarks.md says how to build it with gen_corpus.py).
 """
 
 from __future__ import annotations

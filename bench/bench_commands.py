@@ -10,7 +10,7 @@ same commands, interleaved run by run, on an index of its own.
 Usage:
     python bench/bench_commands.py --corpus DIR [--runs 5] [--baseline REV]
 
-DIR holds `projects/` (see the README's "Benchmarks" section).
+DIR holds `projects/` (see docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def main() -> None:
     args = parser.parse_args()
     projects = args.corpus / "projects"
     if not projects.is_dir():
-        sys.exit(f"{projects} is not a folder: build the corpus first (see the README)")
+        sys.exit(f"{projects} is not a folder: build the corpus first (see docs/benchmarks.md)")
     compile_sniff()
     with (
         tempfile.TemporaryDirectory(prefix="sniff-bench-commands-") as scratch,

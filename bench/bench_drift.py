@@ -9,7 +9,7 @@ parts its units keep there, `workspace.parts`). The target is drift within 2x se
 Usage:
     python bench/bench_drift.py --corpus DIR [--runs 5]
 
-DIR holds `projects/` (see the README's "Benchmarks" section).
+DIR holds `projects/` (see docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def main() -> None:
     args = parser.parse_args()
     projects = args.corpus / "projects"
     if not projects.is_dir():
-        sys.exit(f"{projects} is not a folder: build the corpus first (see the README)")
+        sys.exit(f"{projects} is not a folder: build the corpus first (see docs/benchmarks.md)")
     compile_sniff()
     with tempfile.TemporaryDirectory(prefix="sniff-bench-drift-") as scratch:
         cache = Path(scratch) / "cache"

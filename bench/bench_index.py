@@ -17,7 +17,7 @@ Usage:
 Without --corpus it builds a ~200 MB corpus with ../shared/bench/gen_corpus.py into
 $TMPDIR/sniff-bench-corpus-200 (reused later); --big also builds a ~1 GB one, runs both and
 prints how sniff's cold scan scales. It installs nothing: a missing peer is reported with how to
-install it (see the README's "Benchmarks" section) and left out.
+install it (see docs/benchmarks.md) and left out.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ pricing, summary), and the ingest alone with prompts read into blocks (as the ca
 analyses need them), in this process.
 
 usage: python bench/bench_ingest.py DIR [--runs 5]
-Build a ~200 MB claude-trace corpus first with bench/gen_trace_corpus.py (see the README).
+Build a ~200 MB claude-trace corpus first with bench/gen_trace_corpus.py (see docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ counted the same tokens.
 Usage:
     python bench/bench_scan.py --corpus DIR [--runs 5] [--ccusage PATH]
 
-DIR holds `projects/` (a Claude Code config folder). The README's "Benchmarks" section says how
+DIR holds `projects/` (a Claude Code config folder). docs/benchmarks.md says how
 to build the ~200 MB corpus and install ccusage 20.0.24.
 """
 
@@ -57,7 +57,7 @@ def main() -> None:
     args = parser.parse_args()
     projects = args.corpus / "projects"
     if not projects.is_dir():
-        sys.exit(f"{projects} is not a folder: build the corpus first (see the README)")
+        sys.exit(f"{projects} is not a folder: build the corpus first (see docs/benchmarks.md)")
     size = sum(f.stat().st_size for f in projects.rglob("*.jsonl"))
     print(f"corpus: {size / 1e6:.0f} MB in {sum(1 for _ in projects.rglob('*.jsonl'))} files")
 

@@ -15,7 +15,7 @@ Usage:
     python bench/bench_statusline.py --corpus DIR [--runs 15] [--ccusage PATH] [--session FILE]
         [--grow]
 
-DIR holds `projects/` (a Claude Code config folder). The README's "Benchmarks" section says how
+DIR holds `projects/` (a Claude Code config folder). docs/benchmarks.md says how
 to build the ~200 MB corpus and install ccusage 20.0.24. The largest transcript is used unless
 `--session` names one.
 """

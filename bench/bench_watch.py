@@ -12,7 +12,7 @@ scan --json` must have grown by the events' costs. It prints the latency's media
 Usage:
     python bench/bench_watch.py --corpus DIR [--events 20] [--session FILE] [--poll]
 
-DIR holds `projects/` (a Claude Code config folder; the README's "Benchmarks" section says how
+DIR holds `projects/` (a Claude Code config folder; docs/benchmarks.md says how
 to build the ~200 MB corpus). The largest transcript is used unless `--session` names one.
 """
 

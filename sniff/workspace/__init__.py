@@ -265,7 +265,7 @@ class Workspace(Frames):
 
     def summary(self) -> dict[str, Any]:
         """The object `sniff scan --json` prints: `totals`, `by_model`, `by_project`, `by_day`,
-        `by_agent`, `sessions`, `warnings`, `source` and `breaks` (README, `sniff scan`)."""
+        `by_agent`, `sessions`, `warnings`, `source` and `breaks` (docs/commands/scan.md)."""
         from sniff.present.json.breaks import top_breaks_json
         from sniff.present.json.common import summary_json
 

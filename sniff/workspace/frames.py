@@ -63,7 +63,7 @@ class Frames:
 
     def tools(self) -> pd.DataFrame:
         """One row per tool call, by time, with its outcome and what its results added to the
-        context: the rows `sniff agents` sums per tool (README, Python API)."""
+        context: the rows `sniff agents` sums per tool (docs/python-api.md)."""
         from sniff.analyses.agents.activity import tool_uses
         from sniff.export.tables import tools_table
 

@@ -2,7 +2,8 @@
 
 The JSON holds the same objects as `--json` elsewhere (`scan`'s summary, `cache --breaks`'
 causes, `cache`'s what-ifs, `lint`'s findings, `latency`'s peaks). The CSV has one row per group
-of the chosen grouping with the columns of `CSV_COLUMNS`, documented in the README.
+of the chosen grouping with the columns of `CSV_COLUMNS`, documented in
+docs/commands/report-export.md.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Each line is a JSON object: `request` (the body sent), `response` (the body rece
 raw SSE text of a stream; absent or null: no response), and optionally `status`, `started_at`,
 `first_token_at`, `ended_at` (ISO-8601 or epoch seconds), `session`, `project`, `id`, `api`
 (`anthropic-messages`, `openai-chat`, `openai-responses`) and `provider`. The API is detected
-from the bodies when `api` is absent. The README documents the format with an example a line.
+from the bodies when `api` is absent. docs/request-log.md documents the format with an example.
 """
 
 from __future__ import annotations
