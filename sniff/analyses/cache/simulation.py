@@ -243,23 +243,20 @@ def _observed(
         chosen or policies[OWN_POLICY.get(p.request.provider, "ideal")] for p in prompts
     ]
     sessions: dict[str, tuple[Measures, Measures]] = {}
-    for index in kept:
+    projects: dict[str, tuple[Measures, Measures]] = {}
+    for index in kept:  # each request booked to its own project, as every command books it
         request = prompts[index].request
         cost = request.cost.total_usd if request.cost is not None else None
-        pair = sessions.get(request.session_id)
-        if pair is None:
-            pair = sessions[request.session_id] = (Measures(), Measures())
-        pair[0].add(request.usage, cost)
-        pair[1].add_simulated(request, own[index], own_policies[index], prices)
+        for pair in (
+            sessions.setdefault(request.session_id, (Measures(), Measures())),
+            projects.setdefault(request.project, (Measures(), Measures())),
+        ):
+            pair[0].add(request.usage, cost)
+            pair[1].add_simulated(request, own[index], own_policies[index], prices)
     observed, simulated = Measures(), Measures()
-    projects: dict[str, tuple[Measures, Measures]] = {}
-    project_of = {prompts[i].request.session_id: prompts[i].request.project for i in kept}
-    for session_id, (seen, simulated_session) in sessions.items():
+    for seen, simulated_session in sessions.values():
         observed.merge(seen)
         simulated.merge(simulated_session)
-        pair = projects.setdefault(project_of[session_id], (Measures(), Measures()))
-        pair[0].merge(seen)
-        pair[1].merge(simulated_session)
     return CacheReport(
         policy=chosen.label() if chosen is not None else _own_label(own_policies, kept),
         observed=observed,
