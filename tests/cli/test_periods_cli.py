@@ -174,7 +174,7 @@ def test_table_shows_the_periods_and_the_total(command: str) -> None:
     assert result.exit_code == 0, result.output
     text = result.stdout
     assert f"Cost by {COMMANDS[command]} (Europe/Paris)" in text
-    for header in ("reqs", "input", "output", "create", "read", "hit", "cost", "saved", "Total"):
+    for header in ("reqs", "input", "output", "write", "read", "hit", "cost", "saved", "Total"):
         assert header in text
     assert "└ claude-" in text
     assert ("2025-W34 08-18" in text) == (command == "weekly")  # a week shows its Monday

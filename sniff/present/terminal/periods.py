@@ -1,8 +1,9 @@
 """Provides the table of `sniff daily`, `sniff weekly` and `sniff monthly` (their JSON:
 `periods_json`).
 
-The words are those a ccusage user knows: a period's models (with `--breakdown`), input,
-output, cache create and read tokens, and cost; sniff adds requests, hit rate and savings.
+The columns are those a ccusage user knows: a period's models (with `--breakdown`), input,
+output, cache write and read tokens, and cost; sniff adds requests, hit rate and savings.
+ccusage's "Cache Create" is sniff's cache write, the one word every sniff table uses.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from sniff.numbers import compact, money, percent
 from sniff.present.json.common import zone_name
 from sniff.present.terminal.console import cost_cell, measures_table
 
-HEADERS = ["reqs", "input", "output", "create", "read", "hit", "cost", "saved"]
-"""ccusage's Cache Create and Cache Read are `create` and `read`; its Total Tokens is in the
+HEADERS = ["reqs", "input", "output", "write", "read", "hit", "cost", "saved"]
+"""ccusage's Cache Create and Cache Read are `write` and `read`; its Total Tokens is in the
 JSON (the table fits 80 columns without it)."""
 
 
