@@ -208,6 +208,7 @@ def test_visible_metric_gives_the_thinking_share_of_a_claude_trace_stream(tmp_pa
     assert "no time is given" in shown.output
 
 
+@needs_shared  # the agtrace sample: a thinking model's visible-token columns
 def test_the_visible_table_fits_80_columns() -> None:
     from tests.test_visible_token import FILES
 
