@@ -15,7 +15,7 @@ from sniff.analyses.cost.blocks import Block
 from sniff.analyses.cost.plans import MonthValue, Plan
 from sniff.numbers import duration, money, percent, short_count, tokens
 from sniff.present.json.common import zone_name
-from sniff.present.terminal.console import DATE_STAMP
+from sniff.present.terminal.layout import DATE_STAMP
 from sniff.present.terminal.safe_console import styled
 
 HEADERS = ("start", "last", "reqs", "in", "out", "wr", "rd", "hit", "cost", "breaks", "sub")

@@ -177,7 +177,12 @@ def _shared(report: CacheReport) -> Table:
     ]
     headers = ["shared prefix", "model", "tokens", "reqs", "sessions", "worth"]
     return measures_table(
-        "Shared prefixes worth caching", headers, cells, text_columns=2, shrinkable=0
+        "Shared prefixes worth caching",
+        headers,
+        cells,
+        text_columns=2,
+        shrinkable=(0, 1),
+        dated=True,
     )
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
 import shutil
-from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import tzinfo
 from typing import TextIO
@@ -18,6 +16,10 @@ from sniff.analyses.cost.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset, LineIssue
 from sniff.numbers import compact, duration, money, percent, plural, tokens
 from sniff.present.json.common import zone_name
+from sniff.present.terminal.layout import PATH_HEADERS, fit_paths, plan
+from sniff.present.terminal.layout import elide as elide
+from sniff.present.terminal.layout import fit_names as fit_names
+from sniff.present.terminal.layout import short_project as short_project
 from sniff.present.terminal.safe_console import styled
 from sniff.pricing import PriceSource
 from sniff.shown import terminal
@@ -28,8 +30,6 @@ ROLLUPS_NOTE = (
 )
 TOP_SESSIONS = 10
 RECENT_DAYS = 31
-DATE_STAMP = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
-"""A model snapshot's date: `-20250514`, `-2025-08-07`."""
 
 
 def print_summary(
@@ -241,74 +241,38 @@ def print_issues(stream: TextIO, issues: Iterable[LineIssue]) -> None:
         stream.write(terminal(f"{where}: {issue.reason}", lines=False) + "\n")
 
 
-def short_project(project: str) -> str:
-    """The last two path components: enough to recognise, short enough for a column."""
-    parts = [part for part in project.replace("\\", "/").split("/") if part]
-    return "/".join(parts[-2:]) if len(parts) > 2 else project
-
-
-def fit_names(names: list[str], width: int, *, dated: bool = False) -> list[str]:
-    """`names` in at most `width` characters, names that differ still reading differently.
-
-    Model names (`dated`) first lose their snapshot date (`claude-sonnet-4-20250514` reads
-    `claude-sonnet-4`), except where another name would then read the same. A name still too
-    long loses its end (`claude-opus…`), or, where that would make it read like another, its
-    middle (`claude-s…4-5` beside `claude-s…t-4`).
-    """
-    shown = {name: name for name in names}
-    if all(len(name) <= width for name in shown):
-        return names
-    if dated:
-        undated = {name: DATE_STAMP.sub("", name) for name in shown}
-        counts = Counter(undated.values())
-        shown = {name: short if counts[short] == 1 else name for name, short in undated.items()}
-    cut = {name: elide(short, width, 0) for name, short in shown.items()}
-    for reading, count in Counter(cut.values()).items():
-        if count == 1:
-            continue
-        group = [name for name, fitted in cut.items() if fitted == reading]
-        others = set(cut.values()) - {reading}
-        for tail in (*range(3, width - 1), 2, 1):
-            tried = {name: elide(shown[name], width, tail) for name in group}
-            if len(set(tried.values())) == len(group) and not others & set(tried.values()):
-                cut.update(tried)
-                break
-    return [cut[name] for name in names]
-
-
-def elide(name: str, width: int, tail: int = 0) -> str:
-    """`name` in `width` characters: its start, `…`, and its last `tail` characters."""
-    if len(name) <= width:
-        return name
-    return name[: width - 1 - tail] + "…" + (name[-tail:] if tail else "")
-
-
 def measures_table(
     title: str,
     headers: list[str],
     rows: list[list[str]],
     *,
     text_columns: int,
-    shrinkable: int = 0,
+    shrinkable: int | Sequence[int] = 0,
     dated: bool = False,
+    caption: str | None = None,
 ) -> Table:
-    """A table whose numbers never get cut: only the `shrinkable` text column gives way, its
-    values shortened by `fit_names` (`dated`: they are model names). Cells are measured as
-    they will be shown (`shown.terminal`): a redacted key is shorter than the key."""
+    """A table laid out by `layout.plan` for the terminal's width: its lowest-priority columns
+    left out (and named under it) before the `shrinkable` text columns are shortened, by
+    `fit_paths` for projects, else by `fit_names` (`dated`: they are model names); money, hit
+    rates, requests and every other number whole. Cells are measured as they will be shown
+    (`shown.terminal`): a redacted key is shorter than the key. `caption` goes under it, above
+    the names of the columns left out."""
+    shrink = {shrinkable} if isinstance(shrinkable, int) else set(shrinkable)
     rows = [[terminal(cell, lines=False) for cell in row] for row in rows]
-    widths = [
-        max([len(header), *(len(row[i]) for row in rows)]) for i, header in enumerate(headers)
+    columns = shutil.get_terminal_size().columns
+    layout = plan(headers, rows, columns, shrink)
+    fitted = _fitted(headers, rows, layout.widths, dated)
+    slack = [
+        i for i, width in layout.widths.items() if rows and max(len(r[i]) for r in fitted) < width
     ]
-    # Columns are separated by two spaces and the table is indented by one.
-    room = shutil.get_terminal_size().columns - 1 - 2 * (len(headers) - 1)
-    room -= sum(width for i, width in enumerate(widths) if i != shrinkable)
-    fitted = max(8, min(room, widths[shrinkable], 36))
-    if rows and fitted < widths[shrinkable]:
-        names = fit_names([row[shrinkable] for row in rows], fitted, dated=dated)
-        rows = [
-            [*row[:shrinkable], name, *row[shrinkable + 1 :]]
-            for row, name in zip(rows, names, strict=True)
+    if slack:  # a name shortened more than its width asked (a date gone): its room to others
+        measured = [
+            [cell if i not in slack else short[i] for i, cell in enumerate(row)]
+            for row, short in zip(rows, fitted, strict=True)
         ]
+        layout = plan(headers, measured, columns, shrink)
+        fitted = _fitted(headers, rows, layout.widths, dated)
+    rows = fitted
     table = Table(
         title=title,
         title_justify="left",
@@ -318,21 +282,43 @@ def measures_table(
         pad_edge=False,
         padding=(0, 1),
         collapse_padding=True,
+        caption="\n".join(line for line in (caption, _left_out(layout.dropped)) if line) or None,
+        caption_justify="left",
     )
-    for index, header in enumerate(headers):
-        if index == shrinkable:
-            table.add_column(header, no_wrap=True, overflow="ellipsis", max_width=fitted)
+    for index in layout.kept:
+        if index in layout.widths:
+            table.add_column(
+                headers[index], no_wrap=True, overflow="ellipsis", max_width=layout.widths[index]
+            )
         else:
             numeric = index >= text_columns
-            table.add_column(
-                header,
-                justify="right" if numeric else "left",
-                no_wrap=True,
-                min_width=widths[index],
-            )
+            table.add_column(headers[index], justify="right" if numeric else "left", no_wrap=True)
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(row[index] for index in layout.kept))
     return table
+
+
+def _left_out(headers: Sequence[str]) -> str:
+    """The line that names the columns too wide to show, and where to find them."""
+    if not headers:
+        return ""
+    return f"not shown at this width: {', '.join(headers)} (--json has every column)"
+
+
+def _fitted(
+    headers: list[str], rows: list[list[str]], widths: dict[int, int], dated: bool
+) -> list[list[str]]:
+    """`rows` with each column of `widths` shortened to its width."""
+    rows = [row[:] for row in rows]
+    for index, width in widths.items():
+        cells = [row[index] for row in rows]
+        if headers[index] in PATH_HEADERS:
+            cells = fit_paths(cells, width)
+        else:
+            cells = fit_names(cells, width, dated=dated)
+        for row, cell in zip(rows, cells, strict=True):
+            row[index] = cell
+    return rows
 
 
 def cost_cell(totals: Totals) -> str:

@@ -113,12 +113,15 @@ def _peaks_table(explained: list[ExplainedPeak]) -> Any:
                 f"{item.requests:,}",
                 hits,
                 misses,
-                f"{model} {percent(model_share)}",
-                f"{band} tokens {percent(band_share)}",
+                # the share first, so that a name shortened to fit never takes it with it
+                f"{percent(model_share)} {model}",
+                f"{percent(band_share)} {band} tokens",
             ]
         )
     headers = ["peak", "at", "range (±1σ)", "share", "reqs", "hits", "misses", "model", "output"]
-    return measures_table("Peaks of the distribution", headers, rows, text_columns=3, shrinkable=7)
+    return measures_table(
+        "Peaks of the distribution", headers, rows, text_columns=3, shrinkable=(7, 8), dated=True
+    )
 
 
 def _over_time_table(report: LatencyReport) -> Any:

@@ -53,9 +53,8 @@ def beside_rows(beside: list[Beside]) -> list[list[str]]:
 
 def beside_table(beside: list[Beside]) -> Table:
     """The terminal table, its caption under it."""
-    table = measures_table(TITLE, HEADERS, beside_rows(beside), text_columns=1, dated=True)
-    table.caption, table.caption_justify = CAPTION, "left"
-    return table
+    rows = beside_rows(beside)
+    return measures_table(TITLE, HEADERS, rows, text_columns=1, dated=True, caption=CAPTION)
 
 
 def beside_text(beside: list[Beside]) -> Text:
@@ -110,9 +109,10 @@ def thinking_rows(shares: list[ThinkingShare]) -> list[list[str]]:
 
 def thinking_table(shares: list[ThinkingShare]) -> Table:
     """The terminal table, its note under it."""
-    table = measures_table(THINKING_TITLE, THINKING_HEADERS, thinking_rows(shares), text_columns=1)
-    table.caption, table.caption_justify = THINKING_NOTE, "left"
-    return table
+    rows = thinking_rows(shares)
+    return measures_table(
+        THINKING_TITLE, THINKING_HEADERS, rows, text_columns=1, caption=THINKING_NOTE
+    )
 
 
 def thinking_json(shares: list[ThinkingShare]) -> list[dict[str, Any]]:
