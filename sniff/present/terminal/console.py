@@ -260,7 +260,7 @@ def measures_table(
     shrink = {shrinkable} if isinstance(shrinkable, int) else set(shrinkable)
     rows = [[terminal(cell, lines=False) for cell in row] for row in rows]
     columns = shutil.get_terminal_size().columns
-    layout = plan(headers, rows, columns, shrink)
+    layout = plan(headers, rows, columns, shrink, dated=dated)
     fitted = _fitted(headers, rows, layout.widths, dated)
     slack = [
         i for i, width in layout.widths.items() if rows and max(len(r[i]) for r in fitted) < width
@@ -270,7 +270,7 @@ def measures_table(
             [cell if i not in slack else short[i] for i, cell in enumerate(row)]
             for row, short in zip(rows, fitted, strict=True)
         ]
-        layout = plan(headers, measured, columns, shrink)
+        layout = plan(headers, measured, columns, shrink, dated=dated)
         fitted = _fitted(headers, rows, layout.widths, dated)
     rows = fitted
     table = Table(

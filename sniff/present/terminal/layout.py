@@ -46,9 +46,12 @@ PATH_HEADERS = frozenset({"project", "repo"})
 """Columns of paths, shortened to their tail (`fit_paths`) rather than their start."""
 SEPARATOR, EDGES = 2, 2
 """`measures_table`'s geometry: two spaces between columns and one at each edge."""
-FLOOR = 14
+FLOOR = 12
 """The width a shortened text column keeps while a lower-priority column can still go:
-enough for `claude-sonnet-4` or `src/tilesrv`."""
+enough for `src/tilesrv` or `claude-opus`."""
+MODEL_FLOOR = 17
+"""A model column's: its names without their date, up to `claude-sonnet-4-5`, as a version
+cut from a model's name makes it read as another model."""
 LEAST = 6
 """The width text is shortened to, at most, once every column that may go is gone."""
 WIDEST = 36
@@ -81,10 +84,16 @@ def priority(header: str, cells: Sequence[str], index: int, shrinkable: Collecti
 
 
 def plan(
-    headers: Sequence[str], rows: Sequence[Sequence[str]], width: int, shrinkable: Collection[int]
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    width: int,
+    shrinkable: Collection[int],
+    *,
+    dated: bool = False,
 ) -> Plan:
     """The columns of `headers` that fit in `width`, lowest priorities dropped first (the
-    rightmost of equals), and the width of each `shrinkable` column kept."""
+    rightmost of equals), and the width of each `shrinkable` column kept (`dated`: they
+    hold model names)."""
     natural = [
         max([len(header), *(len(row[i]) for row in rows)]) for i, header in enumerate(headers)
     ]
@@ -95,13 +104,8 @@ def plan(
     ]
     kept = list(range(len(headers)))
 
-    # A path keeps its last component before any column goes (`…/tilesrv` says what
-    # `src/tilesrv` says); other text keeps `FLOOR` characters.
     floors = {
-        i: min(natural[i], _path_floor([row[i] for row in rows]))
-        if headers[i] in PATH_HEADERS
-        else min(natural[i], FLOOR)
-        for i in shrinkable
+        i: min(natural[i], _floor(headers[i], [row[i] for row in rows], dated)) for i in shrinkable
     }
 
     def needed(text: Mapping[int, int]) -> int:
@@ -125,10 +129,15 @@ def plan(
     return Plan(tuple(kept), widths, dropped)
 
 
-def _path_floor(paths: Sequence[str]) -> int:
-    """The width that shows every path's last component (`…tilesrv`), at most `FLOOR`."""
-    lasts = [len(path.replace("\\", "/").rsplit("/", 1)[-1]) for path in paths]
-    return min(FLOOR, max([1 + last for last in lasts], default=FLOOR))
+def _floor(header: str, cells: Sequence[str], dated: bool) -> int:
+    """The width a column's text keeps while a column may still go: a path's last component
+    (`…tilesrv` says what `src/tilesrv` says), a model's name without its date, else `FLOOR`."""
+    if header in PATH_HEADERS:
+        lasts = [len(cell.replace("\\", "/").rsplit("/", 1)[-1]) for cell in cells]
+        return min(FLOOR, max([1 + last for last in lasts], default=FLOOR))
+    if dated:
+        return min(MODEL_FLOOR, max([len(DATE_STAMP.sub("", cell)) for cell in cells], default=0))
+    return FLOOR
 
 
 def short_project(project: str) -> str:
