@@ -67,8 +67,8 @@ def summary_table(report: DriftReport, measures: list[Measure]) -> Table:
         rows.append([series.dimension, value, f"{total.requests:,}", *levels])
     headers = ["by", "value", "reqs", *(SHORT[m.key] for m in measures)]
     title = "Drift over the period (writes, out, think: tokens per request; $: share of cost)"
-    return measures_table(title, headers, rows, text_columns=2,
-                          shrinkable=1)  # fmt: skip
+    # the values are models among versions and projects: a model loses its date first
+    return measures_table(title, headers, rows, text_columns=2, shrinkable=1, dated=True)
 
 
 def _value(series: Series, harnesses: bool) -> str:
