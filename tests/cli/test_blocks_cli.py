@@ -184,3 +184,13 @@ def test_plan_adds_each_months_value_and_each_blocks_share(tmp_path: Path, cc: t
     for arguments in (["--plan", "lots"], ["--plan-file", str(path)]):
         result = blocks(*arguments, path, code=2)
         assert "Traceback" not in result.output
+
+
+def test_logs_without_claude_code_say_whose_blocks_to_ask_for() -> None:
+    result = CliRunner().invoke(app, ["blocks", str(SAMPLE_LOGS / "codex"), "--no-index"])
+    assert result.exit_code == 0, result.output
+    assert "none but 11 of codex: --harness codex shows theirs" in result.stderr
+    chosen = CliRunner().invoke(
+        app, ["blocks", str(SAMPLE_LOGS / "codex"), "--harness", "codex", "--no-index"]
+    )
+    assert chosen.exit_code == 0 and "--harness" not in chosen.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -80,12 +81,33 @@ def blocks(
     moment = _now(now)
     limit_text = _limit_text(token_limit)
     chosen = _plan(plan, plan_file)
+    defaulted = not options["harness"]
     options["harness"] = options["harness"] or DEFAULT_HARNESS
     workspace = o.workspace(options)
     if weekly:
         _weekly(workspace, (week_start, limit_text), moment, chosen, active=active, options=options)
         return
     _blocks(workspace, moment, limit_text, chosen, active=active, options=options)
+    if defaulted:
+        _others_note(workspace)
+
+
+def _others_note(workspace: Workspace) -> None:
+    """When Claude Code's requests, which blocks count by default, are none of the logs', say
+    whose the logs hold and how to see their blocks (on the error stream: JSON stays JSON)."""
+    from collections import Counter
+
+    dataset = workspace.dataset("sized")
+    if any(request.harness == DEFAULT_HARNESS for request in dataset.requests):
+        return
+    others = Counter(str(request.harness) for request in dataset.requests)
+    if others:
+        held = ", ".join(f"{count:,} of {name}" for name, count in others.most_common())
+        sys.stderr.write(
+            f"sniff: blocks count {DEFAULT_HARNESS}'s requests (its subscription's 5-hour "
+            f"windows); these logs hold none but {held}: --harness "
+            f"{others.most_common(1)[0][0]} shows theirs\n"
+        )
 
 
 def _blocks(
