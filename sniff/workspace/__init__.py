@@ -354,12 +354,15 @@ class Workspace(Frames):
 
         return analyze_agents(self._chosen(), self.activity(), self.zone)
 
-    def context_report(self, base_tokens: int | None = None) -> ContextReport:
+    def context_report(
+        self, base_tokens: int | None = None, min_saving_usd: float = 0.0
+    ) -> ContextReport:
         """`sniff context`'s report: each session's prompt sizes, and where a fresh session
-        would have been cheaper (`analyses.cache.context_growth`; `base_tokens`: its `--base`)."""
+        would have been cheaper (`analyses.cache.context_growth`; `base_tokens`: its `--base`;
+        `min_saving_usd`: its `--min-saving`)."""
         from sniff.analyses.cache.context_growth import context_growth
 
-        return context_growth(self._chosen(), self.prices, base_tokens)
+        return context_growth(self._chosen(), self.prices, base_tokens, min_saving_usd)
 
     def commits_report(self) -> CommitReport:
         """`sniff commits`' report: each commit made in a session, its requests and cost."""

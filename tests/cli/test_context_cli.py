@@ -56,7 +56,7 @@ def test_a_planted_session_is_flagged_with_its_exact_computation(tmp_path, cc):
 def test_the_table_shows_the_numbers_and_the_sentence_in_80_columns(tmp_path, cc):
     planted(tmp_path, cc, GROWN)
     out = run("context", tmp_path, columns=80).stdout
-    assert "1 session past the point a fresh one pays off" in out
+    assert "1 session past the point a fresh one saves $0.010+" in out
     header = next(line for line in out.splitlines() if "session" in line and "saved" in line)
     assert len(header) <= 80
     row = next(line for line in out.splitlines() if line.strip().startswith("c0ffee00"))
@@ -120,3 +120,13 @@ def test_a_bad_base_is_one_line_and_exit_2(capsys, value):
     assert ended.value.code == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and err.startswith("sniff: error: ") and "--base" in err
+
+
+def test_only_a_material_saving_is_advised_and_the_threshold_is_said() -> None:
+    every = json.loads(run("context", SAMPLE_LOGS, "--json", "--min-saving", "0").stdout)
+    crossed = [s for s in every["sessions"] if s["crossing"]]
+    material = json.loads(run("context", SAMPLE_LOGS, "--json").stdout)
+    assert material["min_saving_usd"] == 0.01
+    assert material["flagged"] == sum(s["crossing"]["saved_usd"] >= 0.01 for s in crossed)
+    assert all(s["flagged"] for s in material["sessions"])
+    assert "saves $0.010+" in run("context", SAMPLE_LOGS).stdout

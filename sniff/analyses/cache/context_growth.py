@@ -108,11 +108,19 @@ class ContextReport:
     sessions: tuple[SessionGrowth, ...]
     base_tokens: int | None
     """The base the caller gave; None: each segment's first prompt."""
+    min_saving_usd: float = 0.0
+    """The least a fresh session must save for its session to be flagged: advice is worth
+    giving only where the saving is material."""
+
+    def material(self, session: SessionGrowth) -> bool:
+        """Whether `session` crossed, with a saving of at least `min_saving_usd`."""
+        crossing = session.crossing
+        return crossing is not None and crossing.saved_usd >= self.min_saving_usd
 
     @property
     def flagged(self) -> tuple[SessionGrowth, ...]:
-        """The sessions with a crossing."""
-        return tuple(session for session in self.sessions if session.crossing is not None)
+        """The sessions with a crossing that saves at least `min_saving_usd`."""
+        return tuple(session for session in self.sessions if self.material(session))
 
     @property
     def unpriced(self) -> tuple[SessionGrowth, ...]:
@@ -121,10 +129,13 @@ class ContextReport:
 
 
 def context_growth(
-    requests: Iterable[Request], prices: PriceBook, base_tokens: int | None = None
+    requests: Iterable[Request],
+    prices: PriceBook,
+    base_tokens: int | None = None,
+    min_saving_usd: float = 0.0,
 ) -> ContextReport:
     """Each session's growth (see the module docstring); `base_tokens`: the short context,
-    else each segment's first prompt."""
+    else each segment's first prompt; `min_saving_usd`: the least saving that flags one."""
     by_session: dict[str, list[Request]] = defaultdict(list)
     for request in requests:
         if not request.rollup:
@@ -135,7 +146,7 @@ def context_growth(
     ]
     found = [session for session in grown if session.points]
     found.sort(key=_order)
-    return ContextReport(tuple(found), base_tokens)
+    return ContextReport(tuple(found), base_tokens, min_saving_usd)
 
 
 def _order(session: SessionGrowth) -> tuple[float, int, str]:

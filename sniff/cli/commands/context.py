@@ -12,6 +12,9 @@ from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
 from sniff.workspace.answers import replayed
 
+MIN_SAVING_USD = 0.01
+"""Advice worth giving: a fresh session that saves less than a cent is not worth the bother."""
+
 
 @one_line_errors
 @replayed("context")
@@ -27,6 +30,15 @@ def context(
             metavar="TOKENS",
         ),
     ] = None,
+    min_saving: Annotated[
+        float,
+        typer.Option(
+            "--min-saving",
+            help="Flag a session only where a fresh one would have saved at least this much.",
+            callback=o.at_least(0),
+            metavar="USD",
+        ),
+    ] = MIN_SAVING_USD,
     every: Annotated[
         bool, typer.Option("--all", help="List every session, not only the flagged ones.")
     ] = False,
@@ -50,7 +62,7 @@ def context(
     """
     workspace = o.workspace(options)
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
-        report = workspace.context_report(base)
+        report = workspace.context_report(base, min_saving)
     o.report_issues(workspace.dataset(), options["verbose"])
     if options["json"]:
         from sniff.present.terminal.context import context_json

@@ -46,7 +46,8 @@ def print_context(
     """The flagged sessions (every session with `every`), the rule, and the unjudged."""
     rows = list(report.sessions if every else report.flagged)[:limit]
     flagged = len(report.flagged)
-    title = f"Context growth: {plural(flagged, 'session')} past the point a fresh one pays off"
+    pays = f"saves {money(report.min_saving_usd)}+" if report.min_saving_usd else "pays off"
+    title = f"Context growth: {plural(flagged, 'session')} past the point a fresh one {pays}"
     if not rows:
         console.print(f"{title}: none among {plural(len(report.sessions), 'session')}.")
     else:
@@ -138,7 +139,10 @@ def context_json(report: ContextReport, *, every: bool, limit: int | None) -> di
         "base": base_name(report),
         "rule": RULE,
         "flagged": len(report.flagged),
+        "min_saving_usd": report.min_saving_usd,
         "sessions_judged": len(report.sessions) - len(report.unpriced),
         "sessions_unpriced": len(report.unpriced),
-        "sessions": [session_growth_json(session) for session in rows],
+        "sessions": [
+            session_growth_json(session) | {"flagged": report.material(session)} for session in rows
+        ],
     }
