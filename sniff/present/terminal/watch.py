@@ -58,8 +58,10 @@ def view(
         head.add_row(Text.assemble(("block", "bold"), " none active"), "", "")
     sessions = Table(title="live sessions", title_justify="left", expand=False)
     for column in ("session", "project", "requests", "cost", "hit", "state"):
+        numeric = column in ("requests", "cost", "hit")
+        # the layout rule (`layout`): numbers and ids whole, only the project's path folds
         sessions.add_column(
-            column, justify="right" if column in ("requests", "cost", "hit") else "left"
+            column, justify="right" if numeric else "left", no_wrap=column != "project"
         )
     for session_id, project, totals in glance.sessions:
         sessions.add_row(
@@ -73,7 +75,10 @@ def events_table(events: Sequence[Event], zone: tzinfo) -> Table:
     """The latest events, newest last."""
     table = Table(title="events", title_justify="left")
     for column in ("time", "event", "session", "what", "$"):
-        table.add_column(column, justify="right" if column == "$" else "left")
+        # only the sentence gives way (it folds); a time, an id or an amount is never cut
+        table.add_column(
+            column, justify="right" if column == "$" else "left", no_wrap=column != "what"
+        )
     shown = [event for event in events if event.kind != "line_skipped"]  # the footer's
     for event in shown[-SHOWN_EVENTS:]:
         table.add_row(
