@@ -13,7 +13,7 @@ import json
 from datetime import datetime
 from pathlib import Path
 
-from sniff.analyses.latency.measures import timing
+from sniff.analyses.latency.timing import timing
 from sniff.ingest.files.log_formats import parse_any
 from sniff.ingest.merge import merge
 from tests.conftest import SHARED_SAMPLES as SHARED

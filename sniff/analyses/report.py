@@ -171,7 +171,8 @@ def _dearest(findings: Sequence[Finding]) -> list[Finding]:
 
 
 def _latency(requests: list[Request], zone: tzinfo) -> list[LatencyReport]:
-    from sniff.analyses.latency.measures import analyze_latency, timing
+    from sniff.analyses.latency.measures import analyze_latency
+    from sniff.analyses.latency.timing import timing
 
     if not any(timing(request) is not None for request in requests):
         return []

@@ -14,6 +14,7 @@ from textual.widgets import Static
 from sniff.analyses.agents import activity as agents
 from sniff.analyses.browse import build_archive
 from sniff.analyses.latency import measures as latency
+from sniff.analyses.latency import timing
 from sniff.model import Agent, Dataset, Request, Usage
 from sniff.pricing import PriceBook
 from sniff.tui import SniffApp
@@ -127,6 +128,6 @@ def test_a_requests_latency_is_end_to_end_as_sniff_latency_measures_it() -> None
             error=error,
         )
 
-    assert latency.end_to_end(request(3.5)) == 3.5
-    assert latency.end_to_end(request(-1.0)) is None  # clocks disagree
-    assert latency.end_to_end(request(3.5, error="overloaded")) is None  # failed: not timed
+    assert timing.end_to_end(request(3.5)) == 3.5
+    assert timing.end_to_end(request(-1.0)) is None  # clocks disagree
+    assert timing.end_to_end(request(3.5, error="overloaded")) is None  # failed: not timed

@@ -13,8 +13,8 @@ from sniff.analyses.latency.measures import (
     analyze_latency,
     is_hit,
     output_band,
-    timing,
 )
+from sniff.analyses.latency.timing import timing
 from sniff.model import Agent, Request, Usage
 
 START = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)

@@ -18,8 +18,8 @@ import math
 import numpy as np
 import pytest
 
-from sniff.analyses.latency.measures import timings
 from sniff.analyses.latency.peaks import PeakReport, assign, find_peaks
+from sniff.analyses.latency.timing import timings
 from sniff.logs import load
 from tests.conftest import SAMPLE_LOGS
 from tests.conftest import SHARED_SAMPLES as SHARED

@@ -23,7 +23,7 @@ from datetime import tzinfo
 from typing import TYPE_CHECKING
 
 from sniff.analyses.cost.summary import LocalDays
-from sniff.analyses.latency.timing import Timing, quantile
+from sniff.analyses.latency.timing import Timing, quantile, timings
 from sniff.model import Request
 from sniff.numbers import plural
 
@@ -32,8 +32,6 @@ if TYPE_CHECKING:  # scipy loads with the peaks only when an analysis runs
     from sniff.analyses.latency.visible import Beside, ThinkingShare
 
 METRICS = ("ttft", "visible", "tpot", "e2e")
-EXACT_SOURCES = frozenset({"claude-trace", "request-log"})
-"""Logs that record when a request was sent, when its response began and when it ended."""
 HIT_SHARE = 0.5
 """A request is a cache hit when at least half its prompt was read from the cache."""
 OUTPUT_BANDS = ((100, "< 100"), (1_000, "100–999"), (10_000, "1k–10k"), (None, "≥ 10k"))
@@ -155,38 +153,6 @@ class LatencyReport:
     """Of `visible`: thinking's estimated share of output, where logs hold the text."""
 
 
-def end_to_end(request: Request) -> float | None:
-    """Seconds from sending the request to the end of its response, as `sniff latency` measures
-    it (None where the log does not time it, the request failed or the clocks disagree)."""
-    measured = timing(request)
-    return None if measured is None else measured.e2e
-
-
-def timing(request: Request) -> Timing | None:
-    """The timing of a request (None for a failed one or one the log does not time)."""
-    if request.error is not None or request.started_at is None:
-        return None
-    start, first, end = request.started_at, request.first_token_at, request.ended_at
-    e2e = _positive((end - start).total_seconds())
-    ttft = _positive((first - start).total_seconds()) if first is not None else None
-    shown = request.visible_at
-    visible = _positive((shown - start).total_seconds()) if shown is not None else None
-    exact = request.source in EXACT_SOURCES
-    tpot = None
-    if exact and first is not None and request.usage.output_tokens > 1:
-        streaming = (end - first).total_seconds()
-        tpot = _positive(streaming / (request.usage.output_tokens - 1))
-    if e2e is None and ttft is None:
-        return None
-    return Timing(request, ttft, tpot, e2e, exact, visible)
-
-
-def timings(requests: Iterable[Request]) -> list[Timing]:
-    """The timings of every request the log times."""
-    found = (timing(request) for request in requests)
-    return [item for item in found if item is not None]
-
-
 ROLLUPS_LEFT_OUT = "{} logged only as totals (Droid, Goose) left out: no call's times in them"
 
 
@@ -287,11 +253,6 @@ def output_band(tokens: int) -> str:
         if limit is None or tokens < limit:
             return label
     return OUTPUT_BANDS[-1][1]
-
-
-def _positive(seconds: float) -> float | None:
-    """A duration, or None when clocks disagree (zero or negative)."""
-    return seconds if seconds > 0 else None
 
 
 def _percentiles(values: list[float]) -> Percentiles | None:

@@ -9,7 +9,7 @@ from textual.widgets import Footer, Header, Static
 
 from sniff.analyses.browse import Archive, TimelineEntry
 from sniff.analyses.cache.prompt_view import BlockRow, CacheState, PromptView, prompt_view
-from sniff.analyses.latency.measures import end_to_end
+from sniff.analyses.latency.timing import end_to_end
 from sniff.model import Request
 from sniff.numbers import duration, money, tokens
 from sniff.present.causes import explain

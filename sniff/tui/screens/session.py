@@ -12,7 +12,7 @@ from textual.widgets import Footer, Header, Static
 from sniff.analyses.browse import Archive, BreakCost, TimelineEntry
 from sniff.analyses.cache.context_growth import SessionGrowth, session_growth
 from sniff.analyses.cost.summary import Totals
-from sniff.analyses.latency.measures import end_to_end
+from sniff.analyses.latency.timing import end_to_end
 from sniff.numbers import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import cache_bar, count, figure, usd
