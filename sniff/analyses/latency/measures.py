@@ -23,6 +23,7 @@ from datetime import tzinfo
 from typing import TYPE_CHECKING
 
 from sniff.analyses.cost.summary import LocalDays
+from sniff.analyses.latency.coverage import Coverage, coverage
 from sniff.analyses.latency.timing import Timing, quantile, timings
 from sniff.model import Request
 from sniff.numbers import plural
@@ -148,12 +149,14 @@ class LatencyReport:
     not_measurable: dict[str, int] = field(default_factory=dict)
     """Requests the log times but whose format's times cannot give this metric, by format."""
     beside: list[Beside] = field(default_factory=list)
+    coverage: list[Coverage] = field(default_factory=list)
+    """Per harness, how many requests this metric measured, and why the others were not."""
     """Of `visible`: time to first visible token beside TTFT, all models then each."""
     thinking: list[ThinkingShare] = field(default_factory=list)
     """Of `visible`: thinking's estimated share of output, where logs hold the text."""
 
 
-ROLLUPS_LEFT_OUT = "{} logged only as totals (Droid, Goose) left out: no call's times in them"
+ROLLUPS_LEFT_OUT = "{} logged only as totals ({}) left out: no call's times in them"
 
 
 def analyze_latency(
@@ -170,7 +173,10 @@ def analyze_latency(
     if metric not in METRICS:
         raise ValueError(f"unknown metric {metric!r}")
     chosen = [r for r in requests if keep is None or keep(r)]
-    totals_only = sum(r.rollup for r in chosen)
+    totals_only = (
+        sorted({str(r.harness) for r in chosen if r.rollup}),
+        sum(r.rollup for r in chosen),
+    )
     measured = timings([r for r in chosen if not r.rollup])
     pairs = [(item, item.value(metric)) for item in measured]
     valued = [(item, value) for item, value in pairs if value is not None]
@@ -193,6 +199,7 @@ def analyze_latency(
         not_measurable=blind,
         beside=beside_ttft(measured) if metric == "visible" else [],
         thinking=thinking_shares(chosen) if metric == "visible" else [],
+        coverage=coverage(chosen, metric),
     )
 
 
@@ -210,14 +217,15 @@ def _notes(
     exact: int,
     metric: str,
     blind: dict[str, int],
-    totals_only: int,
+    totals_only: tuple[list[str], int],
 ) -> list[str]:
     """What the figures leave out or only approximate."""
     from sniff.analyses.latency.visible import DIFFERENCE
 
     notes = [report.note] if report.note and valued else []  # none: the report says so
-    if totals_only:
-        notes.append(ROLLUPS_LEFT_OUT.format(plural(totals_only, "session")))
+    harnesses, sessions = totals_only
+    if sessions:
+        notes.append(ROLLUPS_LEFT_OUT.format(plural(sessions, "session"), ", ".join(harnesses)))
     if valued and exact < len(valued):
         notes.append(
             f"{len(valued) - exact:,} of {len(valued):,} values are approximate: their logs "

@@ -7,8 +7,10 @@ import math
 from typing import Any
 
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
+from sniff.analyses.latency.coverage import MEANING, REASONS
 from sniff.analyses.latency.measures import ExplainedPeak, Goodput, LatencyReport
 from sniff.numbers import percent, plural, seconds
 from sniff.present.terminal.console import measures_table
@@ -35,6 +37,8 @@ def print_latency(console: Console, report: LatencyReport) -> None:
     )
     for note in report.notes:
         console.print(f"note: {note}", style="dim")
+    if len(report.coverage) > 1 or any(row.measured < row.requests for row in report.coverage):
+        console.print(coverage_table(report))
     if report.thinking:  # it needs no timing
         console.print(thinking_table(report.thinking))
     if not report.count:
@@ -175,6 +179,19 @@ def significant(value: float, digits: int = 2) -> str:
     return f"{rounded:.{digits - 1 - math.floor(math.log10(abs(rounded)))}f}"
 
 
+def coverage_table(report: LatencyReport) -> Table:
+    """Per harness, the requests this measure rests on, and why the others were not measured."""
+    rows = [
+        [row.harness, f"{row.requests:,}", f"{row.measured:,}",
+         "; ".join(f"{count:,} {REASONS[key]}" for key, count in row.reasons().items())]
+        for row in report.coverage
+    ]  # fmt: skip
+    headers = ["harness", "requests", "measured", "not measured: why"]
+    return measures_table(
+        "Measured, by harness", headers, rows, text_columns=1, shrinkable=3, caption=MEANING
+    )
+
+
 def latency_json(report: LatencyReport) -> dict[str, Any]:
     """The report with stable keys: metric, count, percentiles, peaks, goodput, peaks_over_time."""
     p = report.percentiles
@@ -239,6 +256,15 @@ def latency_json(report: LatencyReport) -> dict[str, Any]:
             {"low_s": low, "high_s": high, "count": n} for low, high, n in report.peaks.bins
         ],
         "not_measurable": report.not_measurable,
+        "coverage": [
+            {
+                "harness": row.harness,
+                "requests": row.requests,
+                "measured": row.measured,
+                **{key: getattr(row, key) for key in REASONS},
+            }
+            for row in report.coverage
+        ],  # fmt: skip
         "beside_ttft": beside_json(report.beside),
         "thinking_share": thinking_json(report.thinking),
         "notes": report.notes,
