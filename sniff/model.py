@@ -268,6 +268,9 @@ class Request(msgspec.Struct, frozen=True, gc=False):
 NO_USAGE = "read as a log of its format, but it holds no usage and no record sniff reads"
 """The reason given, as an issue of the whole file (line 0, kept), for another agent's log that
 yields nothing: reported, never counted silently."""
+NO_TOKENS = "read as a log of its format, but its assistant messages record no token usage"
+"""The reason given for a log whose model calls are there (their tool calls are counted) but
+say nothing of their tokens, as OpenClaw's sessions: no request to count, and it is said."""
 UNDATED = "unparseable timestamp"
 """The reason of a line kept although a time it holds could not be read: its call is dated by
 the line's other times, or by its file's."""
@@ -398,4 +401,4 @@ class Dataset(msgspec.Struct, frozen=True):
     @property
     def empty_files(self) -> tuple[str, ...]:
         """Files read as another agent's log that held nothing to count (`NO_USAGE`)."""
-        return tuple(issue.file for issue in self.issues if issue.reason == NO_USAGE)
+        return tuple(issue.file for issue in self.issues if issue.reason in (NO_USAGE, NO_TOKENS))

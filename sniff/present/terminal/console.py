@@ -37,6 +37,14 @@ def print_summary(
 ) -> None:
     """`sniff scan`: totals, then cost by project, model and day, then the top sessions."""
     print_header(console, summary, dataset, prices, zone)
+    if not summary.totals.requests and not summary.totals.rollups:
+        console.print(
+            f"Nothing to count: no request in {plural(len(dataset.files), 'file')} read"
+            + "".join(f", {count:,} as {name}" for name, count in sorted(dataset.formats.items()))
+            + (" (each is named below, with why)." if dataset.empty_files else ".")
+        )
+        print_warnings(console, summary, dataset)
+        return
     console.print(totals_table(summary.totals))
     console.print(breakdown("By project", "project", summary.by_project))
     console.print(breakdown("By model", "model", summary.by_model))
@@ -224,11 +232,14 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
         )
     if summary.totals.rollups:
         console.print(ROLLUPS_NOTE.format(plural(summary.totals.rollups, "session")))
-    for path in dataset.empty_files:
-        console.print(
-            Text.assemble(("read as a log but held no usage:", "yellow"), " ", styled(path)),
-            highlight=False,
-        )
+    empty = set(dataset.empty_files)
+    for issue in dataset.issues:
+        if issue.file in empty and issue.line == 0:
+            console.print(
+                Text.assemble(("held no usage:", "yellow"), " ", styled(issue.file)),
+                highlight=False,
+            )
+            console.print(f"  {issue.reason}", style="dim", highlight=False)
 
 
 def print_issues(stream: TextIO, issues: Iterable[LineIssue]) -> None:

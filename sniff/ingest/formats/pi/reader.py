@@ -29,7 +29,16 @@ from sniff.ingest.agent_format import AgentFormat, Layout
 from sniff.ingest.files.lines import decode_lines
 from sniff.ingest.formats.pi.wire import DECODER, Block, Entry, Message, tokens_of
 from sniff.ingest.record import TOP_LEVEL, FileResult, Prompts, Response, epoch
-from sniff.model import Activity, Agent, AgentEvent, Harness, LineIssue, ToolCall, ToolResult
+from sniff.model import (
+    NO_TOKENS,
+    Activity,
+    Agent,
+    AgentEvent,
+    Harness,
+    LineIssue,
+    ToolCall,
+    ToolResult,
+)
 
 SOURCE = "pi"
 TRASH = re.compile(r"\.jsonl\.(?:deleted|reset)\.[^/\\]*$")
@@ -69,6 +78,8 @@ def parse(path: str, data: bytes, project_hint: str, with_prompts: Prompts) -> F
     session = _Session(path, project_hint)
     for number, entry in decode_lines(path, data, Entry, DECODER, issues):
         session.add(number, entry)
+    if session.tokenless and not session.calls:  # calls made, none said what it used
+        issues.append(LineIssue(path, 0, NO_TOKENS, kept=True))
     return FileResult(session.responses(), issues, 0, SOURCE, session.activity())
 
 
@@ -87,6 +98,8 @@ class _Session:
         pending). v1 entries, which have no id, are their line's `#N` and follow the line
         before."""
         self.last_node: str | None = None
+        self.tokenless = 0
+        """Assistant messages that are model calls but record no usage at all."""
         self.tool_calls: list[ToolCall] = []
         self.tool_results: list[ToolResult] = []
         self.events: list[AgentEvent] = []
@@ -119,6 +132,8 @@ class _Session:
             last_call, pending = key, False
         elif role == "assistant" and message.provider == "openclaw":
             self.openclaw = True  # the gateway's own message: no call
+        elif role == "assistant" and message.usage is None:
+            self.tokenless += 1
         elif role == "toolResult" and message.tool_call_id:
             self._answered(message, entry)
         elif role == "user":
