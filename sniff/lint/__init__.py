@@ -182,12 +182,14 @@ def _chains(prompts: list[LintPrompt]) -> list[list[LintPrompt]]:
     agents = {
         (p.file, p.session or "", p.model or "", opening(p)) for p in logged if has_tools[id(p)]
     }
-    sessions: dict[tuple[str, str, str, bool], list[LintPrompt]] = {}
+    sessions: dict[tuple[str, str, str, bool, bool], list[LintPrompt]] = {}
     for prompt in logged:
         where = (prompt.file, prompt.session or "", prompt.model or "")
         first = opening(prompt)
         agent = has_tools[id(prompt)] or (first is not None and (*where, first) in agents)
-        sessions.setdefault((*where, agent), []).append(prompt)
+        # the harness's own calls (a compaction's summary, a title) are a chain of their own:
+        # never compared with the user's conversation, whose prompt they do not change
+        sessions.setdefault((*where, agent, prompt.helper), []).append(prompt)
     return [
         sorted(chain, key=lambda p: (p.started if p.started is not None else 0.0, p.line))
         for chain in sessions.values()

@@ -17,7 +17,7 @@ from sniff.errors import UserError
 from sniff.ingest.files.discover import LOG_SUFFIX, QUIET_SUFFIXES, expand
 from sniff.ingest.prompt_text import maker, read_body
 from sniff.lint.prompts import LintBlock, LintPrompt, lint_block
-from sniff.model import Block, Dataset, Sent
+from sniff.model import Agent, Block, Dataset, Sent
 
 TEXT = "text"
 DOCUMENTATION = frozenset({"README", "CHANGELOG", "CONTRIBUTING", "LICENSE", "NOTICE", "AUTHORS"})
@@ -69,6 +69,7 @@ def logged_prompts(dataset: Dataset, logs: list[Path]) -> tuple[list[LintPrompt]
                 line=request.line,
                 session=request.session_id,
                 started=request.started_at.timestamp() if request.started_at else None,
+                helper=request.agent in (Agent.COMPACTION, Agent.OTHER),
                 cache_usage=None
                 if request.error or not usage.total_tokens  # none logged
                 else usage.prompt_tokens - usage.input_tokens,

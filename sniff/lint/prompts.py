@@ -77,6 +77,9 @@ class LintPrompt:
     cache_usage: int | None = None
     """Prompt tokens the logged response says were read from or written to the cache (None:
     no usage logged: a prompt file, or a call that failed)."""
+    helper: bool = False
+    """A logged call the harness made for itself (a compaction's summary, a title, a quota
+    probe): not a prompt the user wrote or can change."""
 
     @property
     def logged(self) -> bool:

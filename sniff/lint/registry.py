@@ -85,6 +85,9 @@ def finding(
     in a log, the line of the request.
     """
     found = RULES[rule_id]
+    severity, said = found.severity, message
+    if prompt.helper:  # not the user's prompt: worth knowing, nothing to fix in their prompts
+        severity, said = Severity.INFO, f"{message} (the harness's own call, not your prompt)"
     line, column = prompt.line, 0
     if prompt.source_text:
         offset = locate(prompt, block, at, setting)
@@ -92,8 +95,8 @@ def finding(
             line, column = line_and_column(prompt.source_text, offset)
     return Finding(
         rule=rule_id,
-        severity=found.severity,
-        message=message,
+        severity=severity,
+        message=said,
         file=prompt.file,
         line=line,
         column=column,

@@ -8,6 +8,7 @@ in the same `RULES` as the rules on one prompt (`rules`).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 
@@ -17,6 +18,10 @@ from sniff.lint.registry import LintContext, changed_at, diff, finding, rule
 
 PREFIX_ROLES = frozenset({"system", "tools"})
 """Roles of the blocks before the conversation (tools, system prompt); the rest is its history."""
+
+COMPACTED = "This session is being continued from a previous conversation"
+"""How Claude Code's first message reads once a compaction replaced the history with its
+summary (as `sniff.ingest.activity.INJECTED` knows it)."""
 
 
 @rule(
@@ -145,14 +150,18 @@ def history_rewritten(context: LintContext) -> Iterator[Finding]:
             if index is not None:
                 block = new[index] if index < len(new) else None
                 text = block.text if block else ""
-                yield finding(
+                compacted = text.lstrip().startswith(COMPACTED)
+                found = finding(
                     "SN005",
                     after,
                     block,
-                    f"message block {index + 1} changed",
+                    f"message block {index + 1} changed"
+                    + (": a compaction replaced the history (expected)" if compacted else ""),
                     diff(old[index].text, text),
                     changed_at(old[index].text, text),
                 )
+                # the harness's compaction, not an edit of the user's: nothing to fix
+                yield dataclasses.replace(found, severity=Severity.INFO) if compacted else found
 
 
 @rule(

@@ -19,6 +19,8 @@ from sniff.version import __version__
 COLOURS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "cyan"}
 SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+EXCERPT_LINES = 4
+"""Lines of a finding's evidence the terminal shows: where it changed, not a whole prompt."""
 
 
 def print_lint(console: Console, report: LintReport) -> None:
@@ -50,9 +52,11 @@ def print_lint(console: Console, report: LintReport) -> None:
             ),
             highlight=False,
         )
-        if found.evidence:
-            for line in found.evidence.splitlines()[:6]:
-                console.print(Text.assemble("            ", styled(line, "dim")), highlight=False)
+        if found.evidence:  # a short excerpt on one line each (--json has it whole)
+            room = max(console.width - 13, 20)
+            for line in found.evidence.splitlines()[:EXCERPT_LINES]:
+                shown = line if len(line) <= room else line[: room - 1] + "…"
+                console.print(Text.assemble("            ", styled(shown, "dim")), highlight=False)
         console.print(Text.assemble("            fix: ", styled(found.fix)), highlight=False)
         if found.saving is not None:
             console.print(
