@@ -67,7 +67,7 @@ def narrow_table(
 def _row(block: Block, zone: tzinfo, now: datetime) -> list[str | Text]:
     totals, breaks = block.totals, block.breaks
     last = block.last.astimezone(zone).strftime("%H:%M") if block.last else ""
-    start = block.start.astimezone(zone).strftime("%m-%d %H:%M")
+    start = block.start.astimezone(zone).strftime("%Y-%m-%d %H:%M")
     start += "*" if block.active(now) else ""
     sub = block.share(block.subagent_usd + block.compaction_usd)
     models = "\n".join(short_model(name) for name in block.models)

@@ -116,7 +116,7 @@ def breaks_table(breaks: list[Break], title: str, zone: tzinfo) -> Any:
     """One row per break: when, where, the gap, the cause, tokens and dollars."""
     rows = [
         [
-            found.request.when.astimezone(zone).strftime("%y-%m-%d %H:%M"),
+            found.request.when.astimezone(zone).strftime("%Y-%m-%d %H:%M"),
             short_project(found.request.project),
             found.request.session_id[:8],
             "–" if found.gap_seconds is None else duration(found.gap_seconds),

@@ -169,7 +169,7 @@ def sessions_table(rows: Sequence[SessionRow], title: str, zone: tzinfo) -> Tabl
     (and whose, where other agents' sessions are among them)."""
     cells = [
         [
-            row.start.astimezone(zone).strftime("%y-%m-%d %H:%M"),
+            row.start.astimezone(zone).strftime("%Y-%m-%d %H:%M"),
             short_project(row.project),
             row.session_id[:8],
             duration(row.duration_seconds),
@@ -293,7 +293,10 @@ def measures_table(
         pad_edge=False,
         padding=(0, 1),
         collapse_padding=True,
-        caption="\n".join(line for line in (caption, _left_out(layout.dropped)) if line) or None,
+        caption="\n".join(
+            line for line in (caption, _starred(rows), _left_out(layout.dropped)) if line
+        )
+        or None,
         caption_justify="left",
     )
     for index in layout.kept:
@@ -330,6 +333,16 @@ def _fitted(
         for row, cell in zip(rows, cells, strict=True):
             row[index] = cell
     return rows
+
+
+UNPRICED_MARK = "* leaves out requests of a model with no known price (their tokens count)"
+"""What the `*` after a cost says, under every table that shows one."""
+
+
+def _starred(rows: list[list[str]]) -> str | None:
+    """The meaning of `cost_cell`'s mark, where a row of the table carries it."""
+    marked = any(cell.startswith("$") and cell.endswith("*") for row in rows for cell in row)
+    return UNPRICED_MARK if marked else None
 
 
 def cost_cell(totals: Totals) -> str:
