@@ -42,3 +42,13 @@ def test_a_session_without_usage_is_named_with_why_and_no_empty_table(tmp_path: 
         app, ["scan", str(tmp_path), "--no-index", "--log-format", "pi", "--json"]
     )
     assert json.loads(found.stdout)["warnings"]["files_without_usage"] == [str(path)]
+
+
+def test_a_row_of_sessions_totals_says_so_instead_of_zero_requests() -> None:
+    from tests.conftest import SAMPLE_LOGS
+
+    shown = CliRunner().invoke(app, ["scan", str(SAMPLE_LOGS / "droid"), "--no-index"])
+    assert shown.exit_code == 0, shown.output
+    rows = [line.split() for line in shown.stdout.splitlines()]
+    assert any(row[1:2] == ["totals"] for row in rows if row)  # not a row of 0 requests
+    assert "totals: counted from sessions' totals the agent logged" in shown.stdout

@@ -116,7 +116,7 @@ def _breakdown_rows(key_name: str, groups: Iterable[Group]) -> tuple[list[list[s
     rows = [
         [
             short_project(group.key) if key_name == "project" else group.key,
-            f"{group.totals.requests:,}",
+            requests_cell(group.totals),
             compact(group.totals.input_tokens),
             compact(group.totals.cache_read_tokens),
             compact(group.totals.cache_write_5m_tokens + group.totals.cache_write_1h_tokens),
@@ -335,14 +335,29 @@ def _fitted(
     return rows
 
 
+TOTALS_ONLY = "totals"
+"""The requests cell of a row counted only from sessions' totals (Droid, Goose): no request in
+it to count, which `0` would misread as a row of nothing."""
+TOTALS_MARK = "totals: counted from sessions' totals the agent logged, with no request in them"
+
+
+def requests_cell(totals: Totals) -> str:
+    """A row's requests; `totals` for one that holds only sessions logged as totals."""
+    return TOTALS_ONLY if totals.rollups and not totals.requests else f"{totals.requests:,}"
+
+
 UNPRICED_MARK = "* leaves out requests of a model with no known price (their tokens count)"
 """What the `*` after a cost says, under every table that shows one."""
 
 
 def _starred(rows: list[list[str]]) -> str | None:
     """The meaning of `cost_cell`'s mark, where a row of the table carries it."""
-    marked = any(cell.startswith("$") and cell.endswith("*") for row in rows for cell in row)
-    return UNPRICED_MARK if marked else None
+    marks = []
+    if any(cell.startswith("$") and cell.endswith("*") for row in rows for cell in row):
+        marks.append(UNPRICED_MARK)
+    if any(TOTALS_ONLY in row for row in rows):
+        marks.append(TOTALS_MARK)
+    return "\n".join(marks) or None
 
 
 def cost_cell(totals: Totals) -> str:
