@@ -56,8 +56,8 @@ def test_the_widest_block_fits_80_columns_whole() -> None:
     assert "…" not in text and max(map(len, text.splitlines())) <= 80
     header = next(line for line in text.splitlines() if "reqs" in line)
     assert header.split() == list(HEADERS)
-    row = next(line for line in text.splitlines() if "01-05 06:30*" in line)
-    assert row.split() == ["01-05", "06:30*", "07:30", "12,001", "12M", "600M", "960M", "9.6B",
+    row = next(line for line in text.splitlines() if "2026-01-05 06:30*" in line)
+    assert row.split() == ["2026-01-05", "06:30*", "07:30", "12,001", "12M", "600M", "960M", "9.6B",
                            "90.8%", "$1,238", "1", "$123", "0.3%"]  # fmt: skip
     models = [line.strip() for line in text.splitlines()[5:8]]
     assert models == ["opus-4-5", "sonnet-4-5", "3-5-haiku"]
