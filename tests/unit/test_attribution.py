@@ -127,7 +127,7 @@ def test_agents_shows_and_prints_the_tables(tmp_path: Path) -> None:
         app, ["agents", str(planted(tmp_path)), "--no-index"], env={"COLUMNS": "160"}
     )
     assert result.exit_code == 0, result.output
-    for title in ("Subagent types", "Dearest subagent runs", "Skills", "MCP servers"):
+    for title in ("Subagent types", "Most expensive subagent runs", "Skills", "MCP servers"):
         assert title in result.stdout
     result = runner.invoke(app, ["agents", str(tmp_path), "--json", "--no-index", "-n", "1"])
     import json

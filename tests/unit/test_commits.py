@@ -247,7 +247,7 @@ def test_the_report_lists_the_dearest_commits_and_redacts_their_messages(tmp_pat
     arguments = ["report", str(tmp_path / "logs"), "--no-index", "-f", "md", "-o", str(out)]
     assert CliRunner().invoke(app, arguments).exit_code == 0
     text = out.read_text()
-    assert "## Dearest commits (3 made in 1 sessions)" in text
+    assert "## Most expensive commits (3 made in 1 sessions)" in text
     second = report.commits[1]
     assert "| 1b2c3d4 | main | Test the parser | 3 |" in text
     assert second.spent.cost_usd == pytest.approx(cost_of(requests, list(second.request_keys)))

@@ -15,7 +15,7 @@ def index(
     clear: Annotated[
         bool,
         typer.Option(
-            "--clear", help="Delete the index and the kept answers; the next run reads all."
+            "--clear", help="Delete the index and the cached answers; the next run reads all."
         ),
     ] = False,
 ) -> None:

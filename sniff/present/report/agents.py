@@ -43,7 +43,7 @@ def sections(report: AgentReport) -> list[tuple[str, list[str], list[Row], int]]
         ),
         (
             f"User requests: {len(report.commands):,}, {report.interruptions:,} interrupted "
-            f"({percent(report.interruption_rate)}); the dearest",
+            f"({percent(report.interruption_rate)}); the most expensive",
             ["request", "time (UTC)", "model calls", "tool calls", "cost", "interrupted"],
             command_rows(report),
             2,

@@ -173,7 +173,7 @@ def _commits(found: CommitReport) -> Table:
         for row in dearest_commits(found)
     ]
     headers = ["commit", "branch", "message", "requests", "tokens", "cost"]
-    title = f"Dearest commits ({len(found.commits):,} made in {found.sessions:,} sessions)"
+    title = f"Most expensive commits ({len(found.commits):,} made in {found.sessions:,} sessions)"
     return Table("cost-by-commit", title, headers, rows, 3, note=ONLY_IN_SESSIONS)
 
 

@@ -142,7 +142,9 @@ def print_agents(console: Console, report: AgentReport, limit: int | None = None
     if report.commands:
         rows = texts(command_rows(report, limit))
         headers = ["request", "time (UTC)", "calls", "tools", "cost", "interrupted"]
-        table = measures_table("Dearest requests", headers, rows, text_columns=2, shrinkable=0)
+        table = measures_table(
+            "Most expensive requests", headers, rows, text_columns=2, shrinkable=0
+        )
         console.print(table)
     print_attribution(console, report.attribution, limit)
     if report.without_activity:

@@ -58,8 +58,8 @@ def print_attribution(console: Console, attribution: Attribution, limit: int) ->
              compact(run.spent.tokens), cost_text(run.spent)]
             for run in attribution.runs[:limit]
         ]  # fmt: skip
-        table = measures_table("Dearest subagent runs", ["type", "run", "launched by", *headers],
-                               rows, text_columns=3, shrinkable=2)  # fmt: skip
+        title, columns = "Most expensive subagent runs", ["type", "run", "launched by", *headers]
+        table = measures_table(title, columns, rows, text_columns=3, shrinkable=2)
         console.print(table)
     if attribution.skills:
         rows = [[row.name, *money_of(row)] for row in attribution.skills[:limit]]

@@ -36,7 +36,7 @@ def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
     if len(report.by_project) > 10:
         console.print(f"(and {len(report.by_project) - 10:,} more projects)", style="dim")
     console.print(_totals("By week", "week", report.by_week))
-    title = f"Dearest faults ({min(LISTED, len(faults)):,} of {len(faults):,})"
+    title = f"Most expensive faults ({min(LISTED, len(faults)):,} of {len(faults):,})"
     console.print(breaks_table(faults[:LISTED], title, zone))
     gaps = [
         [bucket.label, f"{bucket.requests:,}", *_counts(bucket.breaks)] for bucket in report.gaps
