@@ -326,7 +326,9 @@ def test_a_local_cluster_needs_no_network(tmp_path: Path, loopback: bool) -> Non
     assert clustered.returncode == 0, clustered.stderr
     assert clustered.stdout == local.stdout
     note = "" if loopback else "sniff: note: the loopback interface carries no TCP"
-    assert clustered.stderr.startswith(note) and clustered.stderr.count("\n") == int(not loopback)
+    # sniff's own lines only: on a loaded machine Dask logs its event loop's pauses there too
+    said = [line for line in clustered.stderr.splitlines() if line.startswith("sniff:")]
+    assert clustered.stderr.startswith(note) and len(said) == int(not loopback), clustered.stderr
     assert took < DEADLINE, took
 
 
