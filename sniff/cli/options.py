@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -184,6 +185,120 @@ def shared(*, omit: tuple[str, ...] = (), after: str = "paths") -> Callable[[C],
         return command
 
     return decorate
+
+
+ORDERS = ("asc", "desc")
+"""`--order`'s values."""
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class Sorts:
+    """What a command that prints a list lets `--sort`, `--order` and `--limit` choose: its
+    keys (the first is the default, today's order), the keys read smallest first, and what
+    `--limit` cuts. Declared once per command, so that its help and its check agree."""
+
+    keys: tuple[str, ...]
+    cuts: str
+    """What `--limit` cuts, said in its help (e.g. "the sessions listed")."""
+    ascending: frozenset[str] = frozenset()
+    """Keys whose rows read best smallest first (a start, a name); the rest largest first."""
+    note: str = ""
+    """Said after the keys: which list they order, where not every one, or which keys hold
+    only in some mode."""
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """The chosen `--sort` key, its direction, and `--limit` (None: every row)."""
+
+    sort: str
+    descending: bool
+    limit: int | None
+    flipped: bool = False
+    """`--order` reversed the key's own direction: a title says so."""
+
+    def arrange(self, rows: Iterable[R], keys: Mapping[str, Callable[[R], Any]]) -> list[R]:
+        """`rows` ordered by the chosen key, then cut to the limit. The sort is stable, so
+        rows that tie keep the order they came in."""
+        ordered = sorted(rows, key=keys[self.sort], reverse=self.descending)
+        return ordered[: self.limit] if self.limit else ordered
+
+    @property
+    def title(self) -> str:
+        """How a table's title says the order: "cost", or "cost, ascending" when flipped."""
+        if not self.flipped:
+            return self.sort
+        return f"{self.sort}, {'descending' if self.descending else 'ascending'}"
+
+
+def _list_options(sorts: Sorts) -> list[inspect.Parameter]:
+    """`--sort`, `--order` and `--limit/-n`: the one declaration of each, worded for `sorts`."""
+    default, *_ = sorts.keys
+    smallest = [key for key in sorts.keys if key in sorts.ascending]
+    directions = "asc: smallest (or earliest, A-Z) first; desc: largest first. Default: " + (
+        f"asc for {', '.join(smallest)}, desc for the rest." if smallest else "desc."
+    )
+    note = f" {sorts.note}" if sorts.note else ""
+    declared: dict[str, tuple[object, object]] = {
+        "sort": (
+            Annotated[str, typer.Option("--sort", help=f"Order by: {', '.join(sorts.keys)}.{note}",
+                                        metavar="KEY")],
+            default,
+        ),
+        "order": (
+            Annotated[str | None, typer.Option("--order", help=directions, metavar="asc|desc")],
+            None,
+        ),
+        "limit": (
+            Annotated[int | None, typer.Option("--limit", "-n", help=f"Show only the first N of "
+                      f"{sorts.cuts}.", callback=at_least(1), metavar="N")],
+            None,
+        ),
+    }  # fmt: skip
+    return [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=value, annotation=kind)
+        for name, (kind, value) in declared.items()
+    ]
+
+
+def listed(sorts: Sorts) -> Callable[[C], C]:
+    """Give a command that prints a list `--sort`, `--order` and `--limit`, before its own
+    options; the body reads them with `listing(options, sorts)`. Under `shared`, which keeps
+    them as the command's own."""
+
+    def decorate(command: C) -> C:
+        signature = inspect.signature(command, eval_str=True)
+        own = [
+            parameter
+            if parameter.kind is inspect.Parameter.VAR_KEYWORD
+            else parameter.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+            for parameter in signature.parameters.values()
+        ]  # keyword-only, as the options put first are: a signature allows no other order
+        command.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=[*_list_options(sorts), *own]
+        )
+        return command
+
+    return decorate
+
+
+def listing(options: dict[str, Any], sorts: Sorts) -> Listing:
+    """The `--sort`, `--order` and `--limit` a command was given, checked.
+
+    Raises:
+        UserError: the key is not one of `sorts`, or the order neither asc nor desc.
+    """
+    from sniff.errors import UserError
+
+    sort, order = options["sort"], options["order"]
+    if sort not in sorts.keys:
+        raise UserError(f"--sort must be one of {', '.join(sorts.keys)}, not {sort!r}")
+    if order is not None and order not in ORDERS:
+        raise UserError(f"--order must be asc or desc, not {order!r}")
+    own = sort not in sorts.ascending
+    descending = order == "desc" if order else own
+    return Listing(sort, descending, options["limit"], flipped=descending != own)
 
 
 def workspace(options: dict[str, Any], **fixed: Any) -> Workspace:

@@ -12,23 +12,19 @@ from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
 from sniff.workspace.answers import replayed
 
-SORTS = ("cost", "start", "duration", "requests", "tokens", "hit-rate", "project", "agents")
-ASCENDING = frozenset({"start", "project"})
+SORTS = o.Sorts(
+    keys=("cost", "start", "duration", "requests", "tokens", "hit-rate", "project", "agents"),
+    cuts="the rows (sessions, branches or repositories), in the table and --json",
+    ascending=frozenset({"start", "project"}),
+    note="With --by: cost, requests, tokens or hit-rate (a branch has no start).",
+)
 
 
 @one_line_errors
 @replayed("sessions")
 @o.shared(omit=("dask",))
+@o.listed(SORTS)
 def sessions(
-    sort: Annotated[
-        str, typer.Option("--sort", help=f"Order by: {', '.join(SORTS)}.", metavar="KEY")
-    ] = "cost",
-    limit: Annotated[
-        int | None,
-        typer.Option(
-            "--limit", "-n", help="Show only the first N rows.", callback=o.at_least(1), metavar="N"
-        ),
-    ] = None,
     by: Annotated[
         str | None,
         typer.Option(
@@ -42,20 +38,17 @@ def sessions(
 ) -> None:
     """One row per session: start, project, agents, requests, tokens, cost and hit rate."""
     from sniff.analyses.cost.summary import SESSION_SORTS
-    from sniff.errors import UserError
 
+    chosen = o.listing(options, SORTS)
     if by is not None:
-        _by(by, sort, limit, options)
+        _by(by, chosen, options)
         return
-    if sort not in SORTS:
-        raise UserError(f"--sort must be one of {', '.join(SORTS)}, not {sort!r}")
     workspace = o.workspace(options)
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         # the rows are scan's: summed unit by unit, so only units whose files changed are again
         numbers = workspace.scan()
     dataset, summary = numbers.dataset, numbers.summary
-    rows = sorted(summary.sessions, key=SESSION_SORTS[sort], reverse=sort not in ASCENDING)
-    rows = rows[:limit] if limit else rows
+    rows = chosen.arrange(summary.sessions, SESSION_SORTS)
     o.report_issues(dataset, options["verbose"])
     if options["json"]:
         from sniff.present.json.common import session_json, warnings_json
@@ -67,11 +60,11 @@ def sessions(
     from sniff.present.terminal.safe_console import SafeConsole
 
     console = SafeConsole()
-    console.print(sessions_table(rows, f"Sessions by {sort}", workspace.zone))
+    console.print(sessions_table(rows, f"Sessions by {chosen.title}", workspace.zone))
     print_warnings(console, summary, dataset)
 
 
-def _by(by: str, sort: str, limit: int | None, options: dict[str, Any]) -> None:
+def _by(by: str, chosen: o.Listing, options: dict[str, Any]) -> None:
     """`--by branch|repo`: the rows per branch or repository.
 
     Raises:
@@ -82,15 +75,14 @@ def _by(by: str, sort: str, limit: int | None, options: dict[str, Any]) -> None:
 
     if by not in ATTRIBUTIONS:
         raise UserError(f"--by must be one of {', '.join(ATTRIBUTIONS)}, not {by!r}")
-    if sort not in ATTRIBUTION_SORTS:
+    if chosen.sort not in ATTRIBUTION_SORTS:
         keys = ", ".join(ATTRIBUTION_SORTS)
-        raise UserError(f"--sort with --by must be one of {keys}, not {sort!r}")
+        raise UserError(f"--sort with --by must be one of {keys}, not {chosen.sort!r}")
     workspace = o.workspace(options)
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         rows = workspace.attribution(by)
         numbers = workspace.scan()  # the warnings of the same requests, as `sessions` gives
-    rows.sort(key=ATTRIBUTION_SORTS[sort], reverse=True)
-    rows = rows[:limit] if limit else rows
+    rows = chosen.arrange(rows, ATTRIBUTION_SORTS)
     o.report_issues(numbers.dataset, options["verbose"])
     if options["json"]:
         from sniff.present.json.common import warnings_json

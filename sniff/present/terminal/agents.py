@@ -94,14 +94,16 @@ def command_json(row: CommandRow) -> dict[str, Any]:
     }
 
 
-def print_agents(console: Console, report: AgentReport, limit: int | None = None) -> None:
-    """Tools, failures by class, and the dearest user requests; a table only where it has rows,
-    and one line instead of all of them where the logs hold no activity."""
+def print_agents(
+    console: Console, report: AgentReport, limit: int | None = None, order: str | None = None
+) -> None:
+    """Tools, failures by class, and the user requests, the most expensive first or as `order`
+    says they were sorted (the report's order); a table only where it has rows, and one line
+    instead of all of them where the logs hold no activity."""
     from sniff.numbers import percent
     from sniff.present.report.agents import (
         LISTED,
         TOOL_HEADERS,
-        command_rows,
         failure_summary,
         texts,
         tool_rows,
@@ -140,15 +142,29 @@ def print_agents(console: Console, report: AgentReport, limit: int | None = None
         )
     )
     if report.commands:
-        rows = texts(command_rows(report, limit))
+        rows = texts(_in_order(report, limit))
         headers = ["request", "time (UTC)", "calls", "tools", "cost", "interrupted"]
-        table = measures_table(
-            "Most expensive requests", headers, rows, text_columns=2, shrinkable=0
-        )
+        title = "Most expensive requests" if order is None else f"Requests by {order}"
+        table = measures_table(title, headers, rows, text_columns=2, shrinkable=0)
         console.print(table)
     print_attribution(console, report.attribution, limit)
     if report.without_activity:
         console.print(no_activity(report))
+
+
+def _in_order(report: AgentReport, limit: int) -> list[Any]:
+    """The report's first `limit` user requests, in its order, drawn as `command_rows` draws
+    them. That function, shared with the HTML report, picks the most expensive: given one
+    request at a time, it keeps the order the command chose."""
+    from dataclasses import replace
+
+    from sniff.present.report.agents import command_rows
+
+    return [
+        cells
+        for command in report.commands[:limit]
+        for cells in command_rows(replace(report, commands=[command]), 1)
+    ]
 
 
 def no_activity(report: AgentReport) -> str:

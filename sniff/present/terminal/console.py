@@ -33,9 +33,16 @@ RECENT_DAYS = 31
 
 
 def print_summary(
-    console: Console, summary: Summary, dataset: Dataset, prices: PriceSource, zone: tzinfo
+    console: Console,
+    summary: Summary,
+    dataset: Dataset,
+    prices: PriceSource,
+    zone: tzinfo,
+    top: tuple[int | None, str] = (None, "cost"),
 ) -> None:
-    """`sniff scan`: totals, then cost by project, model and day, then the top sessions."""
+    """`sniff scan`: totals, then cost by project, model and day, then the top sessions: the
+    first of `summary.sessions` as `top` says, how many (None: `TOP_SESSIONS`) and the order
+    they are in (its `--limit` and `--sort`)."""
     print_header(console, summary, dataset, prices, zone)
     if not summary.totals.requests and not summary.totals.rollups:
         console.print(
@@ -53,7 +60,10 @@ def print_summary(
     days = summary.by_day[-RECENT_DAYS:]
     title = "By day" if len(days) == len(summary.by_day) else f"By day (last {len(days)})"
     console.print(breakdown(f"{title}, {zone_name(zone)}", "day", days))
-    console.print(sessions_table(summary.sessions[:TOP_SESSIONS], "Top sessions by cost", zone))
+    shown, order = top
+    console.print(
+        sessions_table(summary.sessions[: shown or TOP_SESSIONS], f"Top sessions by {order}", zone)
+    )
     print_warnings(console, summary, dataset)
 
 
