@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -19,14 +20,22 @@ if TYPE_CHECKING:
     from sniff.analyses.cost.block_burn import Burn
     from sniff.analyses.cost.blocks import Block
     from sniff.analyses.cost.plans import MonthValue, Plan
+    from sniff.analyses.cost.weekly import Week
     from sniff.workspace import Workspace
 
+SORTS = o.Sorts(
+    keys=("start", "cost", "tokens", "requests", "hit-rate"),
+    cuts="the blocks (with --weekly: weeks) listed, in the table and --json",
+    ascending=frozenset({"start"}),
+    note="The idle gaps between blocks are listed only in time order, oldest first.",
+)
 DEFAULT_HARNESS = "claude-code"
 """The subscription the 5-hour windows describe: Claude Code's."""
 
 
 @one_line_errors
 @o.shared(omit=("dask",))
+@o.listed(SORTS)
 def blocks(
     active: Annotated[
         bool,
@@ -78,6 +87,7 @@ def blocks(
     ends 5 hours later; --tz changes only how times are shown. By default only Claude Code's
     requests count (--harness chooses another agent's).
     """
+    o.listing(options, SORTS)  # an unknown key fails before any log is read
     moment = _now(now)
     limit_text = _limit_text(token_limit)
     chosen = _plan(plan, plan_file)
@@ -134,6 +144,7 @@ def _blocks(
     assert not isinstance(limit, str)
     burning = burn(current, moment) if current is not None else None
     shown_blocks = [current] if active and current is not None else [] if active else found
+    shown_blocks = _listed(shown_blocks, o.listing(options, SORTS))
     requests = [request for block in found for request in block.requests]
     months = [] if plan is None else month_values(requests, workspace.zone, plan)
     if options["json"]:
@@ -216,6 +227,7 @@ def _weekly(
     assert not isinstance(limit, str)
     months = [] if plan is None else month_values(chosen, workspace.zone, plan)
     shown_weeks = ([] if week is None else [week]) if active else weeks
+    shown_weeks = o.listing(options, SORTS).arrange(shown_weeks, _keys())
     if options["json"]:
         from sniff.present.json.blocks import plan_json, week_burn_json, week_json
 
@@ -233,6 +245,29 @@ def _weekly(
     console = SafeConsole()
     print_weeks(console, shown_weeks, workspace.zone, burning, plan, limit)
     _print_plan(console, plan, months, moment, workspace.zone)
+
+
+def _keys() -> dict[str, Callable[[Block | Week], Any]]:
+    """`--sort`'s keys, of a block or a week alike: both have a start and totals."""
+    return {
+        "start": lambda row: row.start,
+        "cost": lambda row: row.totals.cost_usd,
+        "tokens": lambda row: row.totals.total_tokens,
+        "requests": lambda row: row.totals.requests,
+        "hit-rate": lambda row: row.totals.hit_rate or 0.0,
+    }
+
+
+def _listed(found: list[Block], chosen: o.Listing) -> list[Block]:
+    """The blocks in the chosen order, cut to --limit. An idle gap is said between two blocks
+    next to each other in time: kept in time order, oldest first (up to the last block shown),
+    left out in any other."""
+    if chosen.sort != "start" or chosen.descending:
+        return chosen.arrange((block for block in found if not block.gap), _keys())
+    if chosen.limit is None:
+        return found
+    starts = [place for place, block in enumerate(found) if not block.gap]
+    return found if len(starts) <= chosen.limit else found[: starts[chosen.limit - 1] + 1]
 
 
 def _plan(text: str | None, plan_file: Path | None) -> Plan | None:
