@@ -21,7 +21,8 @@ from typing import Any
 def main(argv: list[str] | None = None) -> None:
     """The console script: `statusline` without typer, anything else through the app."""
     arguments = sys.argv[1:] if argv is None else argv
-    if arguments[:1] == ["statusline"]:
+    helped = {"-h", "--help"} & set(arguments[1:])  # help is typer's, laid out as every command's
+    if arguments[:1] == ["statusline"] and not helped:
         from sniff.statusline.run import main as statusline
 
         statusline(arguments[1:])

@@ -20,7 +20,6 @@ from sniff.statusline.archive import Kept
 from sniff.statusline.session import SessionNumbers
 from sniff.statusline.stdin import StatusInput
 
-PARTS = ("model", "session", "today", "block", "hit", "break")
 SEPARATOR = " · "
 _COLOURS = {
     "model": "36",

@@ -15,10 +15,11 @@ import time
 from pathlib import Path
 
 from sniff.statusline.archive import Kept, load, refresh, start_refresh, wants_refresh
-from sniff.statusline.line import PARTS, compose
+from sniff.statusline.line import compose
 from sniff.statusline.memo import remembered
 from sniff.statusline.session import SessionNumbers, session_numbers
 from sniff.statusline.stdin import StatusInput, read_input
+from sniff.statusline.usage import HELP, PARTS, SUMMARY, TIMEOUT
 
 FALLBACK = "sniff: no session"
 FAILED = "sniff: status unavailable"
@@ -32,17 +33,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="sniff statusline",
-        description="One line for Claude Code's status bar, from the status-line JSON on stdin.",
-    )
-    parser.add_argument(
-        "--parts", default=",".join(PARTS), help=f"comma-separated, of: {', '.join(PARTS)}"
-    )
-    parser.add_argument("--plain", action="store_true", help="no colours")
-    parser.add_argument("--color", action="store_true", help="colours even when not a terminal")
-    parser.add_argument("--timeout", type=float, default=0.5, help="seconds to wait for stdin")
-    parser.add_argument("--tz", default="", help="the zone of `today` (default: the machine's)")
+    parser = _Parser(prog="sniff statusline", description=SUMMARY)
+    parser.add_argument("--parts", default=",".join(PARTS), help=HELP["parts"])
+    parser.add_argument("--plain", action="store_true", help=HELP["plain"])
+    parser.add_argument("--color", action="store_true", help=HELP["color"])
+    parser.add_argument("--timeout", type=float, default=TIMEOUT, help=HELP["timeout"])
+    parser.add_argument("--tz", default="", help=HELP["tz"])
     parser.add_argument("--refresh", action="store_true", help=argparse.SUPPRESS)
     return parser
 
