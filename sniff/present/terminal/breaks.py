@@ -21,8 +21,15 @@ LISTED = 25
 COUNT_HEADERS = ["faults", "fault cost", "expected", "expected cost", "rebuilt"]
 
 
-def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
-    """Breaks by cause, project, week and idle gap; the dearest faults; the TTL advice.
+def print_breaks(
+    console: Console,
+    report: BreakReport,
+    zone: tzinfo,
+    listed: tuple[int | None, str | None] = (None, None),
+) -> None:
+    """Breaks by cause, project, week and idle gap; the faults; the TTL advice. `listed`: how
+    many faults to list (None: `LISTED`) and the order the report's breaks are in (None: the
+    most expensive first).
 
     Every table counts all breaks, faults and expected ones in columns of their own, so that
     each sums to the header's counts.
@@ -36,8 +43,10 @@ def print_breaks(console: Console, report: BreakReport, zone: tzinfo) -> None:
     if len(report.by_project) > 10:
         console.print(f"(and {len(report.by_project) - 10:,} more projects)", style="dim")
     console.print(_totals("By week", "week", report.by_week))
-    title = f"Most expensive faults ({min(LISTED, len(faults)):,} of {len(faults):,})"
-    console.print(breaks_table(faults[:LISTED], title, zone))
+    limit, order = listed
+    shown = min(limit or LISTED, len(faults))
+    title = f"Faults by {order}" if order else "Most expensive faults"
+    console.print(breaks_table(faults[:shown], f"{title} ({shown:,} of {len(faults):,})", zone))
     gaps = [
         [bucket.label, f"{bucket.requests:,}", *_counts(bucket.breaks)] for bucket in report.gaps
     ]

@@ -16,8 +16,9 @@ from sniff.present.terminal.console import measures_table, short_project
 TOP_ROWS = 10
 
 
-def print_cache(console: Console, report: CacheReport) -> None:
-    """Observed vs simulated, the error, the what-ifs and the shared prefixes."""
+def print_cache(console: Console, report: CacheReport, rows: int | None = None) -> None:
+    """Observed vs simulated, the error, the first `rows` projects and sessions (None:
+    `TOP_ROWS`), the what-ifs and the shared prefixes."""
     error = report.error
     console.print(
         Text.assemble(
@@ -37,8 +38,9 @@ def print_cache(console: Console, report: CacheReport) -> None:
             highlight=False,
         )
     console.print(_observed_vs_simulated(report))
-    console.print(_comparisons("By project", "project", report.by_project[:TOP_ROWS]))
-    console.print(_comparisons("By session", "session", report.by_session[:TOP_ROWS]))
+    shown = rows or TOP_ROWS
+    console.print(_comparisons("By project", "project", report.by_project[:shown]))
+    console.print(_comparisons("By session", "session", report.by_session[:shown]))
     if report.what_if:
         console.print(_what_if(report))
     if report.shared_prefixes:
