@@ -45,17 +45,19 @@ class SniffApp(App[None]):
     TITLE = "sniff"
     CSS_PATH = "sniff.tcss"
     BINDINGS = [
-        Binding("q", "quit", "Quit", tooltip="Leave sniff"),
+        # The footer has room for these at 80 columns (`widgets.footer`): a key added here
+        # needs one of them hidden (`show=False`; help still lists it).
+        Binding("q", "quit", "Quit", tooltip="Leave sniff (ctrl+q too)"),
         Binding("f", "findings", "Findings", tooltip="Cache breaks and lint findings by dollars"),
         Binding("l", "latency", "Latency", tooltip="The latency distribution and its peaks"),
         Binding(
-            "b",
-            "behaviour",
-            "Behaviour",
-            tooltip="Tools, failures, and what each user request led to",
+            "a",
+            "agents",
+            "Agents",
+            tooltip="Tools, failures, and what each user request led to (sniff agents)",
         ),
         Binding("r", "reload", "Reload", tooltip="Read the files that changed since"),
-        Binding("w", "live", "Live", tooltip="Follow the files as they grow (toggle)", show=False),
+        Binding("w", "live", "Live", tooltip="Follow the files as they grow (toggle)"),
         Binding("question_mark", "help", "Help", key_display="?", tooltip="Keys and how to read"),
     ]
 
@@ -232,8 +234,8 @@ class SniffApp(App[None]):
         if not isinstance(self.screen, LatencyScreen):
             self.push_screen(LatencyScreen())
 
-    def action_behaviour(self) -> None:
-        """Open the agents' behaviour: tools, failures and user requests."""
+    def action_agents(self) -> None:
+        """Open what the agents did (`sniff agents`): tools, failures and user requests."""
         from sniff.tui.screens.behaviour import BehaviourScreen
 
         if not isinstance(self.screen, BehaviourScreen):

@@ -232,8 +232,8 @@ async def test_help_lists_every_key_binding(new_app: Callable[[], SniffApp]) -> 
         await settle(pilot)
         assert isinstance(app.screen, HelpScreen)
         source = app.screen.query_one(Markdown).source
-        described = ("Quit", "Findings", "Latency", "Behaviour", "Reload", "Help", "Back")
-        for description in (*described, "Filter", "Sort"):
+        described = ("Quit", "Findings", "Latency", "Agents", "Reload", "Live", "Help", "Back")
+        for description in (*described, "Filter", "Clear", "Sort", "Metric", "Palette"):
             assert f"| {description}" in source
         await pilot.press("escape")
         assert isinstance(app.screen, OverviewScreen)
@@ -326,7 +326,7 @@ def cells(app: SniffApp, selector: str, index: int) -> list[str]:
     return found
 
 
-async def test_behaviour_shows_tools_failures_and_user_requests_and_drills_down(
+async def test_agents_shows_tools_failures_and_user_requests_and_drills_down(
     new_app: Callable[[], SniffApp], archive_dataset: Dataset
 ) -> None:
     from sniff.analyses.agents.activity import analyze_agents, command_requests
@@ -338,7 +338,7 @@ async def test_behaviour_shows_tools_failures_and_user_requests_and_drills_down(
     app = new_app()
     async with app.run_test(size=(160, 60)) as pilot:
         await settle(pilot)
-        await pilot.press("b")
+        await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, BehaviourScreen)
         title = shown(app, "#title")

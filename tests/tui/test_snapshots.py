@@ -120,10 +120,10 @@ def test_latency(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
     assert snap_compare(new_app(), terminal_size=(100, 40), run_before=open_latency)
 
 
-def test_behaviour(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
-    async def open_behaviour(pilot: Any) -> None:
+def test_agents(snap_compare: Snap, new_app: Callable[[], SniffApp]) -> None:
+    async def open_agents(pilot: Any) -> None:
         await settle(pilot)
-        await pilot.press("b")
+        await pilot.press("a")
         await settle(pilot)
 
-    assert snap_compare(new_app(), terminal_size=(100, 40), run_before=open_behaviour)
+    assert snap_compare(new_app(), terminal_size=(100, 40), run_before=open_agents)

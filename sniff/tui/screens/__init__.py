@@ -1,2 +1,2 @@
 """Provides the browser's screens, one per module: overview, project, session, request,
-findings, latency, behaviour (with the model calls of a user request) and help."""
+findings, latency, agents (`behaviour.py`, with the model calls of a user request) and help."""

@@ -1,5 +1,6 @@
-"""Provides the behaviour screen: what the agents did with the tools, what failed and why, and
-what each user request led to; and the command screen, the model calls of one user request.
+"""Provides the agents screen (`a`, named as `sniff agents` is): what the agents did with the
+tools, what failed and why, and what each user request led to; and the command screen, the model
+calls of one user request.
 
 It presents `analyze_agents` (the figures of `sniff agents`) and computes none of its own: the
 tools the agents called (how often, how often they failed, what their results added to the
@@ -15,7 +16,7 @@ from datetime import datetime, tzinfo
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from sniff.analyses.agents.activity import (
     AgentReport,
@@ -32,6 +33,7 @@ from sniff.present.terminal.console import elide, short_project
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.screens.session import SessionScreen
 from sniff.tui.widgets.cells import count, figure, usd
+from sniff.tui.widgets.footer import keys_footer
 from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
@@ -66,7 +68,8 @@ EXAMPLE_WIDTH = 56
 
 
 class BehaviourScreen(ArchiveScreen):
-    """How the agents behaved: their tools, their failures, and the user requests they served."""
+    """The agents view (`sniff agents`): their tools, their failures, and the user requests
+    they served. (The class keeps its first name: only what a person sees is named `agents`.)"""
 
     AUTO_FOCUS = "#commands DataTable"
 
@@ -86,12 +89,12 @@ class BehaviourScreen(ArchiveScreen):
         yield BrowseTable(TOOL_COLUMNS, sort_column=2, id="tools")
         yield BrowseTable(FAILURE_COLUMNS, sort_column=1, id="failures")
         yield BrowseTable(COMMAND_COLUMNS, sort_column=0, sort_descending=True, id="commands")
-        yield Footer()
+        yield keys_footer()
 
     def show(self, archive: Archive) -> None:
         """Present the archive's analysis: run once per archive, and only while on top (a
         screen underneath analyses the archive when it is uncovered)."""
-        self.sub_title = "behaviour"
+        self.sub_title = "agents"  # the CLI's name for this view
         if archive is self.analysed and self.report is not None:
             self._present(self.report, archive.zone)  # a repaint: the analysis stands
         elif archive is not self.requested and self.uncovered:
@@ -110,7 +113,7 @@ class BehaviourScreen(ArchiveScreen):
         try:
             report = analyze_agents(dataset.requests, dataset.activity, archive.zone)
         except Exception as error:  # a failed analysis must not end the app
-            self.app.call_from_thread(self.notify, f"behaviour: {error}", severity="error")
+            self.app.call_from_thread(self.notify, f"agents: {error}", severity="error")
             return
         self.app.call_from_thread(self._analysed, archive, report)
 

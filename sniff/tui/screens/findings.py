@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from sniff.analyses.browse import Archive
 from sniff.analyses.findings import ArchiveFinding, collect_findings
@@ -13,6 +13,7 @@ from sniff.numbers import plural
 from sniff.present.terminal.console import short_project
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import usd
+from sniff.tui.widgets.footer import keys_footer
 from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
@@ -33,7 +34,7 @@ class FindingsScreen(ArchiveScreen):
         yield Header()
         yield ShownStatic(id="title")
         yield BrowseTable(COLUMNS, sort_column=0, id="findings")
-        yield Footer()
+        yield keys_footer()
 
     def show(self, archive: Archive) -> None:
         self.sub_title = "findings"

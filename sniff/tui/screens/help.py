@@ -24,10 +24,11 @@ what the cache did, and points at the first block that changed.
 
 
 def bindings_markdown(sections: list[tuple[str, list[BindingType]]]) -> str:
-    """One table of keys per section, from their bindings (hidden ones left out)."""
+    """One table of keys per section, from their bindings: those the footer leaves out for
+    room too (`show=False`), as help is where a person looks for every key."""
     lines: list[str] = []
     for title, bindings in sections:
-        shown = [b for b in bindings if isinstance(b, Binding) and b.show]
+        shown = [b for b in bindings if isinstance(b, Binding) and b.description]
         if not shown:
             continue
         lines += [f"## {title}", "", "| key | does |", "|---|---|"]
@@ -44,17 +45,21 @@ def key_sections(everywhere: list[BindingType]) -> list[tuple[str, list[BindingT
     from textual.widgets import DataTable
 
     from sniff.tui.screens.base import ArchiveScreen
+    from sniff.tui.screens.latency import LatencyScreen
     from sniff.tui.widgets.table import BrowseTable
 
     moves = [
-        Binding(b.key, b.action, b.description or b.action.replace("_", " "), show=True)
+        Binding(b.key, b.action, b.description or b.action.replace("_", " "))
         for b in DataTable.BINDINGS
         if isinstance(b, Binding)
     ]
+    # Textual's own key, which the footer no longer shows
+    palette = Binding("ctrl+p", "command_palette", "Palette", tooltip="Switch theme, and more")
     return [
-        ("Everywhere", everywhere),
+        ("Everywhere", [*everywhere, palette]),
         ("On every screen", list(ArchiveScreen.BINDINGS)),
         ("In tables", list(BrowseTable.BINDINGS) + moves),
+        ("On the latency screen", list(LatencyScreen.BINDINGS)),
     ]
 
 

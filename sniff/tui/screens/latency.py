@@ -7,7 +7,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from sniff.analyses.browse import Archive
 from sniff.analyses.latency.measures import METRICS, LatencyReport, analyze_latency
@@ -16,6 +16,7 @@ from sniff.present.terminal.latency import NAMES, histogram
 from sniff.present.terminal.visible import beside_text, thinking_text
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import figure
+from sniff.tui.widgets.footer import keys_footer
 from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
@@ -40,6 +41,7 @@ class LatencyScreen(ArchiveScreen):
             "next_metric",
             "Metric",
             tooltip="Switch between TTFT, first visible token, TPOT and end to end",
+            show=False,  # the screen's title says it, and the footer has no room at 80 columns
         ),
     ]
 
@@ -59,7 +61,7 @@ class LatencyScreen(ArchiveScreen):
         yield BrowseTable(COLUMNS, sort_column=-1, id="peaks")
         with VerticalScroll(id="histogram-box"):
             yield ShownStatic(id="histogram")
-        yield Footer()
+        yield keys_footer()
 
     def show(self, archive: Archive) -> None:
         """Present the metric's analysis: run once per archive and metric, and only while on

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.widgets import Footer, Header, ProgressBar, Static
+from textual.widgets import Header, ProgressBar, Static
 
 from sniff.analyses.browse import Archive, ProjectRow
 from sniff.present.terminal.console import short_project
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import count, rate, usd
 from sniff.tui.widgets.charts import DailyChart
+from sniff.tui.widgets.footer import keys_footer
 from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 from sniff.tui.widgets.totals import totals_text
@@ -40,7 +41,7 @@ class OverviewScreen(ArchiveScreen):
         yield ProgressBar(total=1.0, show_eta=False, id="progress")
         yield DailyChart(id="days")
         yield BrowseTable(COLUMNS, sort_column=3, id="projects")
-        yield Footer()
+        yield keys_footer()
 
     def show(self, archive: Archive) -> None:
         dataset = archive.dataset

@@ -6,13 +6,14 @@ from datetime import tzinfo
 
 from textual import on
 from textual.app import ComposeResult
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from sniff.analyses.browse import Archive, BreakCost, SessionView
 from sniff.analyses.cost.summary import Totals
 from sniff.numbers import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import count, figure, rate, usd
+from sniff.tui.widgets.footer import keys_footer
 from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 from sniff.tui.widgets.totals import totals_text
@@ -43,7 +44,7 @@ class ProjectScreen(ArchiveScreen):
         yield Header()
         yield ShownStatic(id="title")
         yield BrowseTable(COLUMNS, sort_column=1, sort_descending=True, id="sessions")
-        yield Footer()
+        yield keys_footer()
 
     def show(self, archive: Archive) -> None:
         sessions = archive.sessions(self.project)

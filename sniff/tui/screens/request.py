@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from sniff.analyses.browse import Archive, TimelineEntry
 from sniff.analyses.cache.prompt_view import BlockRow, CacheState, PromptView, prompt_view
@@ -16,6 +16,7 @@ from sniff.present.causes import explain
 from sniff.tui.palette import Palette
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import figure
+from sniff.tui.widgets.footer import keys_footer
 from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
@@ -47,7 +48,7 @@ class RequestScreen(ArchiveScreen):
         yield ShownStatic(id="break")
         yield ShownStatic(id="compare")
         yield BrowseTable(COLUMNS, sort_column=-1, id="blocks")
-        yield Footer()
+        yield keys_footer()
 
     def show(self, archive: Archive) -> None:
         entry = archive.entry(self.key)

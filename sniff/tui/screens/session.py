@@ -7,7 +7,7 @@ from datetime import tzinfo
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from sniff.analyses.browse import Archive, BreakCost, TimelineEntry
 from sniff.analyses.cache.context_growth import SessionGrowth, session_growth
@@ -16,6 +16,7 @@ from sniff.analyses.latency.timing import end_to_end
 from sniff.numbers import duration, plural
 from sniff.tui.screens.base import ArchiveScreen
 from sniff.tui.widgets.cells import cache_bar, count, figure, usd
+from sniff.tui.widgets.footer import keys_footer
 from sniff.tui.widgets.growth import GrowthStrip
 from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
@@ -48,7 +49,7 @@ class SessionScreen(ArchiveScreen):
         yield ShownStatic(id="title")
         yield GrowthStrip(id="growth")
         yield BrowseTable(COLUMNS, sort_column=-1, id="timeline")
-        yield Footer()
+        yield keys_footer()
 
     def show(self, archive: Archive) -> None:
         timeline = self._timeline(archive)

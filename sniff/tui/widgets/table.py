@@ -90,7 +90,12 @@ class BrowseTable(Vertical):
 
     BINDINGS = [
         Binding("slash", "filter", "Filter", key_display="/", tooltip="Show rows containing text"),
-        Binding("s", "cycle_sort", "Sort", tooltip="Sort by the next column"),
+        # Escape clears a filter kept with Enter before it goes back: shown only then, in the
+        # place of Back (`check_action`).
+        Binding(
+            "escape", "clear_filter", "Clear", tooltip="Clear the filter (then Escape goes back)"
+        ),
+        Binding("s", "cycle_sort", "Sort", tooltip="Sort by the next column", show=False),
     ]
 
     class Chosen(Message):
@@ -170,6 +175,16 @@ class BrowseTable(Vertical):
         row_key, _ = table.coordinate_to_cell_key(table.cursor_coordinate)
         return None if row_key.value is None else str(row_key.value)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Escape clears a filter only while one is kept: without one, it goes back."""
+        if action == "clear_filter":
+            return bool(self.needle)
+        return True
+
+    def action_clear_filter(self) -> None:
+        """Clear the filter kept with Enter, and show every row again."""
+        self._clear_filter()
+
     def action_filter(self) -> None:
         """Show the filter line and type into it."""
         self.add_class("-filtering")
@@ -206,10 +221,14 @@ class BrowseTable(Vertical):
         if not self.needle:
             self._close_filter()
         self.table.focus()
+        self.refresh_bindings()  # Escape now clears the filter kept: the footer says so
 
     @on(FilterInput.Cancelled)
     def _filter_cleared(self, event: FilterInput.Cancelled) -> None:
         event.stop()
+        self._clear_filter()
+
+    def _clear_filter(self) -> None:
         self.query_one(FilterInput).value = ""
         self.needle = ""
         if self._pending is not None:
@@ -217,6 +236,7 @@ class BrowseTable(Vertical):
         self._close_filter()
         self._relay()
         self.table.focus()
+        self.refresh_bindings()  # Escape goes back again
 
     def _close_filter(self) -> None:
         self.remove_class("-filtering")
