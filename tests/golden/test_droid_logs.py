@@ -37,6 +37,18 @@ def test_rollups_carry_harness_provider_and_project():
     assert requests[SESSION].ttl_assumed  # its cache writes' lifetime is unsaid
     assert requests[SESSION].project == "/home/dana/src/harbor-cli"  # from its .jsonl header
     assert requests[SESSION].ended_at.isoformat() == "2026-02-10T15:00:00+00:00"
+    # no `.jsonl` names its folder, and `sessions` is Droid's folder, not a project's
+    assert requests["9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"].project == "(unknown)"
+
+
+def test_an_archived_copy_takes_its_project_from_the_session_it_copies(tmp_path: Path):
+    """Read alone, a copy under `archive/` finds its session's `.jsonl` a folder up."""
+    sessions = tmp_path / "sessions"
+    (sessions / "archive").mkdir(parents=True)
+    for name in (f"{SESSION}.jsonl", f"archive/{SESSION}.settings.json"):
+        (sessions / name).write_bytes((SAMPLES / "sessions" / name).read_bytes())
+    [request] = load([sessions / "archive"]).requests
+    assert request.project == "/home/dana/src/harbor-cli"
 
 
 def test_session_lines_give_tool_activity():

@@ -60,7 +60,7 @@ class Reader:
     """The activity of one file, read line by line."""
 
     def __init__(self, path: str, project_hint: str) -> None:
-        self.session, self.project = PurePath(path).stem, project_hint
+        self.session, self.project = PurePath(path).stem, folder_project(project_hint)
         self.calls: list[tuple[str, str, float | None]] = []
         self.results: list[tuple[str, float | None, str | None]] = []
         self.asked: list[tuple[float | None, str, str]] = []
@@ -112,6 +112,20 @@ class Reader:
 
 def _uuid(session: str, name: str) -> str:
     return f"droid:{session}:{name}" if name else ""
+
+
+ARCHIVE = "archive"
+"""The folder Droid keeps copies of sessions in, under its sessions folder."""
+DROID_FOLDERS = frozenset({"sessions", ARCHIVE})
+"""Droid's own folders (`~/.factory/sessions/archive/`): no project's name."""
+UNKNOWN_PROJECT = "(unknown)"
+
+
+def folder_project(hint: str) -> str:
+    """The project a Droid log's folder names, for a log that names no `cwd`: Droid's own
+    folders (`sessions`, `archive`) name none, and a project called `sessions` reads as a bug,
+    so such a log's project is `(unknown)`, as a model no log names is."""
+    return UNKNOWN_PROJECT if hint in DROID_FOLDERS else hint
 
 
 def read(path: str, data: bytes, project_hint: str, issues: list[LineIssue]) -> Activity:

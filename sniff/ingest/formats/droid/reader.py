@@ -99,7 +99,7 @@ def parse_settings(
         session,
         Agent.MAIN,
         Agent.MAIN.value,
-        _project(path, session) or project_hint,
+        _project(path, session) or droid_activity.folder_project(project_hint),
         None,
         epoch(settings.providerLockTimestamp),
         None,
@@ -115,9 +115,22 @@ def parse_settings(
 
 
 def _project(path: str, session: str) -> str | None:
-    """The folder the session's own `.jsonl` header names (`session_start.cwd`), if any."""
+    """The folder the session's own `.jsonl` header names (`session_start.cwd`), if any: the
+    one beside the settings, else, for a copy under `archive/`, the one it was archived from."""
+    settings = PurePath(path)
+    places = [settings.parent]
+    if settings.parent.name == droid_activity.ARCHIVE:
+        places.append(settings.parent.parent)
+    for place in places:
+        cwd = _cwd(place / f"{session}.jsonl")
+        if cwd is not None:
+            return cwd
+    return None
+
+
+def _cwd(lines: PurePath) -> str | None:
     try:
-        with open(PurePath(path).with_name(f"{session}.jsonl"), "rb") as handle:
+        with open(lines, "rb") as handle:
             first = handle.read(HEADER_BYTES).split(b"\n", 1)[0]
         header = orjson.loads(first)
     except (OSError, orjson.JSONDecodeError):
