@@ -44,7 +44,7 @@ class SniffGroup(TyperGroup):
     def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
         name, command, rest = super().resolve_command(ctx, args)
         if command is not None:
-            rest = respelled(command, rest)
+            rest = valued(command, respelled(command, rest))
         return name, command, rest
 
     def invoke(self, ctx: Any) -> Any:
@@ -101,6 +101,42 @@ def respelled(command: Any, args: list[str]) -> list[str]:
         out.append(token)
         if not equals and _takes_value(declared, name):
             out += _next(tokens)
+    return out
+
+
+def valued(command: Any, args: list[str]) -> list[str]:
+    """`args` with the value an option may go without written in where it was left out.
+
+    Why here: typer's parser has no option of optional value (click's `flag_value`). A
+    command's function lists its own in `optional_values`: option → its values, the first being
+    its meaning alone. The next word is the option's value if it is one of them, or if it is no
+    option and no existing path (a mistyped value, which the command then reports); else it
+    stays what it is (a path, another option), and the option takes its first value.
+    """
+    optional: dict[str, tuple[str, ...]] = getattr(command.callback, "optional_values", {})
+    if not optional:
+        return args
+    declared = _declared(command)
+    out: list[str] = []
+    tokens = iter(args)
+    for token in tokens:
+        out.append(token)
+        if token == "--":
+            out += tokens
+            break
+        values = optional.get(token)
+        if values is None:
+            if "=" not in token and _takes_value(declared, token):
+                out += _next(tokens)
+            continue
+        following = next(tokens, None)
+        if (
+            following is None
+            or following.startswith("-")
+            or (following not in values and os.path.lexists(following))
+        ):
+            out.append(values[0])
+        out += [] if following is None else [following]
     return out
 
 

@@ -25,6 +25,8 @@ COMMANDS = [
     ["sessions", "--by", "repo"],
     ["daily"],
     ["daily", "-b"],
+    ["weekly", "--breakdown", "harness"],
+    ["monthly", "--breakdown", "project"],
     ["weekly"],
     ["monthly"],
     ["blocks"],

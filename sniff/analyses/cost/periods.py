@@ -3,7 +3,8 @@
 Why no grouping of its own: a day, an ISO week and a month are the groupings of
 `sniff report --by day|week|month` (`grouped`, here), summed by the same `summary` cells in
 the same zone, so the two commands cannot disagree. Each period's models are the same cells
-restricted to one model, grouped the same way.
+restricted to one model, grouped the same way; and so are its harnesses' and projects' rows
+(`--breakdown harness|project`), each the cells of one harness or project.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from sniff.model import Request
 PERIODS = {"daily": "day", "weekly": "week", "monthly": "month"}
 """Each command and the `report --by` grouping it shows."""
 ORDERS = ("asc", "desc")
+BREAKDOWNS = {"model": 0, "harness": 6, "project": 1}
+"""What `--breakdown` splits a period by, and where each sits in a summary `Cell`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +42,9 @@ class PeriodRow:
     totals: Totals
     models: tuple[Group, ...]
     """Per model, dearest first (unpriced ones by tokens after them)."""
+    parts: tuple[Group, ...] = ()
+    """Per model, harness or project (the table's `breakdown`), dearest first: the rows that
+    sum to this one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,46 +56,67 @@ class PeriodTable:
     rows: tuple[PeriodRow, ...]
     summary: Summary
     """The whole summary the rows come from (its totals are the table's)."""
+    breakdown: str = "model"
+    """What each row's `parts` split it by: a key of `BREAKDOWNS`."""
 
 
 def period_table(
-    requests: Iterable[Request], zone: tzinfo, by: str, *, order: str = "asc"
+    requests: Iterable[Request],
+    zone: tzinfo,
+    by: str,
+    *,
+    order: str = "asc",
+    breakdown: str = "model",
 ) -> PeriodTable:
     """The requests by day, ISO week or month in `zone`, oldest first (`order` "asc") or
-    newest first ("desc").
+    newest first ("desc"), each period split by `breakdown` (model, harness or project).
 
     Raises:
-        ValueError: `by` is not day, week or month, or `order` not asc or desc.
+        ValueError: `by` is not day, week or month, `order` not asc or desc, or `breakdown`
+            not a key of `BREAKDOWNS`.
     """
     if by not in PERIODS.values():
         raise ValueError(f"unknown period {by!r}")
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}")
+    if breakdown not in BREAKDOWNS:
+        raise ValueError(f"unknown breakdown {breakdown!r}")
     cells = summary_cells(requests, zone)
     summary = summary_of_cells(cells)
-    per_model = _per_model(cells, by)
+    per_model = _per_key(cells, by, BREAKDOWNS["model"])
+    # the models are listed whatever the breakdown (JSON's `models`): split once more only
+    # when the breakdown is another key
+    per_part = per_model if breakdown == "model" else _per_key(cells, by, BREAKDOWNS[breakdown])
     rows = [
         PeriodRow(
             group.key,
             period_start(group.key),
             group.totals,
-            tuple(sorted(per_model.get(group.key, ()), key=_dearest, reverse=True)),
+            _by_cost(per_model.get(group.key, [])),
+            _by_cost(per_part.get(group.key, [])),
         )
         for group in grouped(summary, by)
     ]
-    return PeriodTable(by, tuple(reversed(rows) if order == "desc" else rows), summary)
+    ordered = tuple(reversed(rows) if order == "desc" else rows)
+    return PeriodTable(by, ordered, summary, breakdown)
 
 
-def _per_model(cells: dict[Cell, Totals], by: str) -> dict[str, list[Group]]:
-    """Period key → one group per model, each from that model's cells alone."""
-    models: dict[str, dict[Cell, Totals]] = {}
+def _per_key(cells: dict[Cell, Totals], by: str, index: int) -> dict[str, list[Group]]:
+    """Period key → one group per value of the cells' `index`th key (a model, a project, a
+    harness), each from that value's cells alone: summed as the period itself is, so the
+    groups of a period add up to it."""
+    split: dict[str, dict[Cell, Totals]] = {}
     for key, cell in cells.items():
-        models.setdefault(key[0], {})[key] = cell
+        split.setdefault(key[index], {})[key] = cell
     found: dict[str, list[Group]] = {}
-    for model, own in models.items():
+    for name, own in split.items():
         for group in grouped(summary_of_cells(own), by):
-            found.setdefault(group.key, []).append(Group(model, group.totals))
+            found.setdefault(group.key, []).append(Group(name, group.totals))
     return found
+
+
+def _by_cost(groups: list[Group]) -> tuple[Group, ...]:
+    return tuple(sorted(groups, key=_dearest, reverse=True))
 
 
 def _dearest(group: Group) -> tuple[float, int, str]:

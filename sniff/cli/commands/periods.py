@@ -18,9 +18,21 @@ from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
 from sniff.workspace.answers import replayed
 
+BREAKDOWNS = ("model", "harness", "project")
+"""What `--breakdown` splits a period by (`analyses.cost.periods.BREAKDOWNS`, not imported
+here: a command's module is imported for `--help` and must stay light)."""
 Breakdown = Annotated[
-    bool, typer.Option("--breakdown", "-b", help="Add one row per model under each period.")
+    str | None,
+    typer.Option(
+        "--breakdown",
+        "-b",
+        metavar="model|harness|project",
+        help="Add one row per model, harness or project under each period (alone: model).",
+    ),
 ]
+"""`-b` and `--breakdown` alone mean `--breakdown model`, the flag they were: the word after
+them is their value only if it is one, or no path (`group.valued`, from `optional_values`), so
+`sniff daily -b PATH` still reads PATH as a path."""
 Order = Annotated[
     str, typer.Option("--order", help="asc: oldest first; desc: newest first.", metavar="asc|desc")
 ]
@@ -36,16 +48,18 @@ def period_command(name: str, by: str, summary: str) -> Callable[..., None]:
     """The command `name`: the requests by `by` (day, week or month), as `report --by`."""
 
     def command(
-        breakdown: Breakdown = False,
+        breakdown: Breakdown = None,
         order: Order = "asc",
         old_order: OldOrder = None,
         **options: Any,
     ) -> None:
-        _run(by, breakdown=breakdown, order=order, options=options)
+        _run(by, breakdown=_breakdown(breakdown), order=order, options=options)
 
     command.__name__ = command.__qualname__ = name
     command.__doc__ = summary
-    return one_line_errors(_old_order(replayed(name)(o.shared(omit=("dask",))(command))))
+    run = one_line_errors(_old_order(replayed(name)(o.shared(omit=("dask",))(command))))
+    run.optional_values = {"--breakdown": BREAKDOWNS, "-b": BREAKDOWNS}  # type: ignore[attr-defined]
+    return run
 
 
 def _old_order(command: Callable[..., None]) -> Callable[..., None]:
@@ -62,7 +76,20 @@ def _old_order(command: Callable[..., None]) -> Callable[..., None]:
     return run
 
 
-def _run(by: str, *, breakdown: bool, order: str, options: dict[str, Any]) -> None:
+def _breakdown(value: str | None) -> str | None:
+    """What to split each period by (None: nothing).
+
+    Raises:
+        UserError: the value is none of `BREAKDOWNS`.
+    """
+    from sniff.errors import UserError
+
+    if value is not None and value not in BREAKDOWNS:
+        raise UserError(f"--breakdown must be one of {', '.join(BREAKDOWNS)}, not {value!r}")
+    return value
+
+
+def _run(by: str, *, breakdown: str | None, order: str, options: dict[str, Any]) -> None:
     from sniff.analyses.cost.periods import ORDERS, period_table
     from sniff.errors import UserError
 
@@ -73,12 +100,12 @@ def _run(by: str, *, breakdown: bool, order: str, options: dict[str, Any]) -> No
         dataset = workspace.dataset()
     o.report_issues(dataset, options["verbose"])
     chosen = workspace.filters.apply(dataset.requests)
-    table = period_table(chosen, workspace.zone, by, order=order)
+    table = period_table(chosen, workspace.zone, by, order=order, breakdown=breakdown or "model")
     if options["json"]:
         from sniff.present.json.common import warnings_json
         from sniff.present.json.periods import periods_json
 
-        data = periods_json(table, workspace.zone, breakdown=breakdown)
+        data = periods_json(table, workspace.zone, breakdown=breakdown is not None)
         o.print_json(data | {"warnings": warnings_json(table.summary, dataset)})
         return
     from sniff.present.terminal.console import print_warnings
@@ -86,7 +113,7 @@ def _run(by: str, *, breakdown: bool, order: str, options: dict[str, Any]) -> No
     from sniff.present.terminal.safe_console import SafeConsole
 
     console = SafeConsole()
-    console.print(periods_table(table, workspace.zone, breakdown=breakdown))
+    console.print(periods_table(table, workspace.zone, breakdown=breakdown is not None))
     print_warnings(console, table.summary, dataset)
 
 
