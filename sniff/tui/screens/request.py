@@ -30,6 +30,13 @@ COLUMNS = [
     Column("change", numeric=False),
 ]
 
+NO_PROMPT_IN_TRANSCRIPT = (
+    "Claude Code's transcript does not keep the prompt sent to the API. A claude-trace log "
+    "(npx @mariozechner/claude-trace) holds it, or a request log from your own proxy."
+)
+"""Where a Claude Code request's prompt can be found: "the log does not hold it" left a
+newcomer with nowhere to go."""
+
 
 class RequestScreen(ArchiveScreen):
     """One request: what it cost, whether it broke the cache and why, and its prompt's blocks."""
@@ -57,7 +64,7 @@ class RequestScreen(ArchiveScreen):
                 "This request is not in the archive (any more)."
             )
             return
-        self.sub_title = f"request {self.key}"
+        self.sub_title = request_label(entry.request, archive)
         colours = self.colours
         self.query_one("#usage", Static).update(_usage_text(entry.request, archive, colours))
         self.query_one("#break", Static).update(_break_text(entry, colours))
@@ -66,10 +73,13 @@ class RequestScreen(ArchiveScreen):
             request, previous = self.counted
         elif request.blocks:
             self._count_tokens(request, previous)
-        self._show_prompt(prompt_view(request, previous), counted=self.counted is not None)
+        view = prompt_view(request, previous)
+        self._show_prompt(view, counted=self.counted is not None, source=request.source)
 
-    def _show_prompt(self, view: PromptView, counted: bool) -> None:
+    def _show_prompt(self, view: PromptView, counted: bool, source: str) -> None:
         note = Text(view.comparison, style="bold" if view.first_changed else "")
+        if not view.rows and source == "claude-code":  # say where the prompt can be found
+            note = Text(NO_PROMPT_IN_TRANSCRIPT)
         if view.rows and not counted:
             note.append("  (token counts estimated; counting…)", style="italic")
         self.query_one("#compare", Static).update(note)
@@ -97,7 +107,19 @@ class RequestScreen(ArchiveScreen):
 
     def _counted(self, counted: tuple[Request, Request | None]) -> None:
         self.counted = counted
-        self._show_prompt(prompt_view(*counted), counted=True)
+        self._show_prompt(prompt_view(*counted), counted=True, source=counted[0].source)
+
+
+def request_label(request: Request, archive: Archive) -> str:
+    """A request named as a person finds it: its agent, its place in its session, and when.
+
+    Why: a key is an identity, not a name; most agents' (Codex's `codex:<session>:<totals>…`)
+    are sniff's own composites that say nothing to a reader.
+    """
+    keys = [entry.request.key for entry in archive.timeline(request.session_id)]
+    place = f"request {keys.index(request.key) + 1} of {len(keys)}" if request.key in keys else ""
+    when = request.when.astimezone(archive.zone).strftime("%Y-%m-%d %H:%M:%S")
+    return f"{request.harness} {place or 'request'} in session {request.session_id[:8]}, {when}"
 
 
 def _usage_text(request: Request, archive: Archive, colours: Palette) -> Text:
@@ -135,7 +157,10 @@ def _usage_text(request: Request, archive: Archive, colours: Palette) -> Text:
         text.append(f"  ·  latency {seconds:.1f}s")
     if request.error:
         text.append(f"  ·  failed: {request.error}", style="italic")
-    text.append(f"\n{request.file}:{request.line}", style=colours.muted)
+    where = f"\n{request.file}:{request.line}"
+    if ":" not in request.key:  # the API's own id (msg_…, chatcmpl-…), not a sniff composite
+        where += f"  ·  {request.key}"
+    text.append(where, style=colours.muted)
     return text
 
 

@@ -134,7 +134,7 @@ class SessionScreen(ArchiveScreen):
             request.key,
             [
                 (
-                    request.when.astimezone(zone).strftime("%m-%d %H:%M:%S"),
+                    request.when.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S"),
                     request.when.timestamp(),
                 ),
                 (request.agent.value, request.agent.value),
