@@ -66,3 +66,16 @@ def test_json_output_never_imports_the_terminal_renderer(command: str) -> None:
     modules = loaded["after_run"]
     assert isinstance(modules, list)
     assert {name.split(".")[0] for name in modules} & {"rich", "ruptures", "scipy"} == set()
+
+
+@pytest.mark.parametrize("output_format", ["csv", "json", "md", "html"])
+def test_a_report_imports_neither_matplotlib_nor_scipy(output_format: str, tmp_path: Path) -> None:
+    """A report waits for no plotting or peak-finding library: its charts are SVG it draws
+    itself, and its latency is percentiles per model (the peaks are `sniff latency`'s)."""
+    target = tmp_path / f"report.{output_format}"
+    args = ["report", "sample_logs", "--no-index", "-f", output_format, "-o", str(target)]
+    loaded = _modules_loaded(args)
+    assert loaded["code"] in (0, None) and target.stat().st_size > 1000
+    roots = {name.split(".")[0] for name in loaded["after_run"]}  # type: ignore[union-attr]
+    assert roots & {"matplotlib", "scipy"} == set()
+    assert "sniff.analyses.report" in loaded["after_run"]  # type: ignore[operator]

@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING
 from sniff.analyses.cache.breaks import BreakReport, find_breaks
 from sniff.analyses.cost.branches import Attributed, attribute
 from sniff.analyses.cost.commits import CommitReport, analyze_commits
+from sniff.analyses.cost.outlook import Outlook, outlook
 from sniff.analyses.cost.periods import grouped
+from sniff.analyses.cost.plans import SUBSCRIPTION_HARNESS, MonthValue, Plan, month_values
 from sniff.analyses.cost.summary import Group, LocalDays, Summary, Totals, summarize
 from sniff.findings import Finding
 from sniff.model import Activity, Dataset, Request
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
     from sniff.analyses.agents.activity import AgentReport
     from sniff.analyses.cache.simulation import CacheReport
     from sniff.analyses.drift.report import DriftReport
-    from sniff.analyses.latency.measures import LatencyReport
+    from sniff.analyses.latency.by_model import ModelLatency
 
 COST_CLASSES = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
 GROUPINGS = ("day", "week", "month", "project", "model", "session", "agent", "harness")
@@ -49,9 +51,14 @@ class Report:
     cache: CacheReport | None = None
     """The engine's what-ifs (None when the report was made without them)."""
     lint: list[Finding] = field(default_factory=list)
-    """The dearest lint findings of the logged prompts."""
-    latency: list[LatencyReport] = field(default_factory=list)
-    """TTFT and end to end, where the logs time the requests."""
+    """The lint findings of the logged prompts, those whose fix saves most first."""
+    latency: list[ModelLatency] = field(default_factory=list)
+    """TTFT, first visible token and end to end of all models, then per model group, where
+    the logs time the requests."""
+    outlook: Outlook | None = None
+    """The latest month: so far, against the month before, and projected to its end."""
+    plans: list[list[MonthValue]] = field(default_factory=list)
+    """Per plan, each month's API-equivalent cost of the subscription's requests against it."""
     cost_by_class: dict[str, dict[str, float]] = field(default_factory=dict)
     """Per day: dollars of uncached input, cache reads, 5m and 1h writes, and output."""
     agents: AgentReport | None = None
@@ -68,6 +75,11 @@ class Report:
         """Sums over the report."""
         return self.summary.totals
 
+    @property
+    def dearest_findings(self) -> list[Finding]:
+        """The `TOP_FINDINGS` findings whose fix saves most."""
+        return self.lint[:TOP_FINDINGS]
+
 
 def build_report(
     dataset: Dataset,
@@ -80,11 +92,13 @@ def build_report(
     lint: Sequence[Finding] = (),
     latency: bool = True,
     activity: Activity | None = None,
+    plans: Sequence[Plan] = (),
 ) -> Report:
     """The report of `dataset`'s requests that `keep` selects, grouped `by`.
 
     `lint` are the findings of the prompts in the logs those requests came from (`linted_logs`:
-    the caller lints them, the analyses never run lint); the dearest are kept.
+    the caller lints them, the analyses never run lint). `plans` are the subscriptions the
+    subscription harness's requests are weighed against.
 
     Raises:
         ValueError: `by` is not one of GROUPINGS.
@@ -92,6 +106,7 @@ def build_report(
     if by not in GROUPINGS:
         raise ValueError(f"unknown grouping {by!r}")
     from sniff.analyses.drift.report import analyze_drift
+    from sniff.analyses.latency.by_model import latency_by_model
 
     chosen = [r for r in dataset.requests if keep is None or keep(r)]
     summary = summarize(chosen, zone)
@@ -106,8 +121,10 @@ def build_report(
         source=prices.source(),
         zone=zone,
         cache=_what_ifs(dataset.requests, prices, keep) if what_ifs else None,
-        lint=_dearest(lint),
-        latency=_latency(chosen, zone) if latency else [],
+        lint=_by_saving(lint),
+        latency=latency_by_model(chosen) if latency else [],
+        outlook=outlook(chosen, zone),
+        plans=_plans(chosen, zone, plans),
         cost_by_class=_cost_by_class(chosen, zone),
         agents=_agents(chosen, activity, zone),
         branches=attribute(chosen, "branch"),
@@ -163,20 +180,18 @@ def linted_logs(dataset: Dataset, keep: Callable[[Request], bool] | None = None)
     return [Path(file) for file in dataset.files if file in chosen and file.endswith(".jsonl")]
 
 
-def _dearest(findings: Sequence[Finding]) -> list[Finding]:
-    """The findings whose fix saves the most, at most `TOP_FINDINGS`."""
-    found = list(findings)
-    found.sort(key=lambda item: -(item.saving.usd or 0.0) if item.saving else 0.0)
-    return found[:TOP_FINDINGS]
+def _by_saving(findings: Sequence[Finding]) -> list[Finding]:
+    """The findings, those whose fix saves the most first (in their order among equals)."""
+    return sorted(findings, key=lambda item: -(item.saving.usd or 0.0) if item.saving else 0.0)
 
 
-def _latency(requests: list[Request], zone: tzinfo) -> list[LatencyReport]:
-    from sniff.analyses.latency.measures import analyze_latency
-    from sniff.analyses.latency.timing import timing
-
-    if not any(timing(request) is not None for request in requests):
+def _plans(requests: list[Request], zone: tzinfo, plans: Sequence[Plan]) -> list[list[MonthValue]]:
+    """Per plan, the months of the subscription harness's requests against it (none without
+    such requests)."""
+    subscribed = [request for request in requests if request.harness == SUBSCRIPTION_HARNESS]
+    if not subscribed:
         return []
-    return [analyze_latency(requests, metric, zone) for metric in ("ttft", "visible", "e2e")]
+    return [month_values(subscribed, zone, plan) for plan in plans]
 
 
 def period_text(first: datetime | None, last: datetime | None, zone: tzinfo) -> str:

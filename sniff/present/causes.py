@@ -46,9 +46,33 @@ EXPLANATIONS = {
 }
 
 
+FIXES = {
+    "model_switch": "Keep one model per conversation: start a new session (or a subagent) for "
+    "another model rather than switching mid-conversation.",
+    "version_change": "Update the agent between sessions, not while one is running.",
+    "below_minimum": "Usually short helper calls, and cheap: nothing to do unless they are many; "
+    "a longer stable system prompt would make them cacheable.",
+    "prefix_changed": "Keep the start of the prompt stable: no dates, ids or reordered tools in "
+    "the system prompt, and add to the conversation instead of editing earlier messages "
+    "(`sniff lint` finds such patterns).",
+    "ttl_expired": "Pauses outlived the cache: where pauses are long, the 1-hour cache lifetime "
+    "pays (`sniff cache --breaks` says whether it does), or start afresh after a long break.",
+    "resume": "Resuming or forking a session writes its prefix again: go on in the same "
+    "session where you can.",
+    "unexplained": "Nothing in the logs explains these (often the provider evicting the cache): "
+    "if they are many, show the provider the requests `sniff cache --breaks` lists.",
+}
+"""How to stop each cause of faults, in one sentence (expected causes have none)."""
+
+
 def explain(cause: str) -> str:
     """The sentence for a cause (or the cause itself when unknown)."""
     return EXPLANATIONS.get(cause, cause)
+
+
+def fix(cause: str) -> str:
+    """How to stop the cause's faults ("" for an expected cause, or one sniff has no fix for)."""
+    return FIXES.get(cause, "")
 
 
 def headline(report: BreakReport) -> str:

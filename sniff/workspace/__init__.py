@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from sniff.analyses.cache.simulation import CacheReport
     from sniff.analyses.cost.branches import Attributed
     from sniff.analyses.cost.commits import CommitReport
+    from sniff.analyses.cost.plans import Plan
     from sniff.analyses.drift.report import DriftReport
     from sniff.analyses.report import Report
     from sniff.ingest.files.discover import SourceFile
@@ -403,14 +404,18 @@ class Workspace(Frames):
             return self._scan.dataset
         return self.dataset("sized")
 
-    def report(self, by: str = "day", *, redact: bool = False) -> Report:
+    def report(
+        self, by: str = "day", *, redact: bool = False, plans: Sequence[Plan] | None = None
+    ) -> Report:
         """`sniff report`'s report, grouped `by` (`analyses.report.GROUPINGS`), its text parts
         redacted when asked, with what `sniff lint` finds in the prompts of the logs its
-        requests came from (idle gaps are the breaks' part).
+        requests came from (idle gaps are the breaks' part), and the subscription's value
+        against `plans` (the bundled plans when None).
 
         Raises:
             UserError: as `dataset`, or `by` names no grouping (before any log is read).
         """
+        from sniff.analyses.cost.plans import load_plans
         from sniff.analyses.report import GROUPINGS, build_report, linted_logs
 
         if by not in GROUPINGS:
@@ -429,6 +434,7 @@ class Workspace(Frames):
         built = build_report(
             dataset, self.prices, self.zone, by=by, keep=self.filters.keep, lint=findings,
             activity=self.activity(),
+            plans=list(load_plans().values()) if plans is None else plans,
         )  # fmt: skip
         if redact:
             from sniff.analyses.redact import redact as redacted

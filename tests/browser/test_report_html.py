@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Iterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +21,21 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app
+from sniff.numbers import money, percent
 from tests.conftest import SAMPLE_LOGS
 
 BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(BROWSER is None, reason="Chromium is not installed")
 
 CHARTS = {
-    "chart-daily-cost": "g[id^=patch_]",  # a bar segment per day and token class
-    "chart-hit-rate": "use",  # a marker per day
-    "chart-drift": "use",  # a marker per week
-    "chart-breaks": "g[id^=patch_]",  # a bar per cause
-    "chart-latency-ttft": "g[id^=patch_]",  # a bar per histogram bucket
-    "chart-latency-visible": "g[id^=patch_]",
-    "chart-latency-e2e": "g[id^=patch_]",
+    "chart-daily-cost": "rect.bar",  # a bar segment per day and token class
+    "chart-hit-rate": "circle.dot",  # a dot per day
+    "chart-latency-claude-sonnet-4-5": "rect.bar",  # a bar per histogram bucket
+    "chart-latency-claude-sonnet-4": "rect.bar",
+    "chart-latency-claude-opus-4-6": "rect.bar",
+    "chart-latency-claude-haiku-4-5": "rect.bar",
 }
-"""Each chart, and the SVG elements its data are drawn with (by matplotlib)."""
+"""Each chart of the sample logs' report, and the SVG elements its data are drawn with."""
 LOCAL_SCHEMES = ("file:", "data:", "about:", "blob:")
 
 
@@ -143,9 +144,7 @@ def remote(requests: list[str]) -> list[str]:
 
 
 def test_every_chart_is_drawn_and_the_page_makes_no_request(tmp_path: Path, browser: Any) -> None:
-    page = tmp_path / "report.html"
-    result = CliRunner().invoke(app, ["report", str(SAMPLE_LOGS), "-o", str(page), "--tz", "UTC"])
-    assert result.exit_code == 0, result.output
+    page = report_page(tmp_path)
     tab = open_page(browser, page)
     assert tab.requests and tab.requests[0] == page.as_uri()  # the watch does see requests
     assert remote(tab.requests) == []
@@ -174,23 +173,27 @@ def test_the_table_headers_sort_the_rows(tmp_path: Path, browser: Any) -> None:
     CliRunner().invoke(app, ["report", str(SAMPLE_LOGS), "-o", str(page), "--by", "project"])
     tab = open_page(browser, page)
     costs = (
-        "Array.from(document.querySelector('table.sortable').tBodies[0].rows)"
+        "Array.from(document.querySelector('#cost-by-project + .scroll table').tBodies[0].rows)"
         ".map(r => parseFloat(r.cells[2].dataset.sort))"
     )
-    tab.evaluate("document.querySelector('table.sortable th:nth-child(3)').click()")
+    header = "document.querySelector('#cost-by-project + .scroll table th:nth-child(3)').click()"
+    tab.evaluate(header)
     ascending = tab.evaluate(costs)
-    assert ascending == sorted(ascending)
-    tab.evaluate("document.querySelector('table.sortable th:nth-child(3)').click()")
+    assert len(ascending) > 3 and ascending == sorted(ascending)
+    tab.evaluate(header)
     assert tab.evaluate(costs) == sorted(ascending, reverse=True)
 
 
-PHONE = 420
-READABLE = """(() => {
+PHONE, DESK = 420, 1280
+SEEN = """(() => {
+  document.querySelectorAll('details').forEach((d) => { d.open = true; });
+  const width = window.innerWidth;
+  const room = document.documentElement.clientWidth;
   const shown = (el) => el.getClientRects().length > 0;
   const own = (el) => Array.from(el.childNodes).some(
     (n) => n.nodeType === 3 && n.textContent.trim());
-  const html = Array.from(document.body.querySelectorAll('*'))
-    .filter((el) => shown(el) && own(el) && !el.closest('svg'))
+  const all = Array.from(document.body.querySelectorAll('*'));
+  const html = all.filter((el) => shown(el) && own(el) && !el.closest('svg'))
     .map((el) => parseFloat(getComputedStyle(el).fontSize));
   const charts = Array.from(document.querySelectorAll('figure svg')).filter(shown).map((svg) => {
     const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
@@ -198,38 +201,98 @@ READABLE = """(() => {
       .map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
     return [svg.getBoundingClientRect().right, Math.min(...sizes)];
   });
-  const boxes = Array.from(document.querySelectorAll('table')).map((table) => {
-    const box = table.parentElement;
-    return [box.className, getComputedStyle(box).overflowX, box.getBoundingClientRect().right,
-            box.scrollWidth > box.clientWidth];
-  });
-  return {page: document.scrollingElement.scrollWidth, html: Math.min(...html), charts, boxes};
+  const sideways = all.filter((el) => el.scrollWidth > el.clientWidth + 1
+    && ['auto', 'scroll'].includes(getComputedStyle(el).overflowX)).map((el) => el.tagName);
+  const dollars = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!/\\$\\d/.test(node.textContent) || node.parentElement.closest('svg')) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    for (const box of range.getClientRects()) {
+      dollars.push([node.textContent.trim().slice(0, 40), box.left, box.right]);
+    }
+  }
+  return {width, room, page: document.scrollingElement.scrollWidth, html: Math.min(...html), charts,
+          sideways, dollars};
 })()"""
-"""At the page's width: how wide the page scrolls, its smallest text, each chart's right edge
-and smallest text as drawn, and each table's box (class, overflow, right edge, scrolls)."""
+"""At the page's width, with every folded section open: how wide the page scrolls, its
+smallest text, each chart's right edge and smallest text as drawn, the elements that scroll
+sideways in their own box, and where each dollar amount is drawn."""
 
 
-def test_at_420_px_text_stays_readable_and_tables_scroll_in_their_box(
-    tmp_path: Path, browser: Any
-) -> None:
+def report_page(tmp_path: Path, *paths: str) -> Path:
     page = tmp_path / "report.html"
-    result = CliRunner().invoke(app, ["report", str(SAMPLE_LOGS), "-o", str(page), "--tz", "UTC"])
+    arguments = ["report", *(paths or (str(SAMPLE_LOGS),)), "-o", str(page), "--tz", "UTC"]
+    result = CliRunner().invoke(app, arguments)
     assert result.exit_code == 0, result.output
-    tab = open_page(browser, page)
+    return page
+
+
+@pytest.mark.parametrize("width", [PHONE, DESK])
+def test_nothing_scrolls_sideways_and_every_dollar_amount_is_in_view(
+    tmp_path: Path, browser: Any, width: int
+) -> None:
+    tab = open_page(browser, report_page(tmp_path))
     tab.call(
         "Emulation.setDeviceMetricsOverride",
-        width=PHONE,
+        width=width,
         height=900,
         deviceScaleFactor=2,
-        mobile=True,
+        mobile=width == PHONE,
     )
-    seen = tab.evaluate(READABLE)
-    assert seen["page"] <= PHONE  # no sideways scrolling of the page itself
+    seen = tab.evaluate(SEEN)
+    assert seen["width"] == width  # a true viewport of that width, not a clamped window
+    room = seen["room"]  # the width less a scroll bar, where a desktop browser shows one
+    assert seen["page"] <= room  # no sideways scrolling of the page itself
+    assert seen["sideways"] == []  # nor of any box in it: tables reflow instead
     assert seen["html"] >= 12
-    assert len(seen["charts"]) == len(CHARTS)  # one drawing of each chart is shown
+    assert len(seen["charts"]) == len(CHARTS) + 0  # one drawing of each chart is shown
     for right, smallest in seen["charts"]:
-        assert right <= PHONE and smallest >= 10, seen["charts"]
-    assert seen["boxes"]
-    for kind, overflow, right, _ in seen["boxes"]:
-        assert (kind, overflow) == ("scroll", "auto") and right <= PHONE
-    assert any(scrolls for *_, scrolls in seen["boxes"])  # the widest do scroll, inside
+        assert right <= room and smallest >= 10, seen["charts"]
+    assert len(seen["dollars"]) > 100  # cards, tables and findings: each one is looked at
+    outside = [amount for amount in seen["dollars"] if amount[1] < 0 or amount[2] > room]
+    assert outside == []
+
+
+def test_the_cost_chart_has_a_true_time_axis(tmp_path: Path, browser: Any) -> None:
+    """Each day's bar stands at its date: the places of the days fit one straight line."""
+    tab = open_page(browser, report_page(tmp_path))
+    places = tab.evaluate(
+        "Array.from(document.querySelectorAll('#chart-daily-cost .wide rect.bar'))"
+        ".map((r) => [r.dataset.at, r.x.baseVal.value + r.width.baseVal.value / 2])"
+    )
+    days = {at: x for at, x in places}
+    assert len(days) >= 5
+    ordinals = sorted((date.fromisoformat(at).toordinal(), x) for at, x in days.items())
+    (first, x0), (last, x1) = ordinals[0], ordinals[-1]
+    per_day = (x1 - x0) / (last - first)
+    for ordinal, x in ordinals:
+        assert x == pytest.approx(x0 + per_day * (ordinal - first), abs=0.6)
+
+
+def test_the_summary_leads_with_what_a_budget_owner_asks_and_equals_the_scan(
+    tmp_path: Path, browser: Any
+) -> None:
+    tab = open_page(browser, report_page(tmp_path))
+    cards = tab.evaluate(
+        "Object.fromEntries(Array.from(document.querySelectorAll('#summary .card'))"
+        ".map((c) => [c.firstChild.textContent, c.querySelector('b').textContent]))"
+    )
+    scan = json.loads(
+        CliRunner().invoke(app, ["scan", str(SAMPLE_LOGS), "--json", "--tz", "UTC"]).stdout
+    )
+    totals = scan["totals"]
+    assert cards["Spend"] == money(totals["cost_usd"])
+    assert cards["Without caching"] == money(totals["cost_usd"] + totals["savings_usd"])
+    assert cards["Cache hit rate"] == percent(totals["hit_rate"])
+    assert {"Month to date", "Projection"} <= set(cards)
+    headings = tab.evaluate("Array.from(document.querySelectorAll('h2')).map((h) => h.textContent)")
+    assert headings[:3] == ["Top sessions", "Top projects", "Top models"]
+    sessions = tab.evaluate(
+        "Array.from(document.querySelector('#top-sessions + .scroll tbody').rows)"
+        ".map((r) => parseFloat(r.cells[5].dataset.sort))"
+    )
+    dearest = sorted((row["cost_usd"] for row in scan["sessions"]), reverse=True)
+    assert sessions == pytest.approx(dearest[: len(sessions)], abs=1e-6)
+    assert len(sessions) == 10

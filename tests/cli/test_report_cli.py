@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from sniff.cli import app
 from sniff.present.report.data import CSV_COLUMNS
+from sniff.shown import markdown_text
 from tests.conftest import FIRST_SAMPLES, SAMPLE_LOGS
 
 runner = CliRunner()
@@ -61,11 +62,15 @@ def test_markdown_holds_every_section() -> None:
     text = report("-f", "md", "--by", "week")
     for heading in (
         "# LLM cost report",
-        "## Cost by week",
-        "## Cache breaks by cause",
+        "## Top sessions",
+        "## Top projects",
+        "## Top models",
+        "## Subscription or API",
+        "## What wasted money, and how to stop it",
         "## What another cache policy would have cost",
-        "## Prompt findings (sniff lint)",
-        "## Latency peaks: time to first token",
+        "## Latency by model",
+        "## Prompt findings by rule (sniff lint)",
+        "## Cost by week",
         "## Assumptions",
     ):
         assert heading in text
@@ -123,7 +128,7 @@ class Tables(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
-        if tag == "h2":
+        if tag in ("h2", "h3", "details"):
             self.heading = found.get("id") or ""
         elif tag == "tr" and self.heading:
             self.tables.setdefault(self.heading, []).append([])
@@ -148,35 +153,30 @@ def html_tables(*options: str) -> dict[str, list[list[tuple[str, str | None]]]]:
 
 def md_table(text: str, heading: str) -> list[list[str]]:
     """The rows (header first) of the Markdown table under `heading`."""
-    section = text.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+    section = text.split(f"\n{heading}\n", 1)[1].split("\n#", 1)[0]
     lines = [line for line in section.splitlines() if line.startswith("|")]
     return [
         [cell.strip() for cell in line.strip("|").split(" | ")] for line in lines[:1] + lines[2:]
     ]
 
 
-def test_every_report_shows_cost_by_project_and_by_model(scanned: dict[str, Any]) -> None:
+def test_every_report_shows_the_top_projects_and_models_as_the_scan_counts_them() -> None:
+    result = runner.invoke(app, ["scan", *FIRST_SAMPLES, "--json", "--tz", "UTC"])
+    scan = json.loads(result.stdout)
     tables = html_tables()
+    markdown = report("-f", "md")
     for anchor, key in (("cost-by-project", "project"), ("cost-by-model", "model")):
+        expected = {row[key]: row for row in scan[f"by_{key}"]}
         header, *rows = tables[anchor]
         assert [text for text, _ in header][:3] == [key, "requests", "cost"]
-        assert sum(float(row[2][1] or 0) for row in rows) == pytest.approx(
-            scanned["cost_usd"], abs=1e-6
-        )
-        assert sum(int(row[1][1] or 0) for row in rows) == scanned["requests"]
+        assert len(rows) == min(10, len(expected))
+        for row in rows:
+            assert float(row[2][1] or 0) == pytest.approx(expected[row[0][0]]["cost_usd"], abs=1e-6)
+            assert int(row[1][1] or 0) == expected[row[0][0]]["requests"]
+        _, *md_rows = md_table(markdown, f"## Top {key}s")
+        unescaped = [row[0].replace("\\", "") for row in md_rows]  # Markdown escapes `_`
+        assert unescaped == [row[0][0] for row in rows]
     assert "cost-by-day" in tables  # --by's grouping (day by default) is still shown
-    text = report("-f", "md")
-    for heading, column in (("## Cost by project", "project"), ("## Cost by model", "model")):
-        header, *rows = md_table(text, heading)
-        assert header[0] == column and len(rows) > 1
-        assert sum(int(row[1].replace(",", "")) for row in rows) == scanned["requests"]
-
-
-def test_by_adds_a_grouping_without_repeating_one() -> None:
-    text = report("-f", "md", "--by", "project")
-    assert text.count("## Cost by project") == 1 and text.count("## Cost by model") == 1
-    assert "## Cost by day" not in text
-    assert "## Cost by week" in report("-f", "md", "--by", "week")
 
 
 def test_what_ifs_start_with_what_was_paid_and_match_sniff_cache(scanned: dict[str, Any]) -> None:
@@ -200,32 +200,56 @@ def test_what_ifs_start_with_what_was_paid_and_match_sniff_cache(scanned: dict[s
 def test_lint_locations_read_from_the_scanned_root(root: Path) -> None:
     result = runner.invoke(app, ["report", str(root), "--tz", "UTC", "-f", "md"])
     assert result.exit_code == 0, result.output
-    header, *rows = md_table(result.stdout, "## Prompt findings (sniff lint)")
-    assert header[1] == "where" and rows
-    for row in rows:
-        assert row[1].startswith("claude-trace/"), row[1]  # the folder inside sample_logs
-    assert f"Locations are relative to {root}." in result.stdout
-    where = [row[1][0] for row in html_tables("--project", "claude-trace")["lint"][1:]]
+    header, *rules = md_table(result.stdout, "## Prompt findings by rule (sniff lint)")
+    assert header[:3] == ["rule", "what", "findings"] and rules
+    for rule, _, count, _ in rules:
+        heading = next(
+            line for line in result.stdout.splitlines() if line.startswith(f"### {rule}")
+        )
+        found_header, *found = md_table(result.stdout, heading)
+        assert found_header[0] == "where" and len(found) == int(count)
+        for row in found:
+            assert row[0].startswith("claude-trace/"), row[0]  # the folder inside sample_logs
+    assert markdown_text(f"Locations are relative to {root}.") in result.stdout
+    tables = html_tables("--project", "claude-trace")
+    where = [row[0][0] for anchor, rows in tables.items() if anchor.startswith("lint-SN")
+             for row in rows[1:]]  # fmt: skip
     assert where and all(not place.startswith(("/", "sample_logs")) for place in where)
+
+
+def test_lint_findings_are_grouped_by_rule_with_their_counts_folded_away() -> None:
+    data = json.loads(report("-f", "json"))
+    counted = {row["rule"]: row["findings"] for row in data["lint_by_rule"]}
+    page = report("-f", "html")
+    for rule, count in counted.items():
+        assert f"<details id='lint-{rule}'><summary><b>{rule}</b>" in page
+        assert len(html_tables()[f"lint-{rule}"]) == count + 1  # the header, then each finding
+    assert sum(counted.values()) >= len(data["lint"])
 
 
 def test_a_redacted_report_does_not_claim_its_pseudonyms_are_relative() -> None:
     text = report("-f", "md", "--redact")
-    _, *rows = md_table(text, "## Prompt findings (sniff lint)")
-    assert rows and all(row[1].startswith("file-") for row in rows)
+    headings = [line for line in text.splitlines() if line.startswith("### SN")]
+    assert headings
+    for heading in headings:
+        _, *rows = md_table(text, heading)
+        assert rows and all(row[0].startswith("file-") for row in rows)
     assert "Locations are relative to" not in text
 
 
 def test_the_report_shows_the_first_visible_token_beside_ttft_and_says_what_it_means() -> None:
     data = json.loads(report("-f", "json"))
     assert [item["metric"] for item in data["latency"]] == ["ttft", "visible", "e2e"]
-    visible = data["latency"][1]
-    assert visible["count"] == 124 and visible["beside_ttft"][0]["model"] == "all models"
+    assert data["latency"][1]["count"] == 124
+    assert data["latency_by_model"][0]["model_group"] == "all models"
     markdown = report("-f", "md")
-    assert "## Time to first visible token beside time to first token" in markdown
-    assert "Their difference is how much later the user saw anything, not thinking time" in (
+    header, *rows = md_table(markdown, "## Latency by model")
+    assert header[3] == "TTFT p50" and header[5] == "visible p50"
+    assert rows[0][0] == "all models"
+    assert "their difference is how much later the user saw anything, not thinking time" in (
         markdown
     )
     page = report("-f", "html")
-    assert "id='chart-latency-visible'" in page and "latency-visible-beside" in page
-    assert "not thinking time: it also holds the text block" in page
+    assert (
+        "id='chart-latency-" in page and "not thinking time (it also holds the text block" in page
+    )

@@ -1,99 +1,136 @@
-"""The report's layout: charts whose labels clear the bars, seconds on log axes, short paths."""
+"""The report's charts: a true time axis, legends and labels clear of the bars and inside the
+drawing, seconds on log axes, round ticks; and short paths in its tables."""
 
 from __future__ import annotations
 
 import os
-import random
-from collections.abc import Iterator
-from datetime import UTC, timedelta
+import xml.etree.ElementTree as ElementTree
+from datetime import date
 from typing import Any
 
 import pytest
 
-from sniff.analyses.latency.measures import analyze_latency
 from sniff.numbers import axis_seconds
 from sniff.present.report import charts
+from sniff.present.report.svg import round_ticks, time_ticks
 from sniff.present.report.tables import relative_path
-from tests.unit.test_latency import START, call
 
 WIDTHS = [charts.WIDE, charts.NARROW]
+SVG = "{http://www.w3.org/2000/svg}"
 
 
-def drawn(figure: Any) -> Any:
-    """The renderer of `figure`, laid out as it is saved."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    canvas = FigureCanvasAgg(figure)
-    canvas.draw()
-    return canvas.get_renderer()
+def parsed(svg: str) -> ElementTree.Element:
+    return ElementTree.fromstring(svg)
 
 
-def bars(axes: Any, renderer: Any) -> Iterator[Any]:
-    for patch in axes.patches:
-        box = patch.get_window_extent(renderer)
-        if box.height > 0 and box.width > 0:
-            yield box
+def bars(svg: ElementTree.Element) -> list[tuple[float, float, float, float]]:
+    """Each bar's x, y, width and height."""
+    return [
+        tuple(float(bar.get(key, 0)) for key in ("x", "y", "width", "height"))  # type: ignore[misc]
+        for bar in svg.iter(f"{SVG}rect")
+        if bar.get("class") == "bar"
+    ]
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("tallest", [0, 5, 11])
-def test_the_cost_legend_clears_every_bar(width: float, tallest: int) -> None:
-    days = [f"2026-03-{day:02d}" for day in range(1, 13)]
-    costs = [{"input": 0.2, "cache_read": 0.1, "output": 0.1} for _ in days]
-    costs[tallest] = {"input": 1.0, "cache_write_1h": 2.0, "output": 0.5}
-    figure = charts.daily_cost(days, costs, width)
-    renderer = drawn(figure)
-    (legend,) = figure.legends
-    box = legend.get_window_extent(renderer)
-    (axes,) = figure.axes
-    found = list(bars(axes, renderer))
-    assert len(found) >= len(days)
-    assert not [bar for bar in found if bar.overlaps(box)]
-    assert figure.bbox.x0 <= box.x0 and box.x1 <= figure.bbox.x1 and box.y1 <= figure.bbox.y1
+def texts(svg: ElementTree.Element) -> list[tuple[float, float, str]]:
+    return [
+        (float(t.get("x", 0)), float(t.get("y", 0)), t.text or "") for t in svg.iter(f"{SVG}text")
+    ]
 
 
-def latency(hits: float = 0.3, misses: float = 4.0, seed: int = 7) -> Any:
-    """Two populations: cache hits near `hits` seconds beside misses near `misses`."""
-    rng = random.Random(seed)
-    requests = []
-    for index in range(600):
-        hit = index % 5 < 2
-        ttft = rng.lognormvariate(0, 0.2) * (hits if hit else misses)
-        started = START + timedelta(seconds=30 * index)
-        read = 9_000 if hit else 0
-        requests.append(call(started, ttft, ttft + 2, read=read, key=f"r{index}"))
-    return analyze_latency(requests, "ttft", UTC)
+def size(svg: ElementTree.Element) -> tuple[float, float]:
+    _, _, width, height = (float(v) for v in svg.get("viewBox", "").split())
+    return width, height
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_peak_labels_sit_above_the_bars_and_inside_the_figure(width: float) -> None:
-    report = latency()
-    assert len(report.explained) >= 2
-    figure = charts.latency_histogram(report, width)
-    renderer = drawn(figure)
-    (axes,) = figure.axes
-    labels = [text.get_window_extent(renderer) for text in axes.texts]
-    assert len(labels) == len(report.explained)
-    found = list(bars(axes, renderer))
-    for index, label in enumerate(labels):
-        assert not [bar for bar in found if bar.overlaps(label)]
-        assert not [other for other in labels[index + 1 :] if other.overlaps(label)]
-        assert figure.bbox.x0 <= label.x0 and label.x1 <= figure.bbox.x1
+@pytest.mark.parametrize("tallest", [0.5, 5.0, 11.0])
+def test_the_cost_legend_clears_every_bar(width: int, tallest: float) -> None:
+    days = ["2026-02-01", "2026-02-02", "2026-02-09"]
+    costs = [{"input": tallest, "output": 1.0}, {"cache_read": 2.0}, {"cache_write_5m": 0.3}]
+    svg = parsed(charts.daily_cost(days, costs, width))
+    drawn = bars(svg)
+    assert len(drawn) == 4  # one segment per day and token class with a cost
+    legend_bottom = max(y for _, y, words in texts(svg) if words in {"output", "cache reads"})
+    assert legend_bottom < min(y for _, y, _, _ in drawn)
+    svg_width, svg_height = size(svg)
+    for x, y, w, h in drawn:
+        assert x >= 0 and x + w <= svg_width and y >= 0 and y + h <= svg_height
+
+
+def test_days_sit_at_their_dates_not_side_by_side() -> None:
+    """A week's gap is seven times a day's: the axis is time, not a list of days."""
+    days = ["2025-06-10", "2025-06-11", "2025-06-18"]
+    svg = parsed(charts.daily_cost(days, [{"input": 1.0}] * 3, charts.WIDE))
+    first, second, third = sorted(x + w / 2 for x, _, w, _ in bars(svg))
+    assert third - second == pytest.approx(7 * (second - first), rel=0.01)
+
+
+def test_the_hit_rate_joins_only_consecutive_days_and_marks_the_changes() -> None:
+    days = ["2026-01-01", "2026-01-02", "2026-01-03", "2026-01-20"]
+    svg = parsed(charts.hit_rate(days, [0.5, 0.6, None, 0.9], ["2026-01-20"], charts.WIDE))
+    assert len([c for c in svg.iter(f"{SVG}circle") if c.get("class") == "dot"]) == 3
+    dashed = [line for line in svg.iter(f"{SVG}polyline") if line.get("stroke-dasharray")]
+    assert len(dashed) == 1
+    assert "1" in [words for _, _, words in texts(svg)]
+
+
+@pytest.mark.parametrize(
+    ("first", "last", "room", "expected"),
+    [
+        (date(2026, 1, 1), date(2026, 1, 5), 6, ["2026-01-01", "2026-01-02", "2026-01-03"]),
+        (date(2026, 1, 1), date(2026, 1, 5), 3, ["2026-01-01", "2026-01-03", "2026-01-05"]),
+        (date(2025, 6, 10), date(2026, 2, 24), 6, ["2025-07-01", "2025-09-01", "2025-11-01"]),
+    ],
+)
+def test_time_ticks_are_round_dates(
+    first: date, last: date, room: int, expected: list[str]
+) -> None:
+    ticks = [tick.isoformat() for tick in time_ticks(first, last, room)]
+    assert ticks[: len(expected)] == expected and len(ticks) <= room
+    assert all(first <= date.fromisoformat(tick) <= last for tick in ticks)
+
+
+@pytest.mark.parametrize(
+    ("high", "ticks"),
+    [(11.0, [0, 5, 10, 15]), (0.3, [0, 0.1, 0.2, 0.3]), (0.0, [0, 1]),
+     (96.0, [0, 20, 40, 60, 80, 100])],
+)  # fmt: skip
+def test_value_ticks_are_round_and_reach_the_top(high: float, ticks: list[float]) -> None:
+    assert round_ticks(high) == ticks
+
+
+def latency_values(misses: float) -> list[float]:
+    hits = [0.5 + 0.01 * i for i in range(60)]
+    return hits + [misses * (1 + 0.01 * i) for i in range(40)]
 
 
 @pytest.mark.parametrize(
     ("misses", "expected"),
-    [(4.0, {"0.2 s", "0.5 s", "1 s", "2 s", "5 s"}), (60.0, {"0.1 s", "1 s", "10 s", "100 s"})],
+    [(4.0, {"0.5 s", "1 s", "2 s", "5 s"}), (60.0, {"1 s", "10 s", "100 s"})],
 )
 def test_a_log_axis_reads_in_seconds(misses: float, expected: set[str]) -> None:
     """Within two decades the ticks are 1, 2 and 5 of each; across more, each decade."""
-    figure = charts.latency_histogram(latency(misses=misses), charts.WIDE)
-    drawn(figure)
-    (axes,) = figure.axes
-    shown = {label.get_text() for label in axes.get_xticklabels()} - {""}
+    values = latency_values(misses)
+    svg = parsed(charts.latency([("ttft", "#4a6fa5", values), ("e2e", "#e8a33d", values)], 800))
+    shown = {words for _, _, words in texts(svg) if words.endswith((" s", " ms"))}
     assert expected <= shown
-    assert all(text.endswith((" s", " ms")) for text in shown), shown
     assert misses < 10 or "2 s" not in shown
+    assert len(bars(svg)) >= 2  # the hits and the misses each fill bars
+
+
+def test_every_label_is_inside_the_drawing() -> None:
+    for width in WIDTHS:
+        svg = parsed(charts.latency([("ttft", "#4a6fa5", latency_values(60.0))], width))
+        svg_width, svg_height = size(svg)
+        for x, y, _ in texts(svg):
+            assert 0 <= x <= svg_width and 0 <= y <= svg_height
+
+
+def test_text_from_a_chart_is_escaped() -> None:
+    svg = charts.daily_cost(["2026-01-01"], [{"input": 1.0}], charts.WIDE)
+    parsed(svg)  # well-formed
+    assert "<script" not in svg
 
 
 @pytest.mark.parametrize(

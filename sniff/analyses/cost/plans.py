@@ -23,6 +23,8 @@ from sniff.data_files import bundled_and_given
 from sniff.errors import UserError
 from sniff.model import Request
 
+SUBSCRIPTION_HARNESS = "claude-code"
+"""The harness whose requests a subscription pays for: the plans are Claude's."""
 MONTHS_PER_YEAR = 12
 WEEKS_PER_YEAR = 52
 

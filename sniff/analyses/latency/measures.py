@@ -190,7 +190,7 @@ def analyze_latency(
         metric=metric,
         count=len(values),
         exact=exact,
-        percentiles=_percentiles(values),
+        percentiles=percentiles(values),
         peaks=report,
         explained=_explain(report, valued, owners),
         over_time=_over_time(report, valued, owners, zone),
@@ -263,7 +263,8 @@ def output_band(tokens: int) -> str:
     return OUTPUT_BANDS[-1][1]
 
 
-def _percentiles(values: list[float]) -> Percentiles | None:
+def percentiles(values: list[float]) -> Percentiles | None:
+    """The classic summary of `values`; None without one."""
     if not values:
         return None
     ordered = sorted(values)

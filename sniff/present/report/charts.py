@@ -1,22 +1,30 @@
-"""Provides the HTML report's charts as inline SVG, drawn with matplotlib.
+"""Provides the HTML report's charts as inline SVG: cost per day and the cache hit rate on a true
+time axis, and each model group's latency.
 
-Why SVG drawn here rather than a chart script in the page: the report must open offline and
-print to PDF as it looks on screen. An SVG is part of the document, needs no script or network,
-and stays sharp on paper. matplotlib is imported only when a report is written.
+Why SVG inside the page: the report must open offline and print to PDF as it looks on screen.
+An SVG is part of the document, needs no script or network, and stays sharp on paper. Each chart
+is drawn twice, for a page and for a phone (`WIDE`, `NARROW`): the wide one shrunk to a phone
+would make its text too small to read.
 """
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from datetime import date
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-    from sniff.analyses.cache.breaks import CauseTotals
-    from sniff.analyses.latency.measures import LatencyReport
+from sniff.numbers import axis_seconds
+from sniff.present.report.svg import (
+    FONT,
+    Plot,
+    Scale,
+    day_scale,
+    day_width,
+    legend,
+    round_ticks,
+    time_axis,
+    value_axis,
+)
 
 CLASSES = (
     ("input", "uncached input", "#c0504d"),
@@ -26,157 +34,123 @@ CLASSES = (
     ("output", "output", "#4a6fa5"),
 )
 """Token classes in stacking order, with their colours (chosen to survive greyscale print)."""
-WIDE, NARROW = 8.0, 4.2
-"""Figure widths in inches: one drawing for a page, one for a phone, where the wide one
-shrunk would make its text too small to read."""
-HEIGHT = 3.0
+WIDE, NARROW = 800, 400
+"""Drawing widths: one for a page, one for a phone."""
+HEIGHT = 280
+MARK = "#c0504d"
+LINE = "#4e9a52"
+BINS_PER_DECADE = 10
 
 
-def _figure(width: float, height: float = HEIGHT) -> tuple[Figure, Any]:
-    import matplotlib
-
-    matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: searchable, small
-    matplotlib.rcParams["svg.hashsalt"] = "sniff"  # the same report gives the same SVG
-    matplotlib.rcParams["font.size"] = 9
-    from matplotlib.figure import Figure
-
-    # constrained: the layout makes room for everything drawn outside the axes (the legend)
-    figure = Figure(figsize=(width, height), layout="constrained")
-    axes = figure.add_subplot()
-    axes.spines[["top", "right"]].set_visible(False)
-    return figure, axes
-
-
-def svg(figure: Figure) -> str:
-    """The figure as an SVG element to put inside an HTML page."""
-    out = io.StringIO()
-    figure.savefig(out, format="svg", metadata={"Date": None})
-    text = out.getvalue()
-    text = text[text.index("<svg") :]  # drop the XML prolog and DOCTYPE: it sits inside HTML
-    # and the RDF metadata block, which names schema URLs a reader might take for links
-    start, end = text.find("<metadata>"), text.find("</metadata>")
-    return text[:start] + text[end + len("</metadata>") :] if start >= 0 < end else text
+def daily_cost(days: Sequence[str], costs: Sequence[dict[str, float]], width: int) -> str:
+    """Cost per day, stacked by token class, each day at its place in time."""
+    plot = Plot(width, HEIGHT)
+    legend(plot, [(label, colour) for _, label, colour in CLASSES])
+    dates = [date.fromisoformat(day) for day in days]
+    x = day_scale(plot, dates[0], dates[-1])
+    totals = [sum(day.get(key, 0.0) for key, _, _ in CLASSES) for day in costs]
+    ticks = round_ticks(max(totals, default=0.0))
+    y = plot.y(0.0, ticks[-1])
+    value_axis(plot, y, ticks, _dollars)
+    bar = max(1.0, min(day_width(x) * 0.8, 24.0))
+    for when, day in zip(dates, costs, strict=True):
+        bottom = 0.0
+        for key, _, colour in CLASSES:
+            height = day.get(key, 0.0)
+            if height > 0:
+                top = bottom + height
+                plot.rect(x(when.toordinal()) - bar / 2, y(top), bar, y(bottom) - y(top), colour,
+                          "bar", when.isoformat())  # fmt: skip
+                bottom = top
+    time_axis(plot, x, dates[0], dates[-1])
+    return plot.svg("Cost per day by token class")
 
 
-def daily_cost(days: Sequence[str], costs: Sequence[dict[str, float]], width: float) -> Figure:
-    """Cost per day, stacked by token class; the legend above the axes, clear of every bar."""
-    figure, axes = _figure(width)
-    positions = range(len(days))
-    bottom = [0.0] * len(days)
-    for key, label, colour in CLASSES:
-        heights = [day.get(key, 0.0) for day in costs]
-        axes.bar(positions, heights, bottom=bottom, label=label, color=colour, width=0.8)
-        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
-    axes.set_ylabel("USD")
-    _day_ticks(axes, days, width)
-    columns = len(CLASSES) if width >= WIDE else 3
-    figure.legend(loc="outside upper center", fontsize=8, frameon=False, ncols=columns)
-    return figure
+def hit_rate(
+    days: Sequence[str], rates: Sequence[float | None], marks: Sequence[str], width: int
+) -> str:
+    """The cache hit rate per day at its place in time, consecutive days joined by a line;
+    each day `sniff drift` found a change on marked by a dashed line and its number."""
+    plot = Plot(width, HEIGHT - 40, top=16)
+    dates = [date.fromisoformat(day) for day in days]
+    x = day_scale(plot, dates[0], dates[-1])
+    y = plot.y(0.0, 100.0)
+    value_axis(plot, y, [0, 25, 50, 75, 100], lambda tick: f"{tick:g}%")
+    run: list[tuple[float, float]] = []
+    for index, (when, rate) in enumerate(zip(dates, rates, strict=True)):
+        if rate is None:
+            continue
+        point = (x(when.toordinal()), y(rate * 100))
+        follows = index and (when - dates[index - 1]).days == 1 and rates[index - 1] is not None
+        if not follows and len(run) > 1:
+            plot.line(run, LINE, stroke_width="1.5")
+        run = [*run, point] if follows else [point]
+        plot.dot(*point, LINE)
+    if len(run) > 1:
+        plot.line(run, LINE, stroke_width="1.5")
+    for number, day in enumerate(marks, 1):
+        at = x(date.fromisoformat(day).toordinal())
+        plot.line([(at, plot.top), (at, y(0))], MARK, stroke_dasharray="4 3")
+        plot.text(at + 3, plot.top + FONT, str(number), anchor="start", fill=MARK)
+    time_axis(plot, x, dates[0], dates[-1])
+    return plot.svg("Cache hit rate per day")
 
 
-def hit_rate(days: Sequence[str], rates: Sequence[float | None], width: float) -> Figure:
-    """Cache hit rate per day (token-weighted)."""
-    figure, axes = _figure(width, 2.4)
-    points = [(i, r * 100) for i, r in enumerate(rates) if r is not None]
-    if points:
-        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", color="#4e9a52")
-    axes.set_ylim(0, 100)
-    axes.set_ylabel("hit rate (%)")
-    _day_ticks(axes, days, width)
-    return figure
+def latency(series: Sequence[tuple[str, str, Sequence[float]]], width: int) -> str:
+    """Histograms of latencies on one log axis in seconds: the first series as bars, the others
+    as outlines over them, each with its median marked by a dashed line."""
+    values = [value for _, _, found in series for value in found if value > 0]
+    low = 10 ** (math.floor(math.log10(min(values)) * BINS_PER_DECADE) / BINS_PER_DECADE)
+    high = 10 ** (math.ceil(math.log10(max(values)) * BINS_PER_DECADE + 1e-9) / BINS_PER_DECADE)
+    plot = Plot(width, HEIGHT)
+    legend(plot, [(name, colour) for name, colour, _ in series])
+    x = plot.x(low, high, log=True)
+    counts = [_histogram(found, low, high) for _, _, found in series]
+    ticks = round_ticks(max((max(c, default=0) for c in counts), default=1), most=4)
+    y = plot.y(0.0, ticks[-1])
+    value_axis(plot, y, ticks, lambda tick: f"{tick:g}")
+    edges = [x(low * 10 ** (i / BINS_PER_DECADE)) for i in range(len(counts[0]) + 1)]
+    for index, ((_, colour, found), bins) in enumerate(zip(series, counts, strict=True)):
+        if index == 0:
+            for left, right, count in zip(edges, edges[1:], bins, strict=False):
+                if count:
+                    plot.rect(left, y(count), right - left, y(0) - y(count), colour, "bar")
+        else:
+            outline = [(edges[0], y(0))]
+            for left, right, count in zip(edges, edges[1:], bins, strict=False):
+                outline += [(left, y(count)), (right, y(count))]
+            plot.line([*outline, (edges[-1], y(0))], colour, stroke_width="2", class_="outline")
+        middle = sorted(found)[len(found) // 2]
+        plot.line([(x(middle), plot.top), (x(middle), y(0))], colour, stroke_dasharray="4 3")
+    _seconds_axis(plot, x, low, high)
+    return plot.svg("Latency distribution")
 
 
-def drift_hit_rate(
-    weeks: Sequence[str], rates: Sequence[float | None], marks: Sequence[str], width: float
-) -> Figure:
-    """Cache hit rate per ISO week (token-weighted), each week holding a change point of
-    `sniff drift` marked by a dashed line and its event's number."""
-    figure, axes = _figure(width, 2.4)
-    points = [(i, r * 100) for i, r in enumerate(rates) if r is not None]
-    if points:
-        axes.plot([p[0] for p in points], [p[1] for p in points], marker="o", color="#4e9a52")
-    for number, week in enumerate(marks, 1):
-        if week in weeks:
-            at = weeks.index(week)
-            axes.axvline(at, color="#c0504d", linestyle="--", linewidth=1)
-            axes.text(at, 98, f" {number}", color="#c0504d", va="top", fontsize=8)
-    axes.set_ylim(0, 100)
-    axes.set_ylabel("hit rate (%)")
-    _day_ticks(axes, weeks, width)
-    return figure
+def _histogram(values: Sequence[float], low: float, high: float) -> list[int]:
+    """Counts in bins of a tenth of a decade from `low` to `high`."""
+    bins = [0] * round(math.log10(high / low) * BINS_PER_DECADE)
+    for value in values:
+        if value > 0:
+            index = int(math.log10(value / low) * BINS_PER_DECADE)
+            bins[min(max(index, 0), len(bins) - 1)] += 1
+    return bins
 
 
-def breaks_by_cause(rows: Sequence[CauseTotals], width: float) -> Figure:
-    """What each cause of faults cost (expected breaks are left out)."""
-    shown = [row for row in rows if row.faults]
-    figure, axes = _figure(width, max(1.6, 0.35 * len(shown) + 0.8))
-    labels = [f"{row.key} ({row.faults})" for row in shown]
-    axes.barh(range(len(shown)), [row.fault_cost_usd for row in shown], color="#c0504d")
-    axes.set_yticks(range(len(shown)), labels)
-    axes.invert_yaxis()
-    axes.set_xlabel("USD paid to rebuild cached prefixes")
-    if not shown:
-        axes.text(0.5, 0.5, "no cache breaks", ha="center", va="center", transform=axes.transAxes)
-    return figure
+def _seconds_axis(plot: Plot, x: Scale, low: float, high: float) -> None:
+    """Ticks at 1, 2 and 5 times each power of ten within two decades, else at each power."""
+    baseline = plot.height - plot.bottom
+    plot.line([(plot.left, baseline), (plot.width - plot.right, baseline)], "#888")
+    steps = (1, 2, 5) if math.log10(high / low) < 2 else (1,)
+    for power in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1):
+        for step in steps:
+            tick = step * 10.0**power
+            if low <= tick <= high:
+                at = x(tick)
+                plot.line([(at, baseline), (at, baseline + 4)], "#888")
+                plot.text(at, baseline + FONT + 6, axis_seconds(tick), fill="#555")
+    plot.text(plot.width - plot.right, plot.height - 4, "seconds (log scale)", anchor="end",
+              fill="#555")  # fmt: skip
 
 
-def latency_histogram(report: LatencyReport, width: float) -> Figure:
-    """The distribution on a log axis in seconds, each peak marked at its place and labelled
-    in a band kept free above the tallest bar."""
-    from matplotlib.transforms import blended_transform_factory
-
-    from sniff.numbers import seconds
-    from sniff.present.terminal.latency import NAMES
-
-    figure, axes = _figure(width)
-    bins = report.peaks.bins
-    lows = [low for low, _, _ in bins]
-    widths = [high - low for low, high, _ in bins]
-    axes.bar(lows, [count for _, _, count in bins], width=widths, align="edge", color="#4a6fa5")
-    _seconds_axis(axes, min(lows, default=1.0), max((high for _, high, _ in bins), default=1.0))
-    axes.set_xlabel(f"{NAMES[report.metric]} (log scale)")
-    axes.set_ylabel("requests")
-    peaks = report.explained
-    band = LABEL_LINE * len(peaks)
-    top = max((count for _, _, count in bins), default=1)
-    axes.set_ylim(0, top / (1 - band - LABEL_LINE / 2) if peaks else None)
-    low, high = (math.log(limit) for limit in axes.get_xlim())
-    place = blended_transform_factory(axes.transData, axes.transAxes)
-    for index, item in enumerate(peaks, start=1):
-        where = item.peak.location
-        axes.axvline(where, color="#c0504d", linestyle="--", linewidth=1)
-        hits = "" if item.hit_share is None else f", {item.hit_share * 100:.0f}% hits"
-        right = math.log(where) > (low + high) / 2  # label on the side with room
-        axes.text(
-            where,
-            1 - LABEL_LINE * (index - 1),
-            f" peak {index}: {seconds(where)}{hits} ",
-            transform=place,
-            ha="right" if right else "left",
-            va="top",
-            fontsize=8,
-        )
-    return figure
-
-
-LABEL_LINE = 0.1
-"""The height of one peak's label, as a fraction of the axes."""
-
-
-def _seconds_axis(axes: Any, low: float, high: float) -> None:
-    """A log axis whose ticks read `0.1 s`, `1 s`, `10 s` (and 2 s, 5 s within two decades)."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    from sniff.numbers import axis_seconds
-
-    axes.set_xscale("log")
-    narrow = high <= 0 or low <= 0 or math.log10(high / low) < 2
-    axes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0) if narrow else (1.0,)))
-    axes.xaxis.set_major_formatter(FuncFormatter(lambda value, _: axis_seconds(value)))
-    axes.xaxis.set_minor_formatter(NullFormatter())
-
-
-def _day_ticks(axes: Any, days: Sequence[str], width: float) -> None:
-    step = max(1, math.ceil(len(days) / (1.5 * width)))
-    ticks = list(range(0, len(days), step))
-    axes.set_xticks(ticks, [days[i] for i in ticks], rotation=30, ha="right", fontsize=8)
+def _dollars(value: float) -> str:
+    return f"${value:,.0f}" if value >= 10 or value == 0 else f"${value:g}"

@@ -1,6 +1,8 @@
 """Provides the report's tables as rows: what the HTML and the Markdown writers lay out.
 
-One list for both, so a table has the same title, columns and figures in every format.
+One list for both, so a table has the same title, columns and figures in every format. The
+opening tables (top sessions, projects, models, the plans, what wasted money) are
+`sniff.present.report.manager`'s; the detail follows them.
 """
 
 from __future__ import annotations
@@ -13,68 +15,49 @@ from pathlib import Path
 
 from sniff.analyses.cost.commits import CommitReport, CommitRow
 from sniff.analyses.cost.summary import Group
-from sniff.analyses.latency.visible import Beside
+from sniff.analyses.latency.by_model import ModelLatency
 from sniff.analyses.report import Report
 from sniff.findings import Finding
 from sniff.numbers import compact, money, percent, plural, seconds, signed_money
+from sniff.present.report import manager
 from sniff.present.report.agents import Row, sections
+from sniff.present.report.table import Table
 from sniff.present.terminal.branches import NOTES
-from sniff.present.terminal.latency import NAMES
-from sniff.present.terminal.visible import HEADERS, TITLE, beside_rows
-
-DEFAULT_GROUPINGS = ("project", "model")
-"""Shown in every report, whatever `--by` adds: what a reader asks first."""
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
-    """One section of the report."""
-
-    anchor: str
-    """Its id in the HTML page."""
-    title: str
-    headers: list[str]
-    rows: list[Row]
-    text_columns: int = 1
-    """How many leading columns are text (aligned left, sorted as text)."""
-    note: str = ""
-
-    def is_text(self, column: int) -> bool:
-        """A leading text column, or one whose cells have no value to sort by."""
-        return column < self.text_columns or all(row[column][1] is None for row in self.rows)
+def opening(report: Report) -> list[Table]:
+    """What a budget owner reads first: top sessions, projects and models, the plans."""
+    summary = report.summary
+    found = [
+        manager.top_sessions(report),
+        manager.top_groups(report, "project", _rows(summary.by_project), len(summary.by_project)),
+        manager.top_groups(report, "model", _rows(summary.by_model), len(summary.by_model)),
+    ]
+    plans = manager.plans(report)
+    return found if plans is None else [*found, plans]
 
 
-def tables(report: Report) -> list[Table]:
-    """Every table of the report, in the order shown."""
-    found = [_groups(report, by) for by in dict.fromkeys((*DEFAULT_GROUPINGS, report.by))]
-    found.append(_harnesses(report))
-    found.append(_branches(report))
-    if report.commits is not None and report.commits.commits:
-        found.append(_commits(report.commits))
-    found.append(_breaks(report))
-    if report.drift is not None and report.drift.events:
-        found.append(_drift(report))
+def savings(report: Report) -> list[Table]:
+    """What wasted money and how to stop it; what another cache policy would have cost."""
+    found = [manager.wasted(report)]
     if report.cache is not None and report.cache.what_if:
         found.append(_what_ifs(report))
-    if report.lint:
-        found.append(_lint(report))
-    for item in report.latency:
-        if item.explained:
-            rows: list[Row] = [
-                [
-                    (str(i), i),
-                    (seconds(p.peak.location), p.peak.location),
-                    (f"{seconds(p.peak.low)} – {seconds(p.peak.high)}", p.peak.low),
-                    (percent(p.peak.share), p.peak.share),
-                    (percent(p.hit_share), p.hit_share or 0),
-                ]
-                for i, p in enumerate(item.explained, start=1)
-            ]
-            headers = ["peak", "at", "range", "share", "cache hits"]
-            title = f"Latency peaks: {NAMES[item.metric]}"
-            found.append(Table(f"latency-{item.metric}", title, headers, rows, 0))
-        if item.beside:
-            found.append(_beside(item.beside))
+    return found
+
+
+def latency(report: Report) -> list[Table]:
+    """Latency per model group."""
+    return [_latency(report.latency)] if report.latency else []
+
+
+def detail(report: Report) -> list[Table]:
+    """Everything else: the `--by` grouping, harnesses, branches, commits, changes, agents."""
+    found = [] if report.by in ("project", "model") else [_groups(report)]
+    found += [_harnesses(report), _branches(report)]
+    if report.commits is not None and report.commits.commits:
+        found.append(_commits(report.commits))
+    if report.drift is not None and report.drift.events:
+        found.append(_drift(report))
     if report.agents is not None:
         for title, headers, agent_rows, text_columns in sections(report.agents):
             anchor = "agents-" + title.split(":")[0].lower().replace(" ", "-")
@@ -82,34 +65,50 @@ def tables(report: Report) -> list[Table]:
     return found
 
 
-BESIDE_NOTE = (
-    "Time to first token ends at a response's first block, which for a thinking model is "
-    "thinking the user does not see; time to first visible token ends at its first text, else "
-    "its first tool call. Their difference is how much later the user saw anything, not "
-    "thinking time: it also holds the text block's own streaming, as a transcript line is "
-    "written when its block is complete. Both are upper bounds (approximate)."
+def tables(report: Report) -> list[Table]:
+    """Every table of the report, in the order shown."""
+    found = [*opening(report), *savings(report), *latency(report)]
+    if report.lint:
+        found.append(lint_rules(report))
+    return [*found, *detail(report)]
+
+
+LATENCY_NOTE = (
+    "Medians (p50) and 90th percentiles (p90). Time to first token (TTFT) ends at a response's "
+    "first block, which for a thinking model is thinking the user does not see; time to first "
+    "visible token ends at its first text, else its first tool call; their difference is how "
+    "much later the user saw anything, not thinking time (it also holds the text block's own "
+    "streaming). End to end ends at the last token. Exact where a log records the request's "
+    "own times (claude-trace, request logs), otherwise upper bounds from when log lines were "
+    "written. The peaks of each distribution: `sniff latency`."
 )
 
 
-def _beside(beside: list[Beside]) -> Table:
-    """Time to first visible token beside TTFT, per model, with the sentence saying what
-    their difference means."""
-    values = [
-        (row.requests, row.ttft_median, None, row.visible_median, None, row.later) for row in beside
-    ]
-    rows: list[Row] = [
-        [(text[0], None), *zip(text[1:], [*value, row.difference_median], strict=True)]
-        for text, value, row in zip(beside_rows(beside), values, beside, strict=True)
-    ]
-    return Table("latency-visible-beside", TITLE, HEADERS, rows, 1, BESIDE_NOTE)
+def _latency(groups: list[ModelLatency]) -> Table:
+    rows: list[Row] = []
+    for group in groups:
+        row: Row = [(group.group, None), (f"{group.timed:,}", group.timed),
+                    (percent(group.exact / group.timed), group.exact / group.timed)]  # fmt: skip
+        for metric, q in (("ttft", "p50"), ("ttft", "p90"), ("visible", "p50"), ("e2e", "p50"),
+                          ("e2e", "p90")):  # fmt: skip
+            found = group.summary(metric)
+            value = None if found is None else getattr(found, q)
+            row.append((seconds(value), value or 0))
+        rows.append(row)
+    headers = ["model", "timed", "exact", "TTFT p50", "TTFT p90", "visible p50", "end p50",
+               "end p90"]  # fmt: skip
+    return Table("latency", "Latency by model", headers, rows, 1, LATENCY_NOTE)
 
 
-def _groups(report: Report, by: str) -> Table:
-    chosen = {"project": report.summary.by_project, "model": report.summary.by_model}
-    groups: list[Group] = report.groups if by == report.by else chosen[by]
-    rows = [_group_row(group) for group in groups]
+def _rows(groups: list[Group]) -> list[Row]:
+    return [_group_row(group) for group in groups]
+
+
+def _groups(report: Report) -> Table:
+    """Cost by the report's `--by` grouping."""
+    by = report.by
     headers = [by, "requests", "cost", "hit rate", "saved", "tokens"]
-    return Table(f"cost-by-{by}", f"Cost by {by}", headers, rows)
+    return Table(f"cost-by-{by}", f"Cost by {by}", headers, _rows(report.groups))
 
 
 def _harnesses(report: Report) -> Table:
@@ -189,26 +188,6 @@ def _group_row(group: Group) -> Row:
     ]
 
 
-def _breaks(report: Report) -> Table:
-    rows: list[Row] = [
-        [
-            (row.key, None),
-            (f"{row.breaks:,}", row.breaks),
-            ("yes" if row.faults else "no", None),
-            (compact(row.rebuilt_tokens), row.rebuilt_tokens),
-            (money(row.cost_usd), row.cost_usd),
-        ]
-        for row in report.breaks.by_cause
-        if row.breaks
-    ]
-    headers = ["cause", "breaks", "fault", "rebuilt tokens", "cost"]
-    note = (
-        "Cold starts, compactions and thinking dropped at a new user turn are expected: "
-        "how caching works, not faults."
-    )
-    return Table("breaks", "Cache breaks by cause", headers, rows, note=note)
-
-
 def _drift(report: Report) -> Table:
     from sniff.present.json.drift import sentence
 
@@ -255,22 +234,60 @@ def _what_ifs(report: Report) -> Table:
     return Table("what-if", title, headers, rows, 2)
 
 
-def _lint(report: Report) -> Table:
-    roots = report.dataset.roots
-    places = [relative_where(f, roots) for f in report.lint]
+@dataclass(frozen=True, slots=True)
+class RuleFindings:
+    """One lint rule's findings: how many, what fixing them would save, and each one."""
+
+    rule: str
+    summary: str
+    fix: str
+    findings: Table
+    count: int
+    worth_usd: float
+
+
+def lint_rules(report: Report) -> Table:
+    """The prompt findings grouped by rule, most worth fixing first."""
     rows: list[Row] = [
         [
-            (f.rule, None),
-            (place, None),
-            (f.message, None),
-            (money(f.saving.usd) if f.saving else "–", f.saving.usd if f.saving else 0),
-        ]
-        for f, place in zip(report.lint, places, strict=True)
+            (group.rule, None),
+            (group.summary, None),
+            (f"{group.count:,}", group.count),
+            (money(group.worth_usd) if group.worth_usd else "–", group.worth_usd),
+        ]  # fmt: skip
+        for group in rule_findings(report)
     ]
-    moved = places != [f.where for f in report.lint]
-    note = f"Locations are relative to {', '.join(roots)}." if moved else ""
-    title = "Prompt findings (sniff lint)"
-    return Table("lint", title, ["rule", "where", "what", "worth"], rows, 3, note)
+    headers = ["rule", "what", "findings", "worth"]
+    note = "Each rule's findings follow; `sniff lint --explain RULE` says more."
+    return Table("lint", "Prompt findings by rule (sniff lint)", headers, rows, 2, note)
+
+
+def rule_findings(report: Report) -> list[RuleFindings]:
+    """Per rule, its findings with their places relative to the scanned roots."""
+    import sniff.lint  # noqa: F401  (importing it registers every rule)
+    from sniff.lint.registry import RULES
+
+    roots = report.dataset.roots
+    by_rule: dict[str, list[Finding]] = {}
+    for finding in report.lint:
+        by_rule.setdefault(finding.rule, []).append(finding)
+    found = []
+    for rule, findings in by_rule.items():
+        places = [relative_where(f, roots) for f in findings]
+        rows: list[Row] = [
+            [(place, None), (f.message, None),
+             (money(f.saving.usd) if f.saving else "–", f.saving.usd if f.saving else 0)]
+            for f, place in zip(findings, places, strict=True)
+        ]  # fmt: skip
+        moved = places != [f.where for f in findings]
+        note = f"Locations are relative to {', '.join(roots)}." if moved else ""
+        known = RULES.get(rule)
+        summary, how = (known.summary, known.fix) if known else (rule, "")
+        table = Table(f"lint-{rule}", f"{rule}: {summary}", ["where", "what", "worth"], rows, 2,
+                      note)  # fmt: skip
+        worth = sum((f.saving.usd or 0.0) for f in findings if f.saving)
+        found.append(RuleFindings(rule, summary, how, table, len(findings), worth))
+    return sorted(found, key=lambda group: (-group.worth_usd, -group.count, group.rule))
 
 
 def relative_where(finding: Finding, roots: Sequence[str]) -> str:
