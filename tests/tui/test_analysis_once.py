@@ -51,7 +51,7 @@ async def test_behaviour_is_analysed_once_per_archive_across_theme_changes(
     app = new_app()
     async with app.run_test(size=(160, 60)) as pilot:
         await settle(pilot)
-        await pilot.press("b")
+        await pilot.press("a")
         await settle(pilot)
         assert isinstance(app.screen, BehaviourScreen) and len(calls) == 1
         shown = title(app)

@@ -148,9 +148,9 @@ async def test_session_timeline_marks_breaks_with_their_cause_and_idle_gaps(
         assert sorted(m for m in marks if m.startswith("✖")) == sorted(
             f"✖ {e.found.cause}" for e in faults if e.found
         )
-        gaps = [cell for cell in column(app, 0) if cell.startswith("┄ idle")]
+        gaps = [row for row, cell in enumerate(column(app, 0)) if cell.startswith("┄ idle")]
         assert len(gaps) == sum(entry.idle for entry in archive.timeline(session)) >= 1
-        assert "TTL 5m" in gaps[0]
+        assert column(app, 2)[gaps[0]] == "> TTL 5m 00s"
 
 
 async def test_request_screen_colours_blocks_and_points_at_the_first_change(

@@ -52,7 +52,7 @@ FAILURE_COLUMNS = [
 ]
 
 COMMAND_COLUMNS = [
-    Column("time", numeric=False),
+    Column("time", numeric=False, narrow=False, priority=1),
     Column("user request", numeric=False, width=36),
     Column("calls"),
     Column("tools"),

@@ -18,12 +18,12 @@ from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
 COLUMNS = [
-    Column("cost"),
+    Column("cost", priority=1),
     Column("kind", numeric=False),
     Column("cause / rule", numeric=False),
     Column("project", numeric=False),
-    Column("when", numeric=False),
-    Column("what", numeric=False),
+    Column("when", numeric=False, narrow=False),
+    Column("what", numeric=False, priority=1),
 ]
 
 

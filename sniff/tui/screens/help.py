@@ -20,6 +20,9 @@ In a session, each request's *cache* bar shows its prompt as read from the cache
 and uncached; **✖** marks a cache break with its cause and **┄ idle** a gap longer than the cache
 lived. A request's screen lists its prompt's blocks (where the log holds the prompt), coloured by
 what the cache did, and points at the first block that changed.
+
+A terminal too narrow for a table leaves out its less important columns rather than cut a figure:
+widen it to see them, or open the row.
 """
 
 

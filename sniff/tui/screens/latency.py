@@ -23,7 +23,7 @@ from sniff.tui.widgets.table import BrowseTable, Column, Row
 COLUMNS = [
     Column("peak"),
     Column("at"),
-    Column("range (±1σ)", numeric=False),
+    Column("range (±1σ)", numeric=False, narrow=False),
     Column("share"),
     Column("requests"),
     Column("cache hits"),

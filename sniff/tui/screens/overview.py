@@ -20,7 +20,7 @@ COLUMNS = [
     Column("project", numeric=False),
     Column("sessions"),
     Column("requests"),
-    Column("cost"),
+    Column("cost", priority=1),
     Column("hit rate"),
     Column("breaks"),
     Column("breaks' cost"),

@@ -20,10 +20,10 @@ from sniff.tui.widgets.totals import totals_text
 
 COLUMNS = [
     Column("session", numeric=False),
-    Column("start", numeric=False),
+    Column("start", numeric=False, narrow=False, priority=1),
     Column("duration"),
     Column("requests"),
-    Column("cost"),
+    Column("cost", priority=1),
     Column("hit rate"),
     Column("breaks"),
     Column("breaks' cost"),

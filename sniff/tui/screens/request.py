@@ -25,7 +25,7 @@ COLUMNS = [
     Column("role", numeric=False),
     Column("kind", numeric=False),
     Column("tokens"),
-    Column("at", numeric=False),
+    Column("at", numeric=False, narrow=False),
     Column("cache", numeric=False),
     Column("change", numeric=False),
 ]

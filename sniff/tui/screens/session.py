@@ -22,19 +22,20 @@ from sniff.tui.widgets.shown import ShownStatic
 from sniff.tui.widgets.table import BrowseTable, Column, Row
 
 COLUMNS = [
-    Column("time", numeric=False),
-    Column("agent", numeric=False),
+    Column("time", numeric=False, narrow=False, priority=1),
+    Column("agent", numeric=False, priority=-1),
     Column("model", numeric=False),
     Column("cache", numeric=False, width=12),
-    Column("cost"),
-    Column("break", numeric=False, largest_first=True),
+    Column("cost", priority=1),
+    Column("break", numeric=False, largest_first=True, narrow=False, priority=1),
     Column("uncached"),
     Column("read"),
     Column("written"),
     Column("output"),
     Column("latency"),
 ]
-"""What matters most comes first, so an 80-column terminal shows it without scrolling."""
+"""What matters most comes first, so an 80-column terminal shows it without scrolling; when the
+terminal is narrow, the agent (mostly `main`) goes first, the time and cost last."""
 
 
 class SessionScreen(ArchiveScreen):
@@ -108,10 +109,12 @@ class SessionScreen(ArchiveScreen):
     def _gap(self, entry: TimelineEntry) -> Row:
         gap = duration(entry.gap_seconds or 0.0)
         ttl = duration(entry.ttl_seconds or 0.0)
-        mark = Text(f"┄ idle {gap} > TTL {ttl}", style=f"italic {self.colours.written}")
+        style = f"italic {self.colours.written}"
+        # split over the time and model columns: whole, it would widen the time column
+        mark, beyond = Text(f"┄ idle {gap}", style=style), Text(f"> TTL {ttl}", style=style)
         return Row(
             key=f"gap:{entry.request.key}",
-            cells=[mark] + [""] * (len(COLUMNS) - 1),
+            cells=[mark, "", beyond] + [""] * (len(COLUMNS) - 3),
             sort_values=[""] * len(COLUMNS),
             selectable=False,
             marker=True,

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import DataTable, Input
 
+from sniff.tui.widgets.fit import fit_columns
 from sniff.tui.widgets.shown import shown
 
 SortValue = float | int | str
@@ -36,6 +37,12 @@ class Column:
     width: int | None = None
     largest_first: bool | None = None
     """Sort direction when the column is chosen (default: largest first for figures)."""
+    narrow: bool | None = None
+    """Whether the column may be cut narrower than its content when space is short (default:
+    text may, figures never; a time or a range of figures is kept whole too)."""
+    priority: int = 0
+    """How long the column stays when the terminal is too narrow for all (`fit_columns`): the
+    lowest goes first, the rightmost of equals first."""
 
     @property
     def descending(self) -> bool:
@@ -133,6 +140,8 @@ class BrowseTable(Vertical):
         self.natural_order = self.keep_order
         self._pending: Timer | None = None
         """The rows' own order (a timeline's) is one of the orders `s` cycles through."""
+        self._fit: list[tuple[int, int | None]] | None = None
+        """The columns shown and their widths (None before the table is laid out)."""
 
     def compose(self) -> ComposeResult:
         # Disabled until `/`: hidden or not, an enabled input would take the screen's focus.
@@ -154,7 +163,15 @@ class BrowseTable(Vertical):
         """Show these rows (filtered and sorted as the person chose), keeping the cursor's row."""
         self.rows = rows
         self._cells = self._aligned(rows)
-        self._relay()
+        if self._fit is not None and self._fitted() != self._fit:
+            self._lay_columns()  # wider or narrower figures: the columns that fit changed
+        else:
+            self._relay()
+
+    def on_resize(self) -> None:
+        """Lay the columns again if the new width fits others."""
+        if self._fit is not None and self._fitted() != self._fit:
+            self._lay_columns()
 
     @property
     def shown(self) -> int:
@@ -195,11 +212,13 @@ class BrowseTable(Vertical):
     def action_cycle_sort(self) -> None:
         """Sort by the next column (figures largest first, text A to Z), or back to the rows'
         own order after the last column where they have one (a timeline)."""
-        if self.natural_order and self.sort_column == len(self.columns) - 1:
+        shown = [index for index, _ in self._fit or []] or list(range(len(self.columns)))
+        if self.natural_order and self.sort_column == shown[-1]:
             self.keep_order, self.sort_column = True, -1  # back to the order rows were given in
         else:
             self.keep_order = False
-            self.sort_column = (self.sort_column + 1) % len(self.columns)
+            after = [index for index in shown if index > self.sort_column]
+            self.sort_column = after[0] if after else shown[0]  # a column shown: its arrow too
             self.descending = self.columns[self.sort_column].descending
         self._lay_columns()
 
@@ -245,11 +264,12 @@ class BrowseTable(Vertical):
     @on(DataTable.HeaderSelected)
     def _header_clicked(self, event: DataTable.HeaderSelected) -> None:
         event.stop()
-        if event.column_index == self.sort_column and not self.keep_order:
+        index = self._fit[event.column_index][0] if self._fit else event.column_index
+        if index == self.sort_column and not self.keep_order:
             self.descending = not self.descending
         else:
-            self.sort_column = event.column_index
-            self.descending = self.columns[event.column_index].descending
+            self.sort_column = index
+            self.descending = self.columns[index].descending
         self.keep_order = False
         self._lay_columns()
 
@@ -282,21 +302,40 @@ class BrowseTable(Vertical):
             for row in rows
         ]
 
+    def _natural(self) -> list[int]:
+        """Each column's width with nothing cut: its widest cell, or its label and sort arrow."""
+        return [
+            max([len(column.label) + 2] + [_cell_len(cells[index]) for cells in self._cells])
+            for index, column in enumerate(self.columns)
+        ]
+
+    def _fitted(self) -> list[tuple[int, int | None]]:
+        """The columns the table's width shows whole (`fit_columns`), and their widths."""
+        if not self.size.width:  # not laid out yet: the first resize fits them
+            return [(index, column.width) for index, column in enumerate(self.columns)]
+        # the vertical scrollbar's room is kept whether it shows or not: rows come and go
+        room = self.size.width - self.table.styles.scrollbar_size_vertical
+        return fit_columns(self.columns, self._natural(), room, self.table.cell_padding)
+
     def _lay_columns(self) -> None:
         table = self.table
+        keep = self.cursor_key()  # clearing the columns clears the rows and the cursor too
         table.clear(columns=True)
-        for index, column in enumerate(self.columns):
-            label = column.label
+        self._fit = self._fitted()
+        for index, width in self._fit:
+            label = self.columns[index].label
             if index == self.sort_column and not self.keep_order:
                 label += " ▼" if self.descending else " ▲"
-            table.add_column(label, width=column.width, key=str(index))
-        self._relay()
+            table.add_column(label, width=width, key=str(index))
+        self._relay(keep)
 
-    def _relay(self) -> None:
+    def _relay(self, keep: str | None = None) -> None:
+        """Fill the table with the rows the filter shows, in the order chosen, the cursor kept
+        on its row (`keep`: the row it was on before the table was cleared)."""
         table = self.table
-        if not table.columns:
+        if not table.columns or self._fit is None:
             return
-        keep = self.cursor_key()
+        keep = keep or self.cursor_key()
         visible = list(zip(self.rows, self._cells, strict=True))
         if self.needle:
             visible = [pair for pair in visible if pair[0].matches(self.needle)]
@@ -307,7 +346,7 @@ class BrowseTable(Vertical):
             visible.sort(key=lambda pair: pair[0].sort_values[index], reverse=self.descending)
         table.clear()
         for row, cells in visible:
-            table.add_row(*cells, key=row.key)
+            table.add_row(*[cells[index] for index, _ in self._fit], key=row.key)
         if keep is not None:
             self.move_to(keep)
 
