@@ -253,3 +253,36 @@ def test_the_report_shows_the_first_visible_token_beside_ttft_and_says_what_it_m
     assert (
         "id='chart-latency-" in page and "not thinking time (it also holds the text block" in page
     )
+
+
+def cli_json(*arguments: str) -> Any:
+    result = runner.invoke(app, [*arguments, str(SAMPLE_LOGS), "--tz", "UTC", "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_the_month_and_its_projection_are_monthlys_figures() -> None:
+    data = cli_json("report")
+    outlook = data["outlook"]
+    months = {row["month"]: row["cost_usd"] for row in cli_json("monthly")["monthly"]}
+    assert outlook["month"] == max(months)
+    assert outlook["month_to_date_usd"] == pytest.approx(months[outlook["month"]], abs=1e-5)
+    year, month = (int(part) for part in outlook["month"].split("-"))
+    before = f"{year - (month == 1)}-{(month - 2) % 12 + 1:02d}"
+    assert outlook["previous_month_usd"] == pytest.approx(months.get(before, 0.0), abs=1e-5)
+    assert outlook["month_to_date_usd"] <= outlook["projected_low_usd"] <= outlook["projected_usd"]
+    assert outlook["projected_usd"] <= outlook["projected_high_usd"]
+    assert outlook["days_left"] > 0 and outlook["sampled_days"] == 28
+    assert data == cli_json("report")  # the resampled range is the same on every run
+
+
+def test_the_plans_are_blocks_figures_and_plan_chooses_one() -> None:
+    months = cli_json("blocks", "--plan", "max5")["plan"]["months"]
+    plans = cli_json("report", "--plan", "max5")["plans"]
+    assert [plan["key"] for plan in plans] == ["max5"] and plans[0]["months"] == months
+    assert [plan["key"] for plan in cli_json("report")["plans"]] == ["pro", "max5", "max20"]
+    page = report("-f", "md")
+    header, *rows = md_table(page, "## Subscription or API")
+    assert header[:3] == ["month", "requests", "at API prices"] and len(rows) == 3
+    assert [row[0] for row in rows] == [row["month"] for row in months[::-1][:3]]
+    assert [row[4] for row in rows] == [f"{row['multiple']:.2f}×" for row in months[::-1][:3]]

@@ -98,6 +98,17 @@ def choose_plan(text: str, plans: dict[str, Plan]) -> Plan:
     raise UserError(f"--plan must be one of {', '.join(plans)} or dollars per month, not {text!r}")
 
 
+def chosen_plans(text: str | None, path: Path | None = None) -> list[Plan]:
+    """`--plan` as a list (every plan, bundled and `path`'s, when None): what a report weighs
+    the subscription against.
+
+    Raises:
+        UserError: as `choose_plan` and `load_plans`.
+    """
+    plans = load_plans(path)
+    return list(plans.values()) if text is None else [choose_plan(text, plans)]
+
+
 def month_values(requests: Iterable[Request], zone: tzinfo, plan: Plan) -> list[MonthValue]:
     """Each calendar month (in `zone`) that holds a request's start, oldest first: the rows of
     `sniff monthly`."""

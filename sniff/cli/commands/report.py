@@ -34,7 +34,8 @@ def report(
             "--output",
             "-o",
             help="File to write, or - for standard output. Default: standard output when it "
-            f"is a pipe or file; on a terminal, {DEFAULT_NAME}.<format> in this folder.",
+            f"is a pipe or file; on a terminal, {DEFAULT_NAME}.html (.md, .csv, .json) in this "
+            "folder.",
             metavar="FILE",
         ),
     ] = None,
@@ -50,6 +51,21 @@ def report(
             metavar="KEY",
         ),
     ] = "day",
+    plan: Annotated[
+        str | None,
+        typer.Option(
+            "--plan",
+            help="Weigh Claude Code's months against this plan only: pro, max5, max20, or its "
+            "price in dollars per month. Default: every bundled plan.",
+            metavar="PLAN",
+        ),
+    ] = None,
+    plan_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan-file", help="TOML file of plan prices over the bundled ones.", metavar="FILE"
+        ),
+    ] = None,
     redact: Annotated[
         bool,
         typer.Option(
@@ -60,7 +76,7 @@ def report(
     ] = False,
     **options: Any,
 ) -> None:
-    """A document of what it cost: totals, cost by group, breaks, what-ifs, findings, latency.
+    """A document of what it cost: the month and its projection, top sessions, what wasted money.
 
     HTML is one self-contained file with charts that opens offline and prints to PDF.
     """
@@ -70,9 +86,12 @@ def report(
     target = _destination(output, output_format, to_stdout=json)
     if target is not None and target.is_dir():
         raise UserError(f"--output is a directory: {target} (give a file name)")
+    from sniff.analyses.cost.plans import chosen_plans
+
+    plans = chosen_plans(plan, plan_file)
     workspace = o.workspace(options)
     with shown(wanted(json=json, no_progress=options["no_progress"])):
-        text = _render(workspace.report(by, redact=redact), output_format)
+        text = _render(workspace.report(by, redact=redact, plans=plans), output_format)
     o.report_issues(workspace.dataset("counted"), options["verbose"])
     if target is None:
         typer.echo(text, nl=not text.endswith("\n"))
