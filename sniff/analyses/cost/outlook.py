@@ -84,7 +84,7 @@ def outlook(requests: Iterable[Request], zone: tzinfo) -> Outlook | None:
         as_of=as_of,
         month_to_date=so_far,
         same_point_last_month=sum(
-            (usd for when, usd in priced if before <= when < same_point), 0.0
+            (usd for when, usd in priced if before <= when <= same_point), 0.0
         ),
         previous_month=sum((usd for when, usd in priced if before <= when < start), 0.0),
         projected=so_far + mean * days_left,
