@@ -18,6 +18,7 @@ from sniff.analyses.cost.summary import Group
 from sniff.analyses.latency.by_model import ModelLatency
 from sniff.analyses.report import Report
 from sniff.findings import Finding
+from sniff.model_names import table_names
 from sniff.numbers import compact, money, percent, plural, seconds, signed_money
 from sniff.present.report import manager
 from sniff.present.report.agents import Row, sections
@@ -31,7 +32,7 @@ def opening(report: Report) -> list[Table]:
     found = [
         manager.top_sessions(report),
         manager.top_groups(report, "project", _rows(summary.by_project), len(summary.by_project)),
-        manager.top_groups(report, "model", _rows(summary.by_model), len(summary.by_model)),
+        manager.top_groups(report, "model", _model_rows(summary.by_model), len(summary.by_model)),
     ]
     plans = manager.plans(report)
     return found if plans is None else [*found, plans]
@@ -102,6 +103,14 @@ def _latency(groups: list[ModelLatency]) -> Table:
 
 def _rows(groups: list[Group]) -> list[Row]:
     return [_group_row(group) for group in groups]
+
+
+def _model_rows(groups: list[Group]) -> list[Row]:
+    """Models named as tables name them (`table_names`); JSON keeps the dated ids."""
+    names = table_names([group.key for group in groups])
+    return [
+        [(name, None), *_group_row(group)[1:]] for name, group in zip(names, groups, strict=True)
+    ]
 
 
 def _groups(report: Report) -> Table:
