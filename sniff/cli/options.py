@@ -107,6 +107,12 @@ Pricing = Annotated[
         metavar="FILE",
     ),
 ]
+PlanFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--plan-file", help="TOML file of plan prices over the bundled ones.", metavar="FILE"
+    ),
+]
 NoIndex = Annotated[
     bool,
     typer.Option(

@@ -72,12 +72,7 @@ def blocks(
             metavar="PLAN",
         ),
     ] = None,
-    plan_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--plan-file", help="TOML file of plan prices over the bundled ones.", metavar="FILE"
-        ),
-    ] = None,
+    plan_file: o.PlanFile = None,
     now: Annotated[str | None, typer.Option("--now", hidden=True)] = None,
     **options: Any,
 ) -> None:

@@ -60,12 +60,7 @@ def report(
             metavar="PLAN",
         ),
     ] = None,
-    plan_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--plan-file", help="TOML file of plan prices over the bundled ones.", metavar="FILE"
-        ),
-    ] = None,
+    plan_file: o.PlanFile = None,
     redact: Annotated[
         bool,
         typer.Option(
