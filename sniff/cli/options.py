@@ -223,6 +223,8 @@ class Listing:
     limit: int | None
     flipped: bool = False
     """`--order` reversed the key's own direction: a title says so."""
+    given: bool = False
+    """--sort or --order was given: the user chose an order, not the command's own."""
 
     def arrange(self, rows: Iterable[R], keys: Mapping[str, Callable[[R], Any]]) -> list[R]:
         """`rows` ordered by the chosen key, then cut to the limit. The sort is stable, so
@@ -248,9 +250,9 @@ def _list_options(sorts: Sorts) -> list[inspect.Parameter]:
     note = f" {sorts.note}" if sorts.note else ""
     declared: dict[str, tuple[object, object]] = {
         "sort": (
-            Annotated[str, typer.Option("--sort", help=f"Order by: {', '.join(sorts.keys)}.{note}",
-                                        metavar="KEY")],
-            default,
+            Annotated[str | None, typer.Option("--sort", help=f"Order by: "
+                      f"{', '.join(sorts.keys)}.{note} Default: {default}.", metavar="KEY")],
+            None,  # not `default`: a command may tell a chosen order from its own (`Listing.given`)
         ),
         "order": (
             Annotated[str | None, typer.Option("--order", help=directions, metavar="asc|desc")],
@@ -297,14 +299,15 @@ def listing(options: dict[str, Any], sorts: Sorts) -> Listing:
     """
     from sniff.errors import UserError
 
-    sort, order = options["sort"], options["order"]
+    sort, order = options["sort"] or sorts.keys[0], options["order"]
     if sort not in sorts.keys:
         raise UserError(f"--sort must be one of {', '.join(sorts.keys)}, not {sort!r}")
     if order is not None and order not in ORDERS:
         raise UserError(f"--order must be asc or desc, not {order!r}")
     own = sort not in sorts.ascending
     descending = order == "desc" if order else own
-    return Listing(sort, descending, options["limit"], flipped=descending != own)
+    given = options["sort"] is not None or order is not None
+    return Listing(sort, descending, options["limit"], flipped=descending != own, given=given)
 
 
 def workspace(options: dict[str, Any], **fixed: Any) -> Workspace:

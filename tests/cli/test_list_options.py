@@ -273,3 +273,10 @@ def test_statusline_help_reads_like_the_other_commands(capsys: pytest.CaptureFix
         main(["statusline", "--help"])
     assert done.value.code in (0, None)
     assert "Usage: sniff statusline [OPTIONS]" in capsys.readouterr().out
+
+
+def test_agents_json_keeps_its_time_order_until_an_order_is_asked_for() -> None:
+    rows = listed("agents", SAMPLE_LOGS)["commands"]["rows"]
+    assert is_ordered([row["at"] for row in rows], descending=False)
+    by_cost = listed("agents", SAMPLE_LOGS, "--sort", "cost")["commands"]["rows"]
+    assert is_ordered([row["cost_usd"] for row in by_cost], descending=True)

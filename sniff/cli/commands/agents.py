@@ -18,7 +18,8 @@ SORTS = o.Sorts(
     cuts="the tools, user requests and subagent runs listed, in the tables and --json "
     "(default: 15 in the tables)",
     ascending=frozenset({"time"}),
-    note="Orders the user requests (calls: model calls; tools: tool calls).",
+    note="Orders the user requests (calls: model calls; tools: tool calls); in --json they "
+    "are in time order unless --sort or --order is given.",
 )
 
 
@@ -31,9 +32,12 @@ def agents(**options: Any) -> None:
     chosen = o.listing(options, SORTS)
     workspace = o.workspace(options)
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
-        report = _ordered(workspace.agents_report(), chosen)
+        report = workspace.agents_report()
     limit = chosen.limit
     o.report_issues(workspace.dataset(), options["verbose"])
+    # --json keeps the user requests in time order (its contract) unless an order is asked for
+    if chosen.given or not options["json"]:
+        report = _ordered(report, chosen)
     if options["json"]:
         from sniff.present.terminal.agents import agents_json
 
