@@ -263,7 +263,7 @@ REPORT_KEYS = {
     "totals", "by_model", "by_project", "by_day", "by_agent", "by_harness", "sessions", "warnings",
     "source",
     "by", "groups", "breaks", "what_if", "lint", "latency", "agents", "assumptions", "by_branch",
-    "drift", "commits",
+    "drift", "commits", "outlook", "plans", "latency_by_model", "lint_by_rule",
 }  # fmt: skip
 
 

@@ -161,5 +161,9 @@ def test_the_report_has_a_drift_section(planted: Path, tmp_path: Path) -> None:
     result = runner.invoke(app, ["report", "--tz", "UTC", "-o", str(page), str(planted)])
     assert result.exit_code == 0, result.output
     html = page.read_text()
-    assert "id='chart-drift'" in html and "the changes below marked by number" in html
+    assert (
+        "id='chart-hit-rate'" in html and "dashed: the changes numbered under More detail" in html
+    )
+    chart = html.split("id='chart-hit-rate'", 1)[1].split("</figure>", 1)[0]
+    assert chart.count("stroke-dasharray") == 2  # the change, marked in the wide and narrow drawing
     assert "id='drift'" in html

@@ -21,6 +21,7 @@ from sniff.numbers import compact, money, percent, plural
 from sniff.present.causes import fix
 from sniff.present.report.agents import Row
 from sniff.present.report.table import Table
+from sniff.present.terminal.console import TOTALS_ONLY
 
 TOP_SESSIONS = 10
 TOP_GROUPS = 10
@@ -134,7 +135,7 @@ def top_sessions(report: Report) -> Table:
     count = len(report.summary.sessions)
     note = f"{plural(count, 'session')} in all; `sniff sessions` lists every one."
     if any(row.totals.rollups and not row.totals.requests for row in ordered):
-        note += ' "totals only": a session its agent logged only as totals, with no request.'
+        note += f' "{TOTALS_ONLY}": a session its agent logged only as totals, with no request.'
     return Table("top-sessions", "Top sessions", headers, rows, 4, note)
 
 
@@ -150,7 +151,7 @@ def _session_row(row: SessionRow, report: Report) -> Row:
         (row.project, None),
         (row.harness, None),
         (f"{started:%Y-%m-%d %H:%M}", None),
-        (f"{t.requests:,}" if t.requests or not t.rollups else "totals only", t.requests),
+        (f"{t.requests:,}" if t.requests or not t.rollups else TOTALS_ONLY, t.requests),
         (money(t.cost), t.cost_usd),
         (percent(t.hit_rate), t.hit_rate or 0),
     ]

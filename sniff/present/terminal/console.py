@@ -184,7 +184,7 @@ def sessions_table(rows: Sequence[SessionRow], title: str, zone: tzinfo) -> Tabl
             row.session_id[:8],
             duration(row.duration_seconds),
             str(len(row.agents)),
-            f"{row.totals.requests:,}",
+            requests_cell(row.totals),
             compact(row.totals.total_tokens),
             percent(row.totals.hit_rate),
             cost_cell(row.totals),
