@@ -24,7 +24,7 @@ def table_names(models: Sequence[str]) -> list[str]:
     """Each model's name as a table shows it: without its date, except where two models of a
     table would then read the same (those keep their dated ids)."""
     undated = [model_group(model) for model in models]
-    counts = Counter(undated)
+    counts = Counter(model_group(model) for model in set(models))  # distinct names only
     return [
         short if counts[short] == 1 else model for model, short in zip(models, undated, strict=True)
     ]

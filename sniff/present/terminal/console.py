@@ -14,6 +14,7 @@ from rich.text import Text
 
 from sniff.analyses.cost.summary import Group, SessionRow, Summary, Totals
 from sniff.model import Dataset, LineIssue
+from sniff.model_names import table_names
 from sniff.numbers import compact, duration, money, percent, plural, tokens
 from sniff.present.json.common import zone_name
 from sniff.present.terminal.layout import PATH_HEADERS, fit_paths, plan
@@ -280,6 +281,8 @@ def measures_table(
     the names of the columns left out."""
     shrink = {shrinkable} if isinstance(shrinkable, int) else set(shrinkable)
     rows = [[terminal(cell, lines=False) for cell in row] for row in rows]
+    if dated:
+        rows = _family_names(rows, text_columns)
     columns = shutil.get_terminal_size().columns
     layout = plan(headers, rows, columns, shrink, dated=dated)
     fitted = _fitted(headers, rows, layout.widths, dated)
@@ -320,6 +323,18 @@ def measures_table(
     for row in rows:
         table.add_row(*(row[index] for index in layout.kept))
     return table
+
+
+def _family_names(rows: list[list[str]], text_columns: int) -> list[list[str]]:
+    """Model names in the text columns by their family (`table_names`: the dated id only
+    where two would read the same), at every width: one form in every table; JSON keeps the
+    dated ids."""
+    rows = [row[:] for row in rows]
+    for index in range(text_columns):
+        names = table_names([row[index] for row in rows])
+        for row, name in zip(rows, names, strict=True):
+            row[index] = name
+    return rows
 
 
 def _left_out(headers: Sequence[str]) -> str:
