@@ -306,3 +306,37 @@ def test_a_grown_file_whose_row_rotted_is_read_whole(tmp_path: Path) -> None:
     append(path, [Lines.user("late-u", "s1-a2", at(4_000), "And now?")])
     settle(path)
     assert scan_in_process(tmp_path) == scan_in_process(tmp_path, "--no-index")
+
+
+def test_a_turn_continuing_an_inline_sidechains_last_line_still_extends(
+    tmp_path: Path, analysed: list[int]
+) -> None:
+    """A Task's inline sidechain is written, then the main conversation goes on from its last
+    line, as Claude Code 1.0 wrote them: the main chain's requests after the one continuing
+    the sidechain stay open with it, so the next lines are still judged against the part."""
+    path = transcript(tmp_path, "s", 2)
+    side = {"sidechain": True}
+    grown = grown_scan(
+        tmp_path,
+        path,
+        [
+            Lines.user("task-u", "s1-a2", at(130), "Look for the bug.", **side),
+            reply("task", "task-u", 132, Lines.usage(4, read=0, write=1_500, output=40), **side),
+            Lines.user("back-u", "task-a", at(140), "Found it: now fix it."),
+            reply("back", "back-u", 142, Lines.usage(4, read=2_000, write=300, output=50)),
+            Lines.user("tool-u", "back-a", at(150), "Tests pass."),
+            reply("tool", "tool-u", 152, Lines.usage(4, read=2_300, write=60, output=20)),
+        ],
+        analysed,
+    )
+    assert analysed == [1, 0]  # judged against the kept part, not the whole file again
+    assert grown["totals"]["requests"] == 5
+    more = Lines.usage(4, read=2_360, write=80, output=30)
+    append(path, [Lines.user("next-u", "tool-a", at(200), "And the docs?"),
+                  reply("next", "next-u", 202, more)])  # fmt: skip
+    settle(path)
+    analysed.append(0)
+    again = scan_in_process(tmp_path)
+    assert analysed[-1] == 0
+    assert again == scan_in_process(tmp_path, "--no-index")
+    assert again["totals"]["requests"] == 6

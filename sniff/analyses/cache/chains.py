@@ -109,7 +109,9 @@ class Chains:
         hour.update((r.session_id, r.agent_id) for r in mine if r.usage.cache_write_1h_tokens)
         continued = (self.previous(last) for last in self.last.values() if last.key in open)
         ends = {r.key: r for r in [*settled.values(), *filter(None, continued)]}
+        held = [r for r in self.ordered if r.key in open]  # every open one, not only the lasts
         nodes = {**ends, **{last.key: last for last in self.last.values()}}
+        nodes.update((r.key, r) for r in held)
         ways: dict[str, Way] = {}
         for key, request in ends.items():
             found, first, steps = self.way_back(request)

@@ -197,8 +197,7 @@ def extend_part(
     found = break_part(
         chains.ordered, prices, rules, lambda r: r.key in own and keep(r), chains, advise_ttl=False
     )
-    last = {_chain(r): r.key for r in chains.ordered if r.key in own}
-    still = set(last.values())
+    still = _still_open([r for r in chains.ordered if r.key in own])
     if any(r.previous in still for r in every if r.key not in still):
         return None  # a settled request continues an open one (the last of another chain)
     cells = _copied(part.cells)
@@ -214,6 +213,26 @@ def extend_part(
         chains.frontier(still, frontier.one_hour),
         digest([b for b in found.breaks if b.request.key in still]),
     )
+
+
+def _still_open(ordered: Sequence[Request]) -> set[str]:
+    """The requests later lines may still change or re-judge: each chain's last, and, from
+    the first request of a chain that continues one of those (a new turn continuing the last
+    line, which an inline sidechain wrote), the rest of that chain.
+
+    Why the rest of the chain: a settled request is judged once, so what it continues must be
+    settled too; and a chain's open requests must be its last, which later lines extend."""
+    last = {_chain(r): r.key for r in ordered}
+    still = set(last.values())
+    while True:
+        opening: dict[tuple[str, str], int] = {}
+        for position, request in enumerate(ordered):
+            if request.key not in still and request.previous in still:
+                opening.setdefault(_chain(request), position)
+        if not opening:
+            return still
+        for chain, position in opening.items():
+            still.update(r.key for r in ordered[position:] if _chain(r) == chain)
 
 
 def _fits(
