@@ -162,12 +162,16 @@ def _within(scope: str, roots: list[Path]) -> str:
 
 
 def _unit_key(indexed: IndexedFiles, group: list[int], *, before: bool = False) -> str | None:
-    """The identity of a unit's files (`before` they grew, if one did not, None); None when
-    one changed too recently to be trusted."""
-    if before and all(indexed.grown(index) is None for index in group):
+    """The identity of a unit's files (`before` they grew or new files joined them; if none
+    did, None); None when one changed too recently to be trusted."""
+    if before and all(indexed.grown(i) is None and i not in indexed.new for i in group):
         return None
+    if before and all(index in indexed.new for index in group):
+        return None  # a unit of new files only: nothing was kept of it
     digest = hashlib.sha256()
     for index in group:
+        if before and index in indexed.new:
+            continue  # not among the unit's files before it grew
         grown = indexed.grown(index) if before else None
         entry = indexed.entry(index) if grown is None else grown[0]
         if entry.mtime_ns < 0:  # stored as never matching: see `discover.RACY_NS`

@@ -113,7 +113,10 @@ def _extended(
     responses = []
     for index in group:
         grown, path = indexed.grown(index), indexed.entry(index).path
-        if grown is None:
+        if index in indexed.new:  # a file that appeared (a subagent's): all it yields is new
+            linked[path] = set()
+            responses += indexed.result(index).responses
+        elif grown is None:
             linked[path] = set(indexed.links(index))
         else:
             linked[path] = set(index_rows.LINKS.decode(grown[0].links))

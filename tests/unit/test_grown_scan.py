@@ -340,3 +340,46 @@ def test_a_turn_continuing_an_inline_sidechains_last_line_still_extends(
     assert analysed[-1] == 0
     assert again == scan_in_process(tmp_path, "--no-index")
     assert again["totals"]["requests"] == 6
+
+
+def test_a_subagent_file_that_appears_joins_its_sessions_kept_part(
+    tmp_path: Path, analysed: list[int]
+) -> None:
+    """A Task call makes a subagent's transcript beside the session: its unit is the session's,
+    grown by all the new file yields, so it is judged against the kept part."""
+    path = transcript(tmp_path, "s", 2)
+    analysed.append(0)
+    scan_in_process(tmp_path)
+    agent = {"sidechain": True, "agentId": "a4c19e2"}
+    sub = [
+        Lines.user("sub-u", None, at(130), "Search the logs.", **agent),
+        reply("sub1", "sub-u", 132, Lines.usage(4, read=0, write=1_200, output=40), **agent),
+        Lines.user("sub-t", "sub1-a", at(140), "Found three.", **agent),
+        reply("sub2", "sub-t", 142, Lines.usage(4, read=1_200, write=90, output=20), **agent),
+    ]
+    new = Lines.write(path.with_suffix("") / "subagents" / "agent-a4c19e2.jsonl", sub)
+    settle(new)
+    analysed.append(0)
+    grown = scan_in_process(tmp_path)
+    assert analysed == [1, 0]  # the session's part, extended by the new file's requests
+    assert grown == scan_in_process(tmp_path, "--no-index")
+    assert grown["totals"]["requests"] == 4
+
+
+def test_a_new_file_repeating_kept_calls_has_its_unit_analysed_again(
+    tmp_path: Path, analysed: list[int]
+) -> None:
+    """A resumed session's new file replays the calls of the file it resumes: which copy is
+    kept depends on both files, so the unit is analysed again, exactly."""
+    path = transcript(tmp_path, "s", 2)
+    analysed.append(0)
+    scan_in_process(tmp_path)
+    replayed = path.read_text().replace(Lines.SESSION, "9c1e0d3a-0000-4000-8000-000000000001")
+    resumed = path.with_name("resumed.jsonl")
+    resumed.write_text(replayed)
+    settle(resumed)
+    analysed.append(0)
+    grown = scan_in_process(tmp_path)
+    assert analysed == [1, 1]
+    assert grown == scan_in_process(tmp_path, "--no-index")
+    assert grown["totals"]["requests"] == 2

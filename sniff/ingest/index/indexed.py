@@ -81,6 +81,9 @@ class IndexedFiles:
         self.parsed_now: set[int] = set()
         """Files parsed in this run; the index knew the others as they are."""
         self.appended: dict[int, tuple[Entry, FileResult]] = {}
+        self.new: set[int] = set()
+        """Files the index did not know before this run (a subagent's transcript that
+        appeared): a unit they join grew by all they yield (`workspace.parts`)."""
         self._pid = os.getpid()
         self._forked_store: IndexStore | None = None
         self._skippable: dict[tuple[float | None, float | None], frozenset[int]] = {}
@@ -91,6 +94,8 @@ class IndexedFiles:
             self.entries.append(entry)
             if entry is None or file.problem:
                 tasks.append((index, Task(file)))
+                if entry is None and not file.problem:
+                    self.new.add(index)
             elif entry.identity == file.identity:
                 continue
             elif _grown(entry, file):
