@@ -15,6 +15,9 @@ from sniff.pricing import PriceBook, PriceSource
 class CachedPrices(PriceBook):
     """A price book that knows only the prices kept on disk by earlier runs."""
 
+    kept_only = True
+    """Its parts are kept apart from the price library's (`workspace.parts.KEPT_PRICES`)."""
+
     def _find(self, model: str) -> Any:
         return None  # not kept: unpriced here, never looked up in the price library
 

@@ -46,11 +46,12 @@ def session_numbers(transcript: Path, session_id: str | None) -> SessionNumbers 
     from sniff.statusline.prices import CachedPrices
     from sniff.workspace import Workspace
 
-    # UTC: a session's totals do not depend on the zone, and the machine's costs an import;
-    # Claude Code's format: its status line names its own transcript, and detecting the
-    # format would import every agent's parser
+    # The zone and format a plain `sniff scan` reads with (a parser is imported only for lines
+    # not read yet): the files' index rows and the part of their unit are then those a scan
+    # of their folder kept, so the first status line after a scan analyses nothing again,
+    # and a scan after a status line reads what it already extended
     files = [str(path) for path in session_files(transcript)]
-    workspace = Workspace(files, tz="UTC", log_format="claude-code")
+    workspace = Workspace(files)
     workspace.prices = CachedPrices()
     numbers = workspace.scan()
     sessions = numbers.summary.sessions

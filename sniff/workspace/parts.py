@@ -5,7 +5,8 @@ analysed again (`scan`'s numbers, `drift`'s series).
 The files are grouped into units that share nothing (`ingest.index.units`): no session, no call, no
 chain crosses a unit, so an analysis whose parts join exactly can analyse each apart. A part is
 kept under a scope naming everything besides the files it depends on (options, price data,
-sniff's code) and the folders read; parts of another scope are never used.
+sniff's code) and the folders read; a part of another set of folders, read with the same
+options, is borrowed where this one has none (a unit's part does not depend on the folders).
 """
 
 from __future__ import annotations
@@ -91,15 +92,23 @@ def kept_parts(
     analyse: Callable[[list[int]], bytes],
     decode: Callable[[bytes], Part | None],
     grown: tuple[Callable[[list[int], Part], Part | None], Callable[[Part], bytes]] | None = None,
+    priced: Callable[[Part], bool] | None = None,
 ) -> list[Part]:
     """Every unit's part: kept, or extended from the one kept before its files grew (`grown`:
     how, None where that is not exact, and how a part is encoded), or `analyse`d (encoded
     where it is made: as it is kept, and as it travels back from a worker); the new ones
-    kept."""
+    kept. Where this scope keeps no part of a unit, one its family kept (the same analysis
+    and options over other folders: a status line's of one session, a scan's of every
+    folder) serves, and is kept here too (`priced`: whether a part prices every request, for
+    one kept from kept prices only: see `_borrowed`)."""
     groups, indexed = listed.groups, listed.indexed
     keys = [_unit_key(indexed, group) for group in groups]
     before = [_unit_key(indexed, group, before=True) if grown else None for group in groups]
-    kept = store.parts(listed.scope, [key for key in keys + before if key is not None])
+    wanted = [key for key in keys + before if key is not None]
+    kept = store.parts(listed.scope, wanted)
+    missing = [key for key in wanted if key not in kept]
+    borrowed = _borrowed(store, listed.scope, missing, decode, priced)
+    kept |= borrowed
     found = [decode(kept[key]) if key in kept else None for key in keys]
     new: dict[str, bytes] = {}
     for unit, key in enumerate(keys):
@@ -112,6 +121,7 @@ def kept_parts(
         found[unit] = extended
         if extended is not None and key is not None:
             new[key] = encode(extended)
+    new |= {key: borrowed[key] for key in keys if key in borrowed}  # kept here too
     todo = [index for index, part in enumerate(found) if part is None]
     analysed = map_balanced(
         lambda position: analyse(groups[todo[position]]),
@@ -145,20 +155,61 @@ def index_for(workspace: Workspace) -> Iterator[IndexStore | None]:
 
 def workspace_scope(analysis: str, workspace: Workspace) -> str:
     """The scope of an `analysis`'s parts read with a Workspace's options: those its numbers
-    depend on, plus the price data (and sniff's version and code: `paths.identity`)."""
+    depend on, plus the price data (and sniff's version and code: `paths.identity`). A price
+    book that knows only kept prices (the status line's) marks it `KEPT_PRICES`."""
     options = {
         "filters": workspace.filters, "zone": workspace.zone, "log_format": workspace.log_format,
         "pricing": file_identity(workspace.pricing) if workspace.pricing else None,
     }  # fmt: skip
     options_given = sorted((name, str(value)) for name, value in options.items())
-    return identity(analysis, options_given, price_data_identity())
+    scope = identity(analysis, options_given, price_data_identity())
+    return scope + KEPT_PRICES if getattr(workspace.prices, "kept_only", False) else scope
+
+
+FAMILY = 16
+"""How many leading characters of a kept scope name its family: the same analysis and options
+read from other folders (see `_within`)."""
+KEPT_PRICES = "|kept-prices"
+KEPT_ONLY, LIBRARY = "k", "p"
+"""The last character of a kept scope: its parts were priced from kept prices only, or with
+the price library."""
 
 
 def _within(scope: str, roots: list[Path]) -> str:
-    """The scope of one set of folders: a scan of others must not forget this one's parts."""
+    """The scope of one set of folders: a scan of others must not forget this one's parts.
+
+    Its first `FAMILY` characters are those of `scope` alone, whatever the folders and price
+    book: a unit's part depends on its files and the options, not on the folders it was found
+    under, so another set of folders' part of the same unit serves (`kept_parts` borrows it).
+    Its last says how its parts were priced (`KEPT_ONLY`, `LIBRARY`)."""
+    base = scope.removesuffix(KEPT_PRICES)
+    family = hashlib.sha256(base.encode()).hexdigest()[:FAMILY]
     digest = hashlib.sha256(scope.encode())
     digest.update(json.dumps(sorted(os.path.abspath(root) for root in roots)).encode())
-    return digest.hexdigest()[:32]
+    priced = KEPT_ONLY if scope.endswith(KEPT_PRICES) else LIBRARY
+    return family + digest.hexdigest()[: 31 - FAMILY] + priced
+
+
+def _borrowed(
+    store: IndexStore,
+    scope: str,
+    missing: list[str],
+    decode: Callable[[bytes], Part | None],
+    priced: Callable[[Part], bool] | None,
+) -> dict[str, bytes]:
+    """The parts of `missing` units its family kept under other scopes. A part priced from
+    kept prices only lends to a scope priced so too, or where it holds no unpriced request
+    (`priced`): the price library may price a model the kept prices lack."""
+    if not missing:
+        return {}
+    found = {}
+    for unit, (lender, data) in store.family_parts(scope[:FAMILY], scope, missing).items():
+        if lender.endswith(KEPT_ONLY) and not scope.endswith(KEPT_ONLY):
+            part = decode(data) if priced is not None else None
+            if part is None or priced is None or not priced(part):
+                continue
+        found[unit] = data
+    return found
 
 
 def _unit_key(indexed: IndexedFiles, group: list[int], *, before: bool = False) -> str | None:

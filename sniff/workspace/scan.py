@@ -90,8 +90,9 @@ def scan_units(
         return _extended(indexed, group, part, prices, zone, filters, rules)
 
     found = kept_parts(
-        listed, store, analyse=analyse, decode=decode_part, grown=(extend, encode_part)
-    )
+        listed, store, analyse=analyse, decode=decode_part, grown=(extend, encode_part),
+        priced=ScanPart.all_priced,
+    )  # fmt: skip
     parts = [part.whole(zone, filters.keep) for part in found]
     prices.save()  # the price tables resolved for this run, for the next one
     summary, breaks = join(parts)

@@ -17,10 +17,14 @@ import pytest
 from typer.testing import CliRunner
 
 from sniff.cli import app, main
+from sniff.ingest.index import rows as index_rows
 from sniff.statusline import archive
 from sniff.statusline.line import compose
 from sniff.statusline.stdin import StatusInput
 from tests.conftest import Lines
+from tests.unit.test_index import analysed, settle
+
+__all__ = ["analysed"]  # the fixture, used by name
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("typer", "rich", "pandas", "textual", "scipy", "genai_prices", "click")
@@ -298,3 +302,51 @@ def test_anything_unforeseen_is_one_short_line_and_exit_0(tmp_path, cc, monkeypa
         main(["statusline"])
     assert leaving.value.code == 0
     assert capsys.readouterr() == ("sniff: status unavailable\n", "")
+
+
+def test_the_status_line_and_a_scan_share_what_each_kept(
+    tmp_path, cc, monkeypatch, capsys, analysed
+):
+    """The first status line after a scan of the folder analyses nothing again (it borrows
+    the scan's part of the session's unit), and a scan after the status line read a new turn
+    extends the status line's part: each equal to `--no-index`."""
+    monkeypatch.setattr(index_rows, "STATE_MIN_BYTES", 0)  # read on, as a big transcript is
+    path = transcript(tmp_path, cc)
+    settle(path)
+    folder = str(tmp_path / "projects")
+    analysed.append(0)
+    scanned = CliRunner().invoke(app, ["scan", folder, "--json", "--no-progress"])
+    session = json.loads(scanned.stdout)["sessions"][0]
+    analysed.append(0)
+    line = status(given(path), "--plain", "--parts", "session", monkeypatch=monkeypatch,
+                  capsys=capsys)  # fmt: skip
+    assert line == (0, f"session ${session['cost_usd']:,.2f}\n")
+    assert analysed == [1, 0]
+    usage = cc.usage(input=10, read=5300, write=400, output=90)
+    with path.open("a") as appended:
+        appended.write(json.dumps(cc.user("u9", "a2", "2026-03-02T10:31:00Z")) + "\n")
+        appended.write(json.dumps(cc.assistant("msg_9", "a9", "u9", "2026-03-02T10:31:09Z", usage))
+                       + "\n")  # fmt: skip
+    settle(path)
+    status(given(path), "--plain", "--parts", "session", monkeypatch=monkeypatch, capsys=capsys)
+    analysed.append(0)
+    again = CliRunner().invoke(app, ["scan", folder, "--json", "--no-progress"])
+    assert analysed[-2:] == [0, 0]  # the status line extended its part; the scan borrowed it
+    whole = CliRunner().invoke(app, ["scan", folder, "--json", "--no-progress", "--no-index"])
+    assert json.loads(again.stdout) == json.loads(whole.stdout)
+
+
+def test_a_part_priced_from_kept_prices_only_is_not_lent_where_it_leaves_a_request_unpriced(
+    tmp_path, cc, monkeypatch, capsys, analysed
+):
+    path = transcript(tmp_path, cc)
+    settle(path)
+    analysed.append(0)  # no run kept this model's prices: the status line cannot price it
+    line = status(given(path), "--plain", "--parts", "session", monkeypatch=monkeypatch,
+                  capsys=capsys)  # fmt: skip
+    assert line == (0, "session unpriced\n")
+    analysed.append(0)
+    folder = str(tmp_path / "projects")
+    scanned = json.loads(CliRunner().invoke(app, ["scan", folder, "--json"]).stdout)
+    assert analysed == [1, 1]  # analysed again, with the price library
+    assert scanned["totals"]["unpriced_requests"] == 0 and scanned["totals"]["cost_usd"] > 0

@@ -100,6 +100,14 @@ class ScanPart:
     summed and judged apart (`open_breaks`), and join the rest in `whole`."""
     open_breaks: BreakDigest | None = None
 
+    def all_priced(self) -> bool:
+        """Whether every request of the part (its open ones too) has a price."""
+        opened = set(self.frontier.open) if self.frontier is not None else set()
+        held = self.frontier.requests if self.frontier is not None else []
+        return not any(totals.unpriced_requests for totals in self.cells.values()) and all(
+            request.cost is not None for request in held if request.key in opened
+        )
+
     def whole(self, zone: tzinfo, keep: Callable[[Request], bool]) -> ScanPart:
         """The part with its open requests in its cells and breaks."""
         if self.frontier is None or self.open_breaks is None:

@@ -243,6 +243,22 @@ class IndexStore:
             return {}
         return {unit: data for unit, data in rows if unit in wanted}
 
+    def family_parts(
+        self, family: str, scope: str, units: list[str]
+    ) -> dict[str, tuple[str, bytes]]:
+        """The parts kept for `units` in the other scopes beginning with `family`, with the
+        scope each was kept in."""
+        wanted = set(units)
+        try:
+            rows = self._db.execute(
+                "SELECT scope, unit, data FROM parts WHERE substr(scope, 1, ?) = ? AND scope != ?",
+                (len(family), family, scope),
+            ).fetchall()
+        except sqlite3.Error:
+            self.broken = True
+            return {}
+        return {unit: (kept_in, data) for kept_in, unit, data in rows if unit in wanted}
+
     def keep_parts(self, scope: str, new: dict[str, bytes], used: set[str]) -> None:
         """Store `new` parts in `scope` and forget those of its units not in `used`, and the
         parts of all but the `KEPT_SCOPES` most recently used scopes."""
