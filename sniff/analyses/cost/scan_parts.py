@@ -21,10 +21,11 @@ from datetime import datetime, tzinfo
 
 import msgspec
 
+from sniff.analyses.cache.appended import judge_appended, merge_order
 from sniff.analyses.cache.breaks import Break, CacheRules, break_part, dearest_first
-from sniff.analyses.cache.chains import Chains, Frontier, start_of
+from sniff.analyses.cache.chains import Frontier
 from sniff.analyses.cost.summary import Cell, Summary, Totals, summary_cells, summary_of_cells
-from sniff.model import Agent, Request
+from sniff.model import Request
 from sniff.pricing import PriceBook
 
 TOP_BREAKS = 5
@@ -113,7 +114,7 @@ class ScanPart:
         if self.frontier is None or self.open_breaks is None:
             return self
         opened = set(self.frontier.open)
-        last = sorted((r for r in self.frontier.requests if r.key in opened), key=_order)
+        last = sorted((r for r in self.frontier.requests if r.key in opened), key=merge_order)
         cells = summary_cells((r for r in last if keep(r)), zone, _copied(self.cells))
         return ScanPart(cells, join_digests([self.breaks, self.open_breaks]))
 
@@ -174,104 +175,23 @@ def extend_part(
     frontier = part.frontier
     if frontier is None or part.open_breaks is None:
         return None
-    was_open = set(frontier.open)
-    opened = {r.key: r for r in frontier.requests if r.key in was_open}
-    new = {request.key for request in requests}
-    # the chains' last requests before, again (or as the new lines change them), then the new
-    every = sorted([*(r for k, r in opened.items() if k not in new), *requests], key=_order)
-    own, tokens = {r.key for r in every}, set().union(*linked.values())
-    known = own | frontier.ways.keys()  # (how far back a request goes is known of these)
-    chains = Chains.resumed(frontier, every)
-    ends: dict[tuple[str, str], float] = {}  # each chain's latest settled start
-    for request in frontier.requests:
-        if request.key not in opened:
-            chain = (request.session_id, request.agent_id)
-            ends[chain] = max(ends.get(chain, -math.inf), chains.starts[request.key])
-    for request in every:
-        if request.key in new and not _fits(request, opened, (linked, tokens), known):
-            return None
-        start = chains.starts.get(request.key, math.inf)
-        if ends and start <= ends.get(_chain(request), -math.inf):
-            return None
-        if request.agent is Agent.COMPACTION and start <= frontier.started:
-            held = opened.get(request.key)  # where the settled breaks' gaps were judged without it
-            if held is None or start_of(held) != start:
-                return None
-    hours = set(frontier.one_hour)
-    judged = hours | {_chain(r) for r in opened.values() if r.usage.cache_write_1h_tokens}
-    hours |= {_chain(r) for r in every if r.usage.cache_write_1h_tokens}
-    if any((chain in judged) != (chain in hours) for chain in ends):
-        return None  # the settled breaks' TTLs would change
-    found = break_part(
-        chains.ordered, prices, rules, lambda r: r.key in own and keep(r), chains, advise_ttl=False
-    )
-    still = _still_open([r for r in chains.ordered if r.key in own])
-    if any(r.previous in still for r in every if r.key not in still):
-        return None  # a settled request continues an open one (the last of another chain)
+    judged = judge_appended(frontier, requests, linked, prices, rules, keep)
+    if judged is None:
+        return None
+    every, still = judged.every, judged.still
     cells = _copied(part.cells)
     try:
         summary_cells((r for r in every if r.key not in still and keep(r)), zone, cells)
         summary_cells((r for r in every if r.key in still and keep(r)), zone, _copied(cells))
     except ValueError:  # ends before a request summed already (or to be: `whole`)
         return None
-    settled = digest([b for b in found.breaks if b.request.key not in still])
+    settled = digest([b for b in judged.breaks if b.request.key not in still])
     return ScanPart(
         cells,
         join_digests([part.breaks, settled]),
-        chains.frontier(still, frontier.one_hour),
-        digest([b for b in found.breaks if b.request.key in still]),
+        judged.frontier(frontier),
+        digest([b for b in judged.breaks if b.request.key in still]),
     )
-
-
-def _still_open(ordered: Sequence[Request]) -> set[str]:
-    """The requests later lines may still change or re-judge: each chain's last, and, from
-    the first request of a chain that continues one of those (a new turn continuing the last
-    line, which an inline sidechain wrote), the rest of that chain.
-
-    Why the rest of the chain: a settled request is judged once, so what it continues must be
-    settled too; and a chain's open requests must be its last, which later lines extend."""
-    last = {_chain(r): r.key for r in ordered}
-    still = set(last.values())
-    while True:
-        opening: dict[tuple[str, str], int] = {}
-        for position, request in enumerate(ordered):
-            if request.key not in still and request.previous in still:
-                opening.setdefault(_chain(request), position)
-        if not opening:
-            return still
-        for chain, position in opening.items():
-            still.update(r.key for r in ordered[position:] if _chain(r) == chain)
-
-
-def _fits(
-    request: Request,
-    opened: dict[str, Request],
-    links: tuple[dict[str, set[str]], set[str]],
-    known: set[str],
-) -> bool:
-    """Whether a request of the new lines can be judged with what the part keeps: it is new,
-    or the new copy of an open request of its own file only; and it continues a request the
-    part keeps, or none."""
-    linked, tokens = links
-    if not tokens:  # (the first part of a unit)
-        return True
-    token, held, previous = "k:" + request.key, opened.get(request.key), request.previous
-    if token in tokens and (
-        held is None
-        or held.file != request.file
-        or any(token in theirs for file, theirs in linked.items() if file != request.file)
-    ):
-        return False
-    return not (previous and previous not in known and "k:" + previous in tokens)
-
-
-def _chain(request: Request) -> tuple[str, str]:
-    return (request.session_id, request.agent_id)
-
-
-def _order(request: Request) -> tuple[datetime, str, int]:
-    """The merge's order of requests (`ingest.merge`): cells are summed in it."""
-    return (request.ended_at, request.file, request.line)
 
 
 def _copied(cells: dict[Cell, Totals]) -> dict[Cell, Totals]:
