@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 from sniff.errors import UserError
 
 if TYPE_CHECKING:
+    from sniff.analyses.live.breaks import LiveBreaks
     from sniff.analyses.live.events import Event
     from sniff.workspace import Workspace
 
@@ -82,13 +83,18 @@ class Watch:
         self.clock = clock
         minutes = IDLE_MINUTES if idle_minutes is None else idle_minutes
         self.idleness = Idleness(timedelta(minutes=minutes))
+        self.live: LiveBreaks | None = None
+        """What each session's requests keep for judging the next ones' breaks (`start`)."""
 
     def start(self) -> None:
         """Read what the logs hold now: no event for it, only the state, but for the lines
         it skipped (`line_skipped`, as a scan lists them)."""
+        from sniff.analyses.live.breaks import LiveBreaks
         from sniff.analyses.live.events import skipped_events
 
         growth = self.follower.step()
+        self.live = LiveBreaks(self.workspace.prices)
+        self.live.start(growth.requests)
         kept = [r for r in growth.requests if self.workspace.filters.keep(r)]
         self.sessions.update(r.session_id for r in kept)
         now = self.clock()
@@ -107,7 +113,7 @@ class Watch:
         keep = self.workspace.filters.keep
         found = events_of(
             growth, self.follower.by_session, self.workspace.prices,
-            known_sessions=self.sessions, keep=keep,
+            known_sessions=self.sessions, keep=keep, live=self.live,
         )  # fmt: skip
         now = self.clock()
         found += self.idleness.saw([r for r in growth.requests if keep(r)], now)

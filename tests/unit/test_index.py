@@ -492,6 +492,19 @@ def test_a_file_rewritten_within_its_timestamps_resolution_is_seen(
     assert spy.parsed == [str(path)]
 
 
+def test_a_file_unchanged_since_a_run_right_after_its_write_is_read_on_not_whole(
+    tmp_path: Path, spy: Spy
+) -> None:
+    """A watch steps again before anything more is written: the row it stored too soon to be
+    trusted is checked from where it ended (its last bytes as before), not read whole."""
+    path = transcript(tmp_path, "racy", 3, fresh=True)  # a run right after a write
+    first = same_as_without_index([tmp_path])
+    spy.clear()
+    again = same_as_without_index([tmp_path])
+    assert again == first
+    assert spy.resumed == [str(path)]  # read on from its offset: nothing new after it
+
+
 def test_a_deleted_file_drops_out_of_results_and_index(tmp_path: Path, spy: Spy) -> None:
     gone = transcript(tmp_path, "gone", 2)
     transcript(tmp_path, "stays", 2, start=5_000)

@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
+from functools import partial
 
 from sniff.analyses.cache.breaks import Break, find_breaks
 from sniff.analyses.cost.blocks import Block, active_block, build_blocks
 from sniff.analyses.cost.summary import LocalDays, Totals
+from sniff.analyses.live.breaks import LiveBreaks
 from sniff.ingest.files.follow import Growth
 from sniff.model import LineIssue, Request
 from sniff.pricing import PriceBook
@@ -80,9 +82,12 @@ def events_of(
     *,
     known_sessions: set[str],
     keep: Callable[[Request], bool] = lambda _request: True,
+    live: LiveBreaks | None = None,
 ) -> list[Event]:
     """The events of one step, in time order; `known_sessions` is updated with the sessions
-    seen (pass an empty set on the first step only to report every session as started)."""
+    seen (pass an empty set on the first step only to report every session as started).
+    `live`: what each session's requests so far keep for judging breaks (without it, each
+    touched session is judged whole)."""
     events: list[Event] = []
     new_keys = {request.key for request in growth.requests if keep(request)}
     for request in growth.requests:
@@ -95,14 +100,35 @@ def events_of(
             events.append(_of(request, "compaction", tokens=None, cost=None))
         cost = request.cost.total_usd if request.cost is not None else None
         events.append(_of(request, "response", tokens=tokens_of(request), cost=cost))
-    for session in sorted(growth.touched):
-        report = find_breaks(session_requests(session), prices)
-        for found in report.breaks:
-            if found.request.key in new_keys:
-                events.append(_break(found))
+    for found in _breaks(growth, session_requests, prices, live):
+        if found.request.key in new_keys:
+            events.append(_break(found))
     events.extend(_failures(growth))
     events.sort(key=lambda event: (event.at, KINDS.index(event.kind)))
     return events
+
+
+def _breaks(
+    growth: Growth,
+    session_requests: Callable[[str], Sequence[Request]],
+    prices: PriceBook,
+    live: LiveBreaks | None,
+) -> list[Break]:
+    """The breaks of the sessions the step read lines of, as judged among all their requests."""
+    if live is None:
+        return [
+            found
+            for session in sorted(growth.touched)
+            for found in find_breaks(session_requests(session), prices).breaks
+        ]
+    changed: dict[str, list[Request]] = {}
+    for request in growth.changed:
+        changed.setdefault(request.session_id, []).append(request)
+    return [
+        found
+        for session in sorted(changed)
+        for found in live.step(session, changed[session], partial(session_requests, session))
+    ]
 
 
 def _of(request: Request, kind: str, *, tokens: dict[str, int] | None, cost: float | None) -> Event:

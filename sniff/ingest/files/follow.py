@@ -42,6 +42,8 @@ class Growth:
     """The sessions that got new requests."""
     skipped: tuple[LineIssue, ...] = ()
     """Lines skipped that no step reported before (`LineIssue.skipped`), in file order."""
+    changed: tuple[Request, ...] = ()
+    """The requests the step read lines of: the new ones and new copies of earlier ones."""
 
 
 class Follower:
@@ -111,6 +113,8 @@ class Follower:
             keys.add(response.key)
         merged = merge((copy for key in keys for copy in self._copies[key]), self.cost_of)
         new = [request for request in merged if request.key not in self.requests]
+        # a file read whole again (or its last lines again) yields what was seen: not a change
+        changed = [request for request in merged if self.requests.get(request.key) != request]
         for request in merged:
             self.requests[request.key] = request  # a later copy may hold more tokens
         skipped_new = [issue for issue in dict.fromkeys(skipped) if issue not in self._skipped]
@@ -121,6 +125,7 @@ class Follower:
             self._calls,
             frozenset(request.session_id for request in new),
             tuple(skipped_new),
+            tuple(changed),
         )
 
 

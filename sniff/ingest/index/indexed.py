@@ -260,9 +260,13 @@ def _joined(stored: list[tuple[int, FileResult]]) -> FileResult:
 def _grown(entry: Entry, file: SourceFile) -> bool:
     """Whether `file` may be `entry`'s file with lines appended (checked again on reading).
 
-    A file that did not grow is read whole: if it changed at all, it was rewritten.
+    A file that did not grow is read whole: if it changed at all, it was rewritten. But for
+    one whose row was stored too soon after a write to be trusted (`discover.RACY_NS`): read
+    on from where it ended, its last bytes checked as a grown file's are, so that a watch
+    stepping again before anything more was written does not read a big transcript whole.
     """
-    return entry.inode == file.inode and file.size > entry.size and file.size >= entry.offset > 0
+    longer = file.size > entry.size or (file.size == entry.size and entry.mtime_ns < 0)
+    return entry.inode == file.inode and longer and file.size >= entry.offset > 0
 
 
 def _outside(entry: Entry, since: float | None, until: float | None) -> bool:
