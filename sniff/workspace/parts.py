@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
+from sniff.analyses.cache.appended import Refused
 from sniff.ingest.files.discover import SourceFile, expand, roots_for
 from sniff.ingest.index.indexed import IndexedFiles
 from sniff.ingest.index.store import IndexStore
@@ -91,8 +92,10 @@ def kept_parts(
     *,
     analyse: Callable[[list[int]], bytes],
     decode: Callable[[bytes], Part | None],
-    grown: tuple[Callable[[list[int], Part], Part | None], Callable[[Part], bytes]] | None = None,
+    grown: tuple[Callable[[list[int], Part], Part | Refused], Callable[[Part], bytes]]
+    | None = None,
     priced: Callable[[Part], bool] | None = None,
+    whole: list[str] | None = None,
 ) -> list[Part]:
     """Every unit's part: kept, or extended from the one kept before its files grew (`grown`:
     how, None where that is not exact, and how a part is encoded), or `analyse`d (encoded
@@ -100,7 +103,8 @@ def kept_parts(
     kept. Where this scope keeps no part of a unit, one its family kept (the same analysis
     and options over other folders: a status line's of one session, a scan's of every
     folder) serves, and is kept here too (`priced`: whether a part prices every request, for
-    one kept from kept prices only: see `_borrowed`)."""
+    one kept from kept prices only: see `_borrowed`). `whole` gets a line per unit analysed
+    whole, saying why."""
     groups, indexed = listed.groups, listed.indexed
     keys = [_unit_key(indexed, group) for group in groups]
     before = [_unit_key(indexed, group, before=True) if grown else None for group in groups]
@@ -110,19 +114,13 @@ def kept_parts(
     borrowed = _borrowed(store, listed.scope, missing, decode, priced)
     kept |= borrowed
     found = [decode(kept[key]) if key in kept else None for key in keys]
-    new: dict[str, bytes] = {}
-    for unit, key in enumerate(keys):
-        old = before[unit]
-        if grown is None or found[unit] is not None or old not in kept:
-            continue
-        extend, encode = grown
-        part = decode(kept[old])
-        extended = None if part is None else extend(groups[unit], part)
-        found[unit] = extended
-        if extended is not None and key is not None:
-            new[key] = encode(extended)
+    refused: dict[int, str] = {}
+    new = _extended(groups, keys, before, kept, found, grown, decode, refused)
     new |= {key: borrowed[key] for key in keys if key in borrowed}  # kept here too
     todo = [index for index, part in enumerate(found) if part is None]
+    if whole is not None:
+        said = (_why_whole(listed, unit, keys[unit], before[unit], refused) for unit in todo)
+        whole += [line for line in said if line]
     analysed = map_balanced(
         lambda position: analyse(groups[todo[position]]),
         list(range(len(todo))),
@@ -137,6 +135,57 @@ def kept_parts(
             new[key] = encoded
     store.keep_parts(listed.scope, new, {key for key in keys if key is not None})
     return [part for part in found if part is not None]
+
+
+def _extended(
+    groups: list[list[int]],
+    keys: list[str | None],
+    before: list[str | None],
+    kept: dict[str, bytes],
+    found: list[Part | None],
+    grown: tuple[Callable[[list[int], Part], Part | Refused], Callable[[Part], bytes]] | None,
+    decode: Callable[[bytes], Part | None],
+    refused: dict[int, str],
+) -> dict[str, bytes]:
+    """Fill in `found` the parts of units whose files grew, extended from the part kept before
+    (why one could not be, in `refused`); the new parts, encoded by their keys."""
+    new: dict[str, bytes] = {}
+    for unit, key in enumerate(keys):
+        old = before[unit]
+        if grown is None or found[unit] is not None or old not in kept:
+            continue
+        extend, encode = grown
+        part = decode(kept[old])
+        extended = Refused("its kept part could not be read") if part is None else extend(
+            groups[unit], part)  # fmt: skip
+        if isinstance(extended, Refused):
+            refused[unit] = extended.reason
+            continue
+        found[unit] = extended
+        if key is not None:
+            new[key] = encode(extended)
+    return new
+
+
+def _why_whole(
+    listed: Units, unit: int, key: str | None, before: str | None, refused: dict[int, str]
+) -> str:
+    """One line saying which unit is analysed whole after its files changed, and why (`scan
+    --verbose`); "" for a unit first read, or first analysed with these options."""
+    group, indexed = listed.groups[unit], listed.indexed
+    if unit in refused:
+        why = f"what was appended cannot be judged against its kept part: {refused[unit]}"
+    elif key is None:
+        why = "a file changed too recently for its part to be kept"
+    elif before is not None:
+        why = "its files grew, but no part was kept of them before they did"
+    elif any(i in indexed.parsed_now and i not in indexed.new for i in group):
+        why = "a file was rewritten, not appended to"
+    else:
+        return ""
+    first = Path(listed.files[group[0]].path).name
+    more = f" and {len(group) - 1} more file(s)" if len(group) > 1 else ""
+    return f"{first}{more}: {why}"
 
 
 @contextmanager

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 
+from sniff.analyses.cache.appended import Refused
 from sniff.analyses.cache.breaks import CacheRules
 from sniff.analyses.cost.scan_parts import (
     BreakDigest,
@@ -48,6 +49,8 @@ class ScanNumbers:
     breaks: BreakDigest
     dataset: Dataset
     """Files, formats and issues; its `requests` are left empty (the parts hold the numbers)."""
+    analysed_whole: tuple[str, ...] = ()
+    """A line per unit of files analysed from all its requests, saying why (`--verbose`)."""
 
 
 @collector_paused()  # (see there) joining and keeping parts build many objects too
@@ -86,17 +89,18 @@ def scan_units(
         requests = merge(responses, prices.cost)
         return encode_part(scan_part(requests, prices, zone, filters.keep, rules, grows))
 
-    def extend(group: list[int], part: ScanPart) -> ScanPart | None:
+    def extend(group: list[int], part: ScanPart) -> ScanPart | Refused:
         return _extended(indexed, group, part, prices, zone, filters, rules)
 
+    whole: list[str] = []
     found = kept_parts(
         listed, store, analyse=analyse, decode=decode_part, grown=(extend, encode_part),
-        priced=ScanPart.all_priced,
+        priced=ScanPart.all_priced, whole=whole,
     )  # fmt: skip
     parts = [part.whole(zone, filters.keep) for part in found]
     prices.save()  # the price tables resolved for this run, for the next one
     summary, breaks = join(parts)
-    return ScanNumbers(summary, breaks, listed.account())
+    return ScanNumbers(summary, breaks, listed.account(), tuple(whole))
 
 
 def _extended(
@@ -107,9 +111,9 @@ def _extended(
     zone: tzinfo,
     filters: Filters,
     rules: CacheRules,
-) -> ScanPart | None:
+) -> ScanPart | Refused:
     """The part of a unit whose files only grew, from its `part` before they did and what
-    their appended lines yield; None when it must be analysed again."""
+    their appended lines yield; `Refused` when it must be analysed again."""
     linked: dict[str, set[str]] = {}
     responses = []
     for index in group:
@@ -123,8 +127,8 @@ def _extended(
             linked[path] = set(index_rows.LINKS.decode(grown[0].links))
             responses += grown[1].responses
     if any(response.last_at is None for response in responses):
-        return None  # dated by its file's time, which later lines change
+        return Refused("a request is dated by its file's time, which later lines change")
     if len({response.key for response in responses}) < len(responses):
-        return None  # copies in two files: which is kept depends on the sessions' ends
+        return Refused("a call appended to two files: which copy is kept depends on both")
     requests = merge(responses, prices.cost)
     return extend_part(part, requests, linked, prices, zone, filters.keep, rules)

@@ -258,6 +258,8 @@ def _said_by_scan(folder: Path) -> set[tuple[str, int, str]]:
     assert result.exit_code == 0, result.output
     said = set()
     for line in result.stderr.splitlines():
+        if line.startswith("sniff: analysed whole: "):
+            continue  # which units were analysed from all their requests, and why
         where, reason = line.split(": ", 1)
         file, number = where.rsplit(":", 1)
         said.add((file, int(number), reason))

@@ -383,3 +383,31 @@ def test_a_new_file_repeating_kept_calls_has_its_unit_analysed_again(
     assert analysed == [1, 1]
     assert grown == scan_in_process(tmp_path, "--no-index")
     assert grown["totals"]["requests"] == 2
+
+
+def test_verbose_says_why_a_grown_unit_was_analysed_whole(
+    tmp_path: Path, analysed: list[int]
+) -> None:
+    """A response appended out of time order cannot be judged against the kept chains' ends:
+    the unit is analysed whole, exactly, and `--verbose` says so and why."""
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+
+    path = transcript(tmp_path, "s", 3)
+    early = [
+        Lines.user("early-u", "s0-a2", at(30), "Earlier?"),
+        reply("early", "early-u", 31, Lines.usage(4, read=2_000, write=100, output=9)),
+    ]
+    grown_scan(tmp_path, path, early, analysed)
+    assert analysed[-1] == 1
+    more = Lines.usage(4, read=2_000, write=80, output=7)
+    append(path, [Lines.user("more-u", "s2-a2", at(40), "And?"), reply("more", "more-u", 41, more)])
+    settle(path)
+    result = CliRunner().invoke(app, ["scan", "--json", "--verbose", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if "analysed whole" in line]
+    assert lines == [
+        "sniff: analysed whole: s.jsonl: what was appended cannot be judged against its kept "
+        "part: msg_more started before its chain's last judged request"
+    ]

@@ -24,6 +24,13 @@ from sniff.pricing import PriceBook
 
 
 @dataclass(frozen=True, slots=True)
+class Refused:
+    """Why requests cannot be judged against what is kept: everything is judged again."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Judged:
     """The frontier's open requests and the appended ones, judged together."""
 
@@ -47,9 +54,9 @@ def judge_appended(
     prices: PriceBook,
     rules: CacheRules,
     keep: Callable[[Request], bool],
-) -> Judged | None:
+) -> Judged | Refused:
     """`requests` (new, or new copies of the frontier's open ones) judged as among the set the
-    frontier was made of; None where that needs more of the set than the frontier keeps.
+    frontier was made of; `Refused` where that needs more of the set than the frontier keeps.
 
     Args:
         linked: file → what tied its requests to others before they grew
@@ -70,25 +77,25 @@ def judge_appended(
             ends[chain] = max(ends.get(chain, -math.inf), chains.starts[request.key])
     for request in every:
         if request.key in new and not _fits(request, opened, (linked, tokens), known):
-            return None
+            return Refused(f"{request.key} repeats or continues a call the part does not keep")
         start = chains.starts.get(request.key, math.inf)
         if ends and start <= ends.get(_chain(request), -math.inf):
-            return None
+            return Refused(f"{request.key} started before its chain's last judged request")
         if request.agent is Agent.COMPACTION and start <= frontier.started:
             held = opened.get(request.key)  # where the settled breaks' gaps were judged without it
             if held is None or start_of(held) != start:
-                return None
+                return Refused(f"{request.key}: a compaction among requests judged already")
     hours = set(frontier.one_hour)
     judged = hours | {_chain(r) for r in opened.values() if r.usage.cache_write_1h_tokens}
     hours |= {_chain(r) for r in every if r.usage.cache_write_1h_tokens}
     if any((chain in judged) != (chain in hours) for chain in ends):
-        return None  # the settled breaks' TTLs would change
+        return Refused("a first 1-hour cache write changes the TTL of requests judged already")
     found = break_part(
         chains.ordered, prices, rules, lambda r: r.key in own and keep(r), chains, advise_ttl=False
     )
     still = still_open([r for r in chains.ordered if r.key in own])
     if any(r.previous in still for r in every if r.key not in still):
-        return None  # a settled request continues an open one (the last of another chain)
+        return Refused("a judged request continues one later lines may still change")
     return Judged(chains, every, still, found.breaks)
 
 

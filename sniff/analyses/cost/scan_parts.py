@@ -21,7 +21,7 @@ from datetime import datetime, tzinfo
 
 import msgspec
 
-from sniff.analyses.cache.appended import judge_appended, merge_order
+from sniff.analyses.cache.appended import Refused, judge_appended, merge_order
 from sniff.analyses.cache.breaks import Break, CacheRules, break_part, dearest_first
 from sniff.analyses.cache.chains import Frontier
 from sniff.analyses.cost.summary import Cell, Summary, Totals, summary_cells, summary_of_cells
@@ -150,7 +150,7 @@ def scan_part(
         start = Frontier([], [], {}, -math.inf, [], {})
         nothing = ScanPart({}, digest([]), start, digest([]))
         part = extend_part(nothing, requests, {}, prices, zone, keep, rules)
-        if part is not None:
+        if isinstance(part, ScanPart):
             return part
     cells = summary_cells((request for request in requests if keep(request)), zone)
     found = break_part(requests, prices, rules, keep, advise_ttl=False)
@@ -165,26 +165,26 @@ def extend_part(
     zone: tzinfo,
     keep: Callable[[Request], bool],
     rules: CacheRules,
-) -> ScanPart | None:
+) -> ScanPart | Refused:
     """`part` with `requests` (what lines appended to its files yield, dated) added: the part
-    of all of them; None when that needs more of its requests than it keeps.
+    of all of them; `Refused` when that needs more of its requests than it keeps.
 
     Args:
         linked: file → what tied its requests to others (`ingest.index.rows.links_of`).
     """
     frontier = part.frontier
     if frontier is None or part.open_breaks is None:
-        return None
+        return Refused("its part keeps no frontier (its chains did not allow one)")
     judged = judge_appended(frontier, requests, linked, prices, rules, keep)
-    if judged is None:
-        return None
+    if isinstance(judged, Refused):
+        return judged
     every, still = judged.every, judged.still
     cells = _copied(part.cells)
     try:
         summary_cells((r for r in every if r.key not in still and keep(r)), zone, cells)
         summary_cells((r for r in every if r.key in still and keep(r)), zone, _copied(cells))
     except ValueError:  # ends before a request summed already (or to be: `whole`)
-        return None
+        return Refused("a new request ends before one summed already")
     settled = digest([b for b in judged.breaks if b.request.key not in still])
     return ScanPart(
         cells,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-from sniff.analyses.cache.appended import Judged, judge_appended
+from sniff.analyses.cache.appended import Judged, Refused, judge_appended
 from sniff.analyses.cache.break_report import Break
 from sniff.analyses.cache.break_rules import CacheRules
 from sniff.analyses.cache.chains import Frontier
@@ -58,7 +58,7 @@ class LiveBreaks:
         frontier = self.frontiers.get(session, _nothing())
         linked = {EVERYTHING: self.settled}
         judged = judge_appended(frontier, changed, linked, self.prices, self.rules, _every)
-        if judged is None:
+        if isinstance(judged, Refused):
             return self._whole(session, whole())
         self._keep(session, judged, frontier)
         keys = {request.key for request in changed}
@@ -68,7 +68,7 @@ class LiveBreaks:
         """Judge a session's requests from its start; its breaks."""
         start = _nothing()
         judged = judge_appended(start, requests, {}, self.prices, self.rules, _every)
-        assert judged is not None  # nothing kept to contradict: every request is new
+        assert isinstance(judged, Judged)  # nothing kept to contradict: every request is new
         self._keep(session, judged, start)
         return judged.breaks
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,11 @@ def scan(**options: Any) -> None:
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         numbers = _top(workspace.scan(), chosen)
     o.report_issues(numbers.dataset, options["verbose"])
+    if options["verbose"]:
+        from sniff.shown import one_line
+
+        for line in numbers.analysed_whole:
+            sys.stderr.write(one_line(f"sniff: analysed whole: {line}") + "\n")
     if options["json"]:
         _print_json(workspace, numbers)
         return
