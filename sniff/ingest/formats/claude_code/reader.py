@@ -27,6 +27,7 @@ import msgspec
 
 from sniff.ingest.files.lines import decode_lines
 from sniff.ingest.formats.claude_code.activity import ClaudeCodeActivity
+from sniff.ingest.formats.claude_code.closed import Closed, kept_names
 from sniff.ingest.formats.claude_code.group import SOURCE as SOURCE
 from sniff.ingest.formats.claude_code.group import Group
 from sniff.ingest.formats.claude_code.wire import (
@@ -87,8 +88,9 @@ class Reader:
         self.last_time = ""
         self.activity = ClaudeCodeActivity()
         self.stem = stem
-        self.closed: set[str] = set()
-        """Uuids and response ids of the lines before a kept reader's window."""
+        self.closed: set[str] | Closed = set()
+        """Uuids and response ids of the lines before a kept reader's window (none: this
+        reader read the file from its start; a plain set, its lookups the cheapest)."""
         self.kept: _Kept | None = None
         """What a resumed reader was kept with, to tell what the appended lines changed."""
 
@@ -118,8 +120,8 @@ class Reader:
             groups=dict(reversed(groups.items())),
             last_time=self.last_time, activity=ClaudeCodeActivity(), stem=self.stem,
         )  # fmt: skip
-        closed = (named | self.closed) - recent - groups.keys()
-        return _restore, (_KEPT_ENCODER.encode(kept), _KEPT_ENCODER.encode(closed))
+        closed = kept_names(self.closed, named - recent - groups.keys(), recent)
+        return _restore, (_KEPT_ENCODER.encode(kept), closed)
 
     def feed(self, data: bytes, first_line: int = 1, newlines: int | None = None) -> None:
         """Read more lines of the file: `data` holds whole lines from line `first_line` on.
@@ -216,7 +218,7 @@ class Reader:
         window = set().union(*(before for before, _ in pairs))
         for before, now in pairs:
             added = now - before
-            if not (added.isdisjoint(window) and added.isdisjoint(self.closed)):
+            if not (added.isdisjoint(window) and self.closed.isdisjoint(added)):
                 raise Unresumable
         if (
             any(self.parents[uuid] != parent for uuid, parent in kept["parents"].items())
@@ -413,13 +415,12 @@ class _Kept(TypedDict):
 
 _KEPT_ENCODER = msgspec.msgpack.Encoder()
 _KEPT_DECODER = msgspec.msgpack.Decoder(_Kept)
-_CLOSED_DECODER = msgspec.msgpack.Decoder(set[str])
 
 
 def _restore(kept: bytes, closed: bytes) -> Reader:
     """The `Reader` whose window `kept` and older names `closed` hold (see `__reduce__`)."""
     reader = Reader.__new__(Reader)
-    vars(reader).update(_KEPT_DECODER.decode(kept), closed=_CLOSED_DECODER.decode(closed))
+    vars(reader).update(_KEPT_DECODER.decode(kept), closed=Closed(closed))
     reader.kept = _KEPT_DECODER.decode(kept)  # as kept: the reader's own grow as it reads
     return reader
 
