@@ -415,32 +415,9 @@ class Workspace(Frames):
         Raises:
             UserError: as `dataset`, or `by` names no grouping (before any log is read).
         """
-        from sniff.analyses.cost.plans import load_plans
-        from sniff.analyses.report import GROUPINGS, build_report, linted_logs
+        from sniff.workspace.reporting import workspace_report
 
-        if by not in GROUPINGS:
-            raise UserError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
-        dataset = self.dataset("counted")
-        logs = linted_logs(dataset, self.filters.keep)
-        findings = []
-        if logs:
-            from functools import partial
-
-            from sniff.lint import LintConfig, lint
-            from sniff.logs import load
-
-            read = partial(load, use_index=self.use_index)
-            findings = lint(logs, LintConfig(ignore=("SN012",)), self.prices, load=read).findings
-        built = build_report(
-            dataset, self.prices, self.zone, by=by, keep=self.filters.keep, lint=findings,
-            activity=self.activity(),
-            plans=list(load_plans().values()) if plans is None else plans,
-        )  # fmt: skip
-        if redact:
-            from sniff.analyses.redact import redact as redacted
-
-            return redacted(built)
-        return built
+        return workspace_report(self, by, redact=redact, plans=plans)
 
     @staticmethod
     def recount(requests: list[Request]) -> list[Request]:
