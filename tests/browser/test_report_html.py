@@ -247,7 +247,7 @@ def test_nothing_scrolls_sideways_and_every_dollar_amount_is_in_view(
     assert seen["page"] <= room  # no sideways scrolling of the page itself
     assert seen["sideways"] == []  # nor of any box in it: tables reflow instead
     assert seen["html"] >= 12
-    assert len(seen["charts"]) == len(CHARTS) + 0  # one drawing of each chart is shown
+    assert len(seen["charts"]) == len(CHARTS)  # one drawing of each chart is shown
     for right, smallest in seen["charts"]:
         assert right <= room and smallest >= 10, seen["charts"]
     assert len(seen["dollars"]) > 100  # cards, tables and findings: each one is looked at

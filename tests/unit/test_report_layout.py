@@ -12,7 +12,7 @@ import pytest
 
 from sniff.numbers import axis_seconds
 from sniff.present.report import charts
-from sniff.present.report.svg import round_ticks, time_ticks
+from sniff.present.report.svg import Plot, round_ticks, time_ticks
 from sniff.present.report.tables import relative_path
 
 WIDTHS = [charts.WIDE, charts.NARROW]
@@ -127,10 +127,13 @@ def test_every_label_is_inside_the_drawing() -> None:
             assert 0 <= x <= svg_width and 0 <= y <= svg_height
 
 
-def test_text_from_a_chart_is_escaped() -> None:
-    svg = charts.daily_cost(["2026-01-01"], [{"input": 1.0}], charts.WIDE)
-    parsed(svg)  # well-formed
-    assert "<script" not in svg
+def test_a_charts_text_and_title_are_text_never_markup() -> None:
+    plot = Plot(400, 200)
+    plot.text(10, 10, "<script>alert(1)</script> & 'x'")
+    svg = parsed(plot.svg("<b>title</b>"))
+    assert [t.text for t in svg.iter(f"{SVG}text")] == ["<script>alert(1)</script> & 'x'"]
+    assert svg.find(f"{SVG}title").text == "<b>title</b>"  # type: ignore[union-attr]
+    assert svg.find(f".//{SVG}script") is None
 
 
 @pytest.mark.parametrize(

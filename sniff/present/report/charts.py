@@ -13,6 +13,7 @@ import math
 from collections.abc import Sequence
 from datetime import date
 
+from sniff.analyses.latency.timing import median
 from sniff.numbers import axis_seconds
 from sniff.present.report.svg import (
     FONT,
@@ -120,7 +121,7 @@ def latency(series: Sequence[tuple[str, str, Sequence[float]]], width: int) -> s
             for left, right, count in zip(edges, edges[1:], bins, strict=False):
                 outline += [(left, y(count)), (right, y(count))]
             plot.line([*outline, (edges[-1], y(0))], colour, stroke_width="2", class_="outline")
-        middle = sorted(found)[len(found) // 2]
+        middle = median(found)  # the latency table's p50
         plot.line([(x(middle), plot.top), (x(middle), y(0))], colour, stroke_dasharray="4 3")
     _seconds_axis(plot, x, low, high)
     return plot.svg("Latency distribution")

@@ -116,16 +116,12 @@ def _latency_json(report: Report) -> list[dict[str, Any]]:
         {
             "metric": metric,
             "count": len(every.values[metric]),
-            "exact": _exact(every, metric),
-            "approximate": len(every.values[metric]) - _exact(every, metric),
+            "exact": every.exact_of[metric],
+            "approximate": len(every.values[metric]) - every.exact_of[metric],
             "percentiles": _percentiles_json(every.summary(metric)),
         }
         for metric in REPORTED
     ]
-
-
-def _exact(group: ModelLatency, metric: str) -> int:
-    return group.exact_of[metric]
 
 
 def _group_json(group: ModelLatency) -> dict[str, Any]:

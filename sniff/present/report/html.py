@@ -7,10 +7,11 @@ header is clicked), so it opens offline, can be mailed, and prints to PDF as it 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from functools import partial
 
 from sniff.analyses.latency.by_model import ALL, ModelLatency
+from sniff.analyses.latency.timing import median
 from sniff.analyses.report import Report, period_text
 from sniff.numbers import compact, money, plural, seconds
 from sniff.present.report import charts
@@ -190,15 +191,11 @@ def _latency_figure(group: ModelLatency) -> str:
         )  # fmt: skip
         if group.values[metric]
     ]
-    said = ", ".join(f"{name} median {_median(values)}" for name, _, values in series)
+    said = ", ".join(f"{name} median {seconds(median(values))}" for name, _, values in series)
     what = "every model" if group.group == ALL else group.group
     caption = f"{what}: {plural(group.timed, 'request')} timed; {said} (dashed lines)"
     identity = "chart-latency-" + "".join(c if c.isalnum() else "-" for c in group.group)
     return _figure(identity, partial(charts.latency, series), caption)
-
-
-def _median(values: Sequence[float]) -> str:
-    return seconds(sorted(values)[len(values) // 2])
 
 
 def _lint(report: Report) -> list[str]:
