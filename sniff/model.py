@@ -180,6 +180,29 @@ class Sent(msgspec.Struct, frozen=True, gc=False):
     """The id the log gives the HTTP call (logged id, response id, request-id header)."""
 
 
+class JoinRule(StrEnum):
+    """How a call seen in the agent's own telemetry was found in its transcript."""
+
+    REQUEST_ID = "request id"
+    """Both carry the same provider request id."""
+    TOKENS_AND_TIME = "tokens and time"
+    """The same model and four token counts, started within `telemetry.JOIN_SECONDS`."""
+
+
+class FirstHand(msgspec.Struct, frozen=True, gc=False):
+    """What the agent itself reported of a call (OpenTelemetry), where it did: the call's
+    times and cost are then its, and sniff's own estimates from the transcript stay beside."""
+
+    joined_by: JoinRule | None
+    """How it was joined to its transcript; None: known from telemetry alone."""
+    ttft: bool
+    """The telemetry timed the first token (a span's `ttft_ms`), not only start and end."""
+    estimated_started_at: float | None = None
+    """sniff's estimates from the transcript's line times (epoch seconds), before the join."""
+    estimated_first_at: float | None = None
+    estimated_ended_at: float | None = None
+
+
 class Request(msgspec.Struct, frozen=True, gc=False):
     """One model API call, whatever log it came from."""
 
@@ -258,6 +281,9 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     thinking_share: float | None = None
     """Thinking's share of its output tokens, estimated from the generated text where the log
     holds it (claude-trace's streamed deltas or bodies: `ingest.thinking_share`); None elsewhere."""
+    first_hand: FirstHand | None = None
+    """Where the agent's own telemetry reported the call: its times and cost are the agent's
+    (`started_at`, `first_token_at`, `ended_at`, `reported_cost_usd`), and how it was joined."""
 
     @property
     def when(self) -> datetime:

@@ -3,7 +3,8 @@
 `cache_folder` is the one folder for what sniff can always make again: the index, the kept
 answers, the price tables resolved from genai-prices and the tokenizer's verified encoding.
 `SNIFF_CACHE_DIR` names another folder (set empty: keep nothing); else it is the user's cache
-folder, where the platform puts those (platformdirs). What is kept there is kept under the
+folder, where the platform puts those (platformdirs). `data_folder` holds what cannot be made
+again: what `sniff otel` received. What is kept there is kept under the
 identity of what it was made from (`identity`): sniff's version and own code
 (`code_identity`), and the parts it names: the price data (`price_data_identity`), a file the
 user gave (`file_identity`), the options, the logs' files.
@@ -28,6 +29,22 @@ def cache_folder() -> Path | None:
     from platformdirs import user_cache_dir
 
     return Path(user_cache_dir("sniff", appauthor=False))
+
+
+def data_folder() -> Path:
+    """The user's data folder for sniff: what sniff wrote that cannot be made again (what
+    `sniff otel` received). `SNIFF_DATA_DIR` overrides; else where the platform puts data."""
+    configured = os.environ.get("SNIFF_DATA_DIR")
+    if configured:
+        return Path(configured)
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("sniff", appauthor=False))
+
+
+def otel_folder() -> Path:
+    """Where `sniff otel` writes what it receives by default, and every command reads it."""
+    return data_folder() / "otel"
 
 
 def identity(*parts: object) -> str:

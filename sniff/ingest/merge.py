@@ -17,6 +17,7 @@ import msgspec
 
 from sniff.ingest.plausible import in_range
 from sniff.ingest.record import HARNESS_OF, Response
+from sniff.ingest.telemetry import join_telemetry
 from sniff.model import (
     Activity,
     AgentEvent,
@@ -41,11 +42,12 @@ def _unpriced(_model: str, _when: datetime, _usage: Usage, _provider: str | None
 
 
 def merge(responses: Iterable[Response], cost_of: Pricer = _unpriced) -> list[Request]:
-    """One `Request` per distinct response key, priced by `cost_of`, ordered by time."""
+    """One `Request` per distinct response key, priced by `cost_of`, ordered by time; a call the
+    agent's telemetry reports joined to its transcript's copy (`telemetry`)."""
     best: dict[str, Response] = {}
     copies: dict[str, list[Response]] = {}
     session_ends: dict[str, float] = {}
-    for response in responses:
+    for response in join_telemetry(responses):
         last = response.last_at or 0.0
         if last > session_ends.get(response.session_id, 0.0):
             session_ends[response.session_id] = last
@@ -119,6 +121,7 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         repository=response.repository,
         visible_at=_time(response.visible_at),
         thinking_share=response.thinking_share,
+        first_hand=response.first_hand,
     )
 
 

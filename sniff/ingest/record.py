@@ -12,7 +12,7 @@ from typing import NamedTuple
 import msgspec
 
 from sniff.ingest.plausible import epoch as epoch  # where parsers have always found it
-from sniff.model import Activity, Agent, Block, Harness, LineIssue, Sent
+from sniff.model import Activity, Agent, Block, FirstHand, Harness, LineIssue, Sent
 
 
 class Tokens(NamedTuple):
@@ -123,6 +123,11 @@ class Response(NamedTuple):
     thinking_share: float | None = None
     """Thinking's estimated share of the output tokens, where the log holds the generated text
     (`thinking_share`)."""
+    request_id: str | None = None
+    """The provider's id of the HTTP request (Claude Code's `requestId`, OpenTelemetry's
+    `request_id`): what joins a call's telemetry to its transcript (`ingest.telemetry`)."""
+    first_hand: FirstHand | None = None
+    """What the agent's own telemetry reported of the call, once joined (`ingest.telemetry`)."""
 
     @property
     def total(self) -> int:

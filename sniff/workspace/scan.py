@@ -36,6 +36,7 @@ from sniff.ingest.index.store import IndexStore
 from sniff.ingest.merge import merge
 from sniff.ingest.parallel import collector_paused
 from sniff.ingest.record import Prompts
+from sniff.ingest.telemetry import TELEMETRY
 from sniff.model import Dataset
 from sniff.pricing import PriceBook
 from sniff.workspace.parts import kept_parts, list_units
@@ -114,6 +115,8 @@ def _extended(
 ) -> ScanPart | Refused:
     """The part of a unit whose files only grew, from its `part` before they did and what
     their appended lines yield; `Refused` when it must be analysed again."""
+    if any(indexed.entry(index).log_format == TELEMETRY for index in group):
+        return Refused("an agent's telemetry joins calls to their copies in other files")
     linked: dict[str, set[str]] = {}
     responses = []
     for index in group:

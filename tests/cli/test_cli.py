@@ -24,7 +24,7 @@ REQUEST_LOGS_EXPECTED = json.loads(
     (ROOT / "tests" / "golden" / "request_logs_expected.json").read_text()
 )
 OTHER_AGENTS = ("amp", "cline", "copilot", "droid", "gemini-cli", "kimi", "opencode", "openclaw",
-                "pi", "qwen-code")  # fmt: skip
+                "pi", "qwen-code", "otel")  # fmt: skip
 """The folders of sample_logs of the other agents, each pinned by its golden test."""
 WIDE = {"COLUMNS": "200"}
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
 
-from sniff.model import Request, TokenSums
+from sniff.model import JoinRule, Request, TokenSums
 
 
 @dataclass(slots=True)
@@ -46,6 +46,13 @@ class Totals(TokenSums):
     """sniff's cost of the requests whose agent logged one and that sniff priced: what
     `reported_usd` is to be compared with (over `reported_and_priced`)."""
     reported_and_priced: int = 0
+    joined_by_request_id: int = 0
+    """Requests the agent's telemetry reported, joined to their transcript by request id."""
+    joined_by_tokens_and_time: int = 0
+    """Requests the agent's telemetry reported, joined to their transcript by the same model
+    and token counts, started within 2 s."""
+    telemetry_only: int = 0
+    """Requests known from the agent's telemetry alone (no transcript holds them)."""
     first: datetime | None = None
     """The earliest request's start."""
     last: datetime | None = None
@@ -74,6 +81,8 @@ class Totals(TokenSums):
             self.priced_requests += request.calls or 1  # a session's totals count as one
             self.cost_usd += cost.total_usd
             self.uncached_usd += cost.uncached_usd
+        if request.first_hand is not None:
+            self._count_first_hand(request.first_hand.joined_by)
         reported = request.reported_cost_usd
         if reported is not None:
             self.reported_requests += 1
@@ -81,6 +90,11 @@ class Totals(TokenSums):
             if cost is not None:
                 self.reported_and_priced += 1
                 self.reported_priced_usd += cost.total_usd
+
+    def _count_first_hand(self, joined_by: JoinRule | None) -> None:
+        self.joined_by_request_id += joined_by is JoinRule.REQUEST_ID
+        self.joined_by_tokens_and_time += joined_by is JoinRule.TOKENS_AND_TIME
+        self.telemetry_only += joined_by is None
 
     def merge(self, other: Totals) -> None:
         """Add another group's sums to these."""
@@ -101,6 +115,9 @@ class Totals(TokenSums):
         self.reported_usd += other.reported_usd
         self.reported_priced_usd += other.reported_priced_usd
         self.reported_and_priced += other.reported_and_priced
+        self.joined_by_request_id += other.joined_by_request_id
+        self.joined_by_tokens_and_time += other.joined_by_tokens_and_time
+        self.telemetry_only += other.telemetry_only
         if other.first is not None and (self.first is None or other.first < self.first):
             self.first = other.first
         if other.last is not None and (self.last is None or other.last > self.last):

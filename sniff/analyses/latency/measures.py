@@ -233,10 +233,41 @@ def _notes(
         )
     if metric == "visible" and valued:
         notes.append(DIFFERENCE)
+    notes += first_hand_notes(valued, metric)
     if blind:
         formats = ", ".join(f"{count:,} {source}" for source, count in blind.items())
         notes.append(BLIND[metric].format(formats))
     return notes
+
+
+FIRST_HAND = (
+    "{} timed by the agent's own telemetry (OpenTelemetry), joined to {}: median {:.3f} s; "
+    "sniff's estimate from {} transcript line times: {:.3f} s"
+)
+ESTIMATED = {"ttft": ("estimated_started_at", "estimated_first_at"),
+             "e2e": ("estimated_started_at", "estimated_ended_at")}  # fmt: skip
+"""The measures sniff also estimates from a transcript, and its estimates' ends."""
+
+
+def first_hand_notes(valued: list[tuple[Timing, float]], metric: str) -> list[str]:
+    """Where the agent's telemetry timed requests also in a transcript: its figure and sniff's
+    own estimate beside it (what the transcript alone would have said)."""
+    ends = ESTIMATED.get(metric)
+    pairs = []
+    for item, value in valued:
+        first_hand = item.request.first_hand
+        if ends is None or first_hand is None or first_hand.joined_by is None:
+            continue
+        start, end = (getattr(first_hand, name) for name in ends)
+        if start is not None and end is not None and end > start:
+            pairs.append((value, end - start))
+    if not pairs:
+        return []
+    from sniff.analyses.latency.timing import median
+
+    told = plural(len(pairs), "request")
+    return [FIRST_HAND.format(told, "their transcripts", median(v for v, _ in pairs),
+                              "their", median(e for _, e in pairs))]  # fmt: skip
 
 
 def _not_measurable(measured: list[Timing], metric: str) -> dict[str, int]:

@@ -29,6 +29,7 @@ class Timing:
     e2e: float | None
     """End to end: from sending the request to the end of the response."""
     exact: bool
+    """Timed from exact timestamps: a log that records them, or the agent's own telemetry."""
     visible: float | None = None
     """Time to first visible token: from sending the request to the first text (else tool
     call) of the response, where the log tells (Claude Code transcripts: approximate)."""
@@ -68,7 +69,10 @@ def timing(request: Request) -> Timing | None:
     ttft = _positive((first - start).total_seconds()) if first is not None else None
     shown = request.visible_at
     visible = _positive((shown - start).total_seconds()) if shown is not None else None
-    exact = request.source in EXACT_SOURCES
+    # the agent's own telemetry timed the first token: first-hand, where the transcript
+    # only stamps lines as written
+    first_hand = request.first_hand is not None and request.first_hand.ttft
+    exact = request.source in EXACT_SOURCES or first_hand
     tpot = None
     if exact and first is not None and request.usage.output_tokens > 1:
         streaming = (end - first).total_seconds()

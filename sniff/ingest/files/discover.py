@@ -60,12 +60,14 @@ class SourceFile:
 
 def default_roots() -> list[Path]:
     """The existing folders where agents and tracers keep logs on this machine: every agent's
-    places (`locations.PLACES`, under every home, or where its variable says), and
-    claude-trace logs in the current folder (`./.claude-trace`)."""
+    places (`locations.PLACES`, under every home, or where its variable says), what `sniff
+    otel` received (`paths.otel_folder`), and claude-trace logs in the current folder
+    (`./.claude-trace`)."""
     from sniff.ingest.files import locations
+    from sniff.paths import otel_folder
 
     found = locations.candidates(os.environ, locations.homes())
-    return _unique_dirs([*found, Path.cwd() / ".claude-trace"])
+    return _unique_dirs([*found, otel_folder(), Path.cwd() / ".claude-trace"])
 
 
 def bundled_samples() -> Path:

@@ -21,6 +21,7 @@ from sniff.ingest.files.lines import CUT_SHORT
 from sniff.ingest.files.streamed import READERS
 from sniff.ingest.merge import Pricer, merge
 from sniff.ingest.record import FileResult, Response
+from sniff.ingest.telemetry import TELEMETRY
 from sniff.model import LineIssue, Request, ToolCall, ToolResult
 
 if TYPE_CHECKING:
@@ -55,7 +56,10 @@ class Follower:
         self.log_format = log_format
         self.requests: dict[str, Request] = {}
         """Every request seen, by key."""
-        self._copies: dict[str, list[Response]] = {}
+        self._copies: dict[str, dict[tuple[str, int], Response]] = {}
+        """Each call's copies, by file and line (a file read whole again yields them again)."""
+        self._telemetry = False
+        """Whether an agent's telemetry was seen: its calls join copies under other keys."""
         self._calls: dict[str, ToolCall] = {}
         self._results: set[str] = set()
         self._skipped: set[LineIssue] = set()
@@ -109,9 +113,15 @@ class Follower:
                     results_new.append(done)
         keys = set()
         for response in responses:
-            self._copies.setdefault(response.key, []).append(response)
+            self._copies.setdefault(response.key, {})[response.file, response.line] = response
             keys.add(response.key)
-        merged = merge((copy for key in keys for copy in self._copies[key]), self.cost_of)
+        self._telemetry = self._telemetry or any(r.source == TELEMETRY for r in responses)
+        if self._telemetry:  # a telemetry call joins its transcript's copy, under another key
+            keys = set(self._copies)
+        merged = merge((c for key in keys for c in self._copies[key].values()), self.cost_of)
+        if self._telemetry:  # a call counted alone until its transcript's copy came
+            kept = {request.key for request in merged}
+            self.requests = {k: r for k, r in self.requests.items() if k in kept}
         new = [request for request in merged if request.key not in self.requests]
         # a file read whole again (or its last lines again) yields what was seen: not a change
         changed = [request for request in merged if self.requests.get(request.key) != request]

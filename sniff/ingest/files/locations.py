@@ -78,7 +78,7 @@ PLACES = (
 )  # fmt: skip
 """Every agent's places, in the order `sniff` lists what it found."""
 
-ENVIRONMENT = (*(place.env for place in PLACES if place.env), "XDG_DATA_HOME")
+ENVIRONMENT = (*(place.env for place in PLACES if place.env), "XDG_DATA_HOME", "SNIFF_DATA_DIR")
 """The variables that move an agent's logs (what `sniff`'s output depends on)."""
 
 

@@ -50,11 +50,13 @@ def agent_formats() -> tuple[AgentFormat, ...]:
 
 
 CLAUDE_CODE, CODEX = "claude-code", "codex"
-CLAUDE_TRACE, REQUEST_LOG = "claude-trace", "request-log"
+CLAUDE_TRACE, REQUEST_LOG, OTEL = "claude-trace", "request-log", "otel"
 """The names of the formats told apart below (each its module's `SOURCE`, a test checks)."""
 WHOLE_FILE_PARSERS: dict[str, str] = {
-    CLAUDE_TRACE: "claude_trace.reader", REQUEST_LOG: "request_log.reader"
+    CLAUDE_TRACE: "claude_trace.reader", REQUEST_LOG: "request_log.reader", OTEL: "otel.reader"
 }  # fmt: skip
+OTLP_SIGNALS = ("resourceLogs", "resourceSpans", "resourceMetrics")
+"""The top-level lists of an OpenTelemetry export request (OTLP/JSON), one per signal."""
 """The formats of sniff's own that are read whole (the others: `streamed.READERS`), and the
 module of each (`sniff.ingest.formats.<module>.parse_data`), imported when a file of it is
 read."""
@@ -189,7 +191,13 @@ def detect_document(data: bytes) -> str | None:
         value = orjson.loads(data.removeprefix(BOM))
     except orjson.JSONDecodeError:
         return None
+    if _otlp(value):  # one export request saved whole, as an exporter posts it
+        return OTEL
     return _claimed(Layout.DOCUMENT, value)
+
+
+def _otlp(value: object) -> bool:
+    return isinstance(value, dict) and any(isinstance(value.get(k), list) for k in OTLP_SIGNALS)
 
 
 def detect_database(path: str) -> str | None:
@@ -265,6 +273,8 @@ def foreign(record: dict[str, Any]) -> bool:
 def classify(record: dict[str, Any]) -> str | None:
     """The format one record belongs to, or None when it does not tell."""
     kind = record.get("type")
+    if _otlp(record):
+        return OTEL
     if isinstance(record.get("payload"), dict) and kind in CODEX_TYPES:
         return CODEX
     request = record.get("request")

@@ -123,6 +123,11 @@ def source_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dict
         "last": last.isoformat() if last else None,
         "prices": prices.library,
         "price_overrides": list(prices.overrides),
+        "telemetry": {
+            "joined_by_request_id": summary.totals.joined_by_request_id,
+            "joined_by_tokens_and_time": summary.totals.joined_by_tokens_and_time,
+            "telemetry_only": summary.totals.telemetry_only,
+        },
     }
 
 

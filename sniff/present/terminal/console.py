@@ -243,6 +243,9 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
         )
     if summary.totals.rollups:
         console.print(ROLLUPS_NOTE.format(plural(summary.totals.rollups, "session")))
+    telemetry = telemetry_note(summary.totals)
+    if telemetry:
+        console.print(telemetry)
     empty = set(dataset.empty_files)
     for issue in dataset.issues:
         if issue.file in empty and issue.line == 0:
@@ -251,6 +254,23 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
                 highlight=False,
             )
             console.print(f"  {issue.reason}", style="dim", highlight=False)
+
+
+def telemetry_note(totals: Totals) -> str:
+    """How many requests the agents' own telemetry reported, and how each was counted once."""
+    joined = totals.joined_by_request_id + totals.joined_by_tokens_and_time
+    if not joined and not totals.telemetry_only:
+        return ""
+    ways = [f"{count:,} by {how}" for count, how in (
+        (totals.joined_by_request_id, "request id"),
+        (totals.joined_by_tokens_and_time, "model, tokens and start within 2 s"),
+    ) if count]  # fmt: skip
+    said = f" ({', '.join(ways)})" if ways else ""
+    return (
+        f"OpenTelemetry: {plural(joined, 'request')} joined to {'its' if joined == 1 else 'their'} "
+        f"transcript{said}, timed and costed by the agent; "
+        f"{plural(totals.telemetry_only, 'request')} from telemetry alone."
+    )
 
 
 def print_issues(stream: TextIO, issues: Iterable[LineIssue]) -> None:

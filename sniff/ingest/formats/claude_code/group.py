@@ -50,6 +50,8 @@ class Group(msgspec.Struct, array_like=True, gc=False):
     """The time of its first line holding a `text` block ("" while none came)."""
     tool_at: str = ""
     """The time of its first line holding a `tool_use` block."""
+    request_id: str | None = None
+    """The provider's request id its lines name (`requestId`)."""
 
     def widen(self, timestamp: str) -> None:
         """Stretch the response's time span to cover another of its lines."""
@@ -124,6 +126,7 @@ class Group(msgspec.Struct, array_like=True, gc=False):
             compacted=compacted,
             git_branch=self.branch or reader.branch_of(self.parent),
             visible_at=self._visible(first, last),
+            request_id=self.request_id,
         )
 
     def _visible(self, first: float | None, last: float | None) -> float | None:

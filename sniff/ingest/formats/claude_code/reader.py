@@ -317,6 +317,7 @@ class Reader:
             line.parentUuid,
             sys.intern(version) if version else None,
             branch=sys.intern(branch) if branch else None,
+            request_id=line.requestId,
         )
 
     def _agent(
