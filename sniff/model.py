@@ -355,8 +355,9 @@ class AgentEvent(msgspec.Struct, frozen=True, gc=False):
     """Something that happened to a conversation outside tool calls."""
 
     kind: str
-    """`instruction` (a real user request), `interrupt` (the user stopped the agent) or
-    `api_error` (the harness logged a failed API call)."""
+    """`instruction` (a real user request), `interrupt` (the user stopped the agent),
+    `api_error` (the harness logged a failed API call) or `compaction` (the agent's telemetry
+    reported the conversation compacted)."""
     session_id: str
     project: str
     at: float | None

@@ -57,7 +57,12 @@ def merge(responses: Iterable[Response], cost_of: Pricer = _unpriced) -> list[Re
         else:
             copies.setdefault(response.key, [kept]).append(response)
     for key, candidates in copies.items():
-        best[key] = min(candidates, key=lambda r: _preference(r, session_ends))
+        chosen = min(candidates, key=lambda r: _preference(r, session_ends))
+        if not chosen.blocks:  # a transcript's copy, the prompt in another (an API body's)
+            holding = next((copy for copy in candidates if copy.blocks), None)
+            if holding is not None:
+                chosen = chosen._replace(blocks=holding.blocks, sent=chosen.sent or holding.sent)
+        best[key] = chosen
     requests = [_request(response, cost_of) for response in best.values()]
     requests.sort(key=lambda request: (request.ended_at, request.file, request.line))
     return requests

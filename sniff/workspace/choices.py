@@ -18,7 +18,7 @@ HARNESSES = (
 """`--harness` names: `model.Harness` (a test holds the two equal; here without importing the
 records, for `--help`)."""
 FORMATS = (
-    "claude-code", "claude-trace", "codex", "request-log", "otel",
+    "claude-code", "claude-trace", "codex", "request-log", "otel", "otel-bodies",
     "gemini-cli", "qwen-code", "opencode", "pi", "kimi", "cline", "cline-tasks", "copilot",
     "amp", "droid", "goose",
 )  # fmt: skip

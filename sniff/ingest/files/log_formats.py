@@ -50,11 +50,15 @@ def agent_formats() -> tuple[AgentFormat, ...]:
 
 
 CLAUDE_CODE, CODEX = "claude-code", "codex"
-CLAUDE_TRACE, REQUEST_LOG, OTEL = "claude-trace", "request-log", "otel"
+CLAUDE_TRACE, REQUEST_LOG = "claude-trace", "request-log"
+OTEL, OTEL_BODIES = "otel", "otel-bodies"
 """The names of the formats told apart below (each its module's `SOURCE`, a test checks)."""
 WHOLE_FILE_PARSERS: dict[str, str] = {
-    CLAUDE_TRACE: "claude_trace.reader", REQUEST_LOG: "request_log.reader", OTEL: "otel.reader"
+    CLAUDE_TRACE: "claude_trace.reader", REQUEST_LOG: "request_log.reader", OTEL: "otel.reader",
+    OTEL_BODIES: "otel.bodies",
 }  # fmt: skip
+BODY_FILES = (".request.json", ".response.json")
+"""The API bodies Claude Code writes beside their index (`otel.bodies`), read through it."""
 OTLP_SIGNALS = ("resourceLogs", "resourceSpans", "resourceMetrics")
 """The top-level lists of an OpenTelemetry export request (OTLP/JSON), one per signal."""
 """The formats of sniff's own that are read whole (the others: `streamed.READERS`), and the
@@ -160,7 +164,7 @@ def parse_data(
     path: str, data: bytes, project_hint: str, forced: str | None, with_prompts: Prompts
 ) -> FileResult:
     """A file's bytes read with the parser of its format (or of `forced`)."""
-    log_format = forced or detect(data) or detect_document(data)
+    log_format = forced or _body_file(path) or detect(data) or detect_document(data)
     if log_format is None:
         return FileResult([], [], 0, None)
     parse = parser_of(log_format)
@@ -171,6 +175,14 @@ def parse_data(
     if agent and not (result.responses or result.issues or _acts(result)):
         return result._replace(issues=[LineIssue(path, 0, NO_USAGE, kept=True)])
     return result
+
+
+def _body_file(path: str) -> str | None:
+    """`OTEL_BODIES` for an API body beside the index that names it, else None."""
+    if not path.endswith(BODY_FILES):
+        return None
+    index = os.path.join(os.path.dirname(path), "index.jsonl")
+    return OTEL_BODIES if os.path.isfile(index) else None
 
 
 def _acts(result: FileResult) -> bool:
@@ -244,6 +256,9 @@ def detect(data: bytes) -> str | None:
         except orjson.JSONDecodeError:
             continue
         if isinstance(value, dict):
+            telemetry = _telemetry(value)  # shapes no agent's log has, some keys shared
+            if telemetry is not None:
+                return telemetry
             claimed = _claimed(Layout.LINES, value)
             if claimed is not None:
                 return claimed
@@ -252,6 +267,16 @@ def detect(data: bytes) -> str | None:
             found = classify(value)
             if found is not None:
                 return found
+    return None
+
+
+def _telemetry(record: dict[str, Any]) -> str | None:
+    """`OTEL` for an OpenTelemetry export request, `OTEL_BODIES` for a line of the index of
+    Claude Code's API bodies; None for anything else."""
+    if _otlp(record):
+        return OTEL
+    if {"request_id", "request_file", "response_file"} <= record.keys():
+        return OTEL_BODIES
     return None
 
 
@@ -273,8 +298,6 @@ def foreign(record: dict[str, Any]) -> bool:
 def classify(record: dict[str, Any]) -> str | None:
     """The format one record belongs to, or None when it does not tell."""
     kind = record.get("type")
-    if _otlp(record):
-        return OTEL
     if isinstance(record.get("payload"), dict) and kind in CODEX_TYPES:
         return CODEX
     request = record.get("request")

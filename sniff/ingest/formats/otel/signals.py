@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from sniff.ingest.plausible import in_range
+
 HEX_ID = re.compile(r"[0-9a-fA-F]{16}(?:[0-9a-fA-F]{16})?")
 NANOS = 1e-9
+MAX_NANOS = 10**20
+"""Far past any date: a longer count is hostile (and its float would overflow)."""
 
 
 class Kind(StrEnum):
@@ -148,9 +153,15 @@ def _integer(value: object) -> int | None:
 
 
 def _seconds(nanos: object) -> float | None:
-    """Epoch seconds from a count of nanoseconds (a string or a number); None for 0 or none."""
-    count = _integer(nanos) if not isinstance(nanos, float) else int(nanos)
-    return count * NANOS if count else None
+    """Epoch seconds from a count of nanoseconds (a string or a number); None for 0, none, or
+    a time no log can hold (a hostile count far past any date, or before sniff's)."""
+    if isinstance(nanos, float):
+        nanos = int(nanos) if math.isfinite(nanos) else None
+    count = _integer(nanos)
+    if not count or not -MAX_NANOS < count < MAX_NANOS:
+        return None
+    seconds = count * NANOS
+    return seconds if in_range(seconds) else None
 
 
 def hex_id(value: object) -> str:
