@@ -33,7 +33,7 @@ def test_scan_sums_the_bundled_logs_by_harness() -> None:
     report = scan(SAMPLE_LOGS)
     rows = {row["harness"]: row for row in report["by_harness"]}
     assert {name: row["requests"] for name, row in rows.items()} == {
-        "claude-code": 141, "api": 25, "codex": 11, "gemini-cli": 11, "qwen-code": 7,
+        "claude-code": 146, "api": 25, "codex": 11, "gemini-cli": 11, "qwen-code": 7,
         "opencode": 9, "kilo": 1, "pi": 6, "openclaw": 2, "kimi": 7, "cline": 8, "roo-code": 2,
         "kilo-code": 2, "copilot": 8, "amp": 5, "droid": 0,
     }  # fmt: skip
@@ -44,10 +44,16 @@ def test_scan_sums_the_bundled_logs_by_harness() -> None:
 
 
 def test_what_an_agent_logged_its_calls_cost_is_shown_beside_sniffs_cost() -> None:
-    """pi logs each call's cost at the same prices: no difference; Claude Code logs none."""
+    """pi logs each call's cost at the same prices: no difference; Claude Code's transcripts
+    log none, its telemetry does (`sample_logs/otel`: at the library's prices)."""
     rows = {row["harness"]: row for row in scan(SAMPLE_LOGS)["by_harness"]}
-    assert rows["claude-code"]["reported_cost_usd"] is None
-    assert rows["claude-code"]["cost_minus_reported_usd"] is None
+    claude = rows["claude-code"]
+    assert claude["reported_requests"] == 4  # the fifth failed: no cost
+    assert claude["reported_cost_usd"] == pytest.approx(0.116218)
+    assert claude["cost_minus_reported_usd"] == pytest.approx(0, abs=1e-6)
+    transcripts = scan(SAMPLE_LOGS / "claude-code")["by_harness"][0]
+    assert transcripts["reported_cost_usd"] is None
+    assert transcripts["cost_minus_reported_usd"] is None
     pi = rows["pi"]
     assert pi["reported_requests"] == pi["requests"] == 6
     assert pi["reported_cost_usd"] == pytest.approx(pi["cost_usd"], abs=1e-6)
@@ -87,7 +93,7 @@ def test_the_report_has_a_cost_by_harness_table_with_each_agents_own_figure() ->
         if line.startswith("| ") and not line.startswith("| harness")
         for cells in [[cell.strip() for cell in line.strip("|").split("|")]]
     }
-    assert rows["claude-code"][-2:] == ["-", "-"]  # Claude Code logs no cost of its own
+    assert rows["claude-code"][-2:] == ["$0.116", "$0.00"]  # its telemetry's, at sniff's prices
     assert rows["droid"][1] == "0 (+2 sessions of totals)"
     assert rows["pi"][-2] == rows["pi"][2]  # pi logged what sniff prices: the same dollars
     harnesses = {row["harness"] for row in scan(SAMPLE_LOGS)["by_harness"]}

@@ -284,7 +284,7 @@ def test_the_plans_are_blocks_figures_and_plan_chooses_one() -> None:
     plans = cli_json("report", "--plan", "max5")["plans"]
     assert [plan["key"] for plan in plans] == ["max5"] and plans[0]["months"] == months
     assert [plan["key"] for plan in cli_json("report")["plans"]] == ["pro", "max5", "max20"]
-    page = report("-f", "md")
+    page = runner.invoke(app, ["report", str(SAMPLE_LOGS), "--tz", "UTC", "-f", "md"]).stdout
     header, *rows = md_table(page, "## Subscription or API")
     assert header[:3] == ["month", "requests", "at API prices"] and len(rows) == 3
     assert [row[0] for row in rows] == [row["month"] for row in months[::-1][:3]]

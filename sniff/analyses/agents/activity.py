@@ -56,6 +56,7 @@ ACTIVITY_FORMATS = frozenset(
         "droid",
         "gemini-cli",
         "qwen-code",
+        "otel",  # Claude Code's `tool_decision` and `tool_result` events
     }
 )
 """Log formats that record what agents did (their tool calls and results); the others (API
