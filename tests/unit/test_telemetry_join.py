@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from sniff.cli import app
 from tests.conftest import Lines
+from tests.unit.test_otel_genai import attributes as otlp_attributes
 
 runner = CliRunner()
 START = 1_775_000_000.0  # 2026-03-31T23:33:20Z
@@ -21,18 +22,8 @@ SESSION = Lines.SESSION
 
 
 def attributes(**values: Any) -> list[dict[str, Any]]:
-    """OTLP attributes: ints as `intValue` strings, floats as doubles, the rest as strings."""
-
-    def wrap(value: Any) -> dict[str, Any]:
-        if isinstance(value, bool):
-            return {"boolValue": value}
-        if isinstance(value, int):
-            return {"intValue": str(value)}
-        if isinstance(value, float):
-            return {"doubleValue": value}
-        return {"stringValue": value}
-
-    return [{"key": key.replace("__", "."), "value": wrap(v)} for key, v in values.items()]
+    """OTLP attributes, named with `__` for `.` (`session__id`: `session.id`)."""
+    return otlp_attributes({key.replace("__", "."): item for key, item in values.items()})
 
 
 RESOURCE = {"attributes": attributes(service__name="claude-code", service__version="2.1.224")}
