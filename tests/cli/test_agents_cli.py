@@ -129,8 +129,8 @@ def test_a_format_that_records_no_activity_gets_one_line_not_empty_tables() -> N
     shown = run("agents", "--no-index", str(REPO / "sample_logs"))
     assert "Tool use ·" in shown
     assert shown.splitlines()[-1] == (
-        "Not counted: the claude-trace and cline-tasks and request-log files record API requests"
-        " only, no agent activity."
+        "Not counted: the claude-trace and cline-tasks and otel-bodies and request-log files record"
+        " API requests only, no agent activity."
     )
 
 
