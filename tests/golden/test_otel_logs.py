@@ -41,7 +41,9 @@ def test_each_call_counts_once_from_its_event_and_span():
     assert report["warnings"]["failed_requests"] == 1
     assert report["source"]["formats"] == {"otel": 3, "otel-bodies": 3}
     assert report["source"]["telemetry"] == {
-        "joined_by_request_id": 1, "joined_by_tokens_and_time": 0, "telemetry_only": 4
+        "joined_by_request_id": 1,
+        "joined_by_tokens_and_time": 0,
+        "telemetry_only": 4,
     }
     assert report["warnings"]["ttl_assumed_requests"] == 2  # the bodies' usage says its TTL
     (harness,) = report["by_harness"]
