@@ -19,6 +19,8 @@ from typing import Any
 
 import msgspec
 
+from sniff.first_hand import CacheDiagnosis, FirstHand
+
 
 class Agent(StrEnum):
     """Which part of an agent harness made a request."""
@@ -180,27 +182,20 @@ class Sent(msgspec.Struct, frozen=True, gc=False):
     """The id the log gives the HTTP call (logged id, response id, request-id header)."""
 
 
-class JoinRule(StrEnum):
-    """How a call seen in the agent's own telemetry was found in its transcript."""
+class LimitReading(msgspec.Struct, frozen=True, gc=False):
+    """An agent's own reading of one of its usage limits, at one moment: Claude Code's
+    status-line `rate_limits`, Codex's `token_count` events' `rate_limits`."""
 
-    REQUEST_ID = "request id"
-    """Both carry the same provider request id."""
-    TOKENS_AND_TIME = "tokens and time"
-    """The same model and four token counts, started within `telemetry.JOIN_SECONDS`."""
-
-
-class FirstHand(msgspec.Struct, frozen=True, gc=False):
-    """What the agent itself reported of a call (OpenTelemetry), where it did: the call's
-    times and cost are then its, and sniff's own estimates from the transcript stay beside."""
-
-    joined_by: JoinRule | None
-    """How it was joined to its transcript; None: known from telemetry alone."""
-    ttft: bool
-    """The telemetry timed the first token (a span's `ttft_ms`), not only start and end."""
-    estimated_started_at: float | None = None
-    """sniff's estimates from the transcript's line times (epoch seconds), before the join."""
-    estimated_first_at: float | None = None
-    estimated_ended_at: float | None = None
+    harness: Harness
+    window: str
+    """Claude Code's `five_hour`, `seven_day`, `spend_limit`; Codex's `primary`, `secondary`."""
+    used_percent: float
+    at: float
+    """When it was read (epoch seconds)."""
+    resets_at: float | None = None
+    """When the window resets (epoch seconds), where said."""
+    window_minutes: int | None = None
+    """The window's length, where said (Codex's `window_minutes`)."""
 
 
 class Request(msgspec.Struct, frozen=True, gc=False):
@@ -284,6 +279,8 @@ class Request(msgspec.Struct, frozen=True, gc=False):
     first_hand: FirstHand | None = None
     """Where the agent's own telemetry reported the call: its times and cost are the agent's
     (`started_at`, `first_token_at`, `ended_at`, `reported_cost_usd`), and how it was joined."""
+    cache_diagnosis: CacheDiagnosis | None = None
+    """What the provider said of its prompt cache, where the log keeps it."""
 
     @property
     def when(self) -> datetime:
@@ -399,6 +396,8 @@ class Dataset(msgspec.Struct, frozen=True):
     unknown_files: tuple[str, ...] = ()
     """Files of no format sniff reads (reported once each, by name)."""
     activity: Activity = NO_ACTIVITY
+    limits: tuple[LimitReading, ...] = ()
+    """The agents' own readings of their usage limits the logs hold (Codex's), in time order."""
     """Tool calls, tool results and user requests, each once across files."""
 
     @property

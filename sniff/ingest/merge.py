@@ -127,6 +127,7 @@ def _request(response: Response, cost_of: Pricer) -> Request:
         visible_at=_time(response.visible_at),
         thinking_share=response.thinking_share,
         first_hand=response.first_hand,
+        cache_diagnosis=response.cache_diagnosis,
     )
 
 

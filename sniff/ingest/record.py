@@ -11,8 +11,17 @@ from typing import NamedTuple
 
 import msgspec
 
+from sniff.first_hand import CacheDiagnosis, FirstHand
 from sniff.ingest.plausible import epoch as epoch  # where parsers have always found it
-from sniff.model import Activity, Agent, Block, FirstHand, Harness, LineIssue, Sent
+from sniff.model import (
+    Activity,
+    Agent,
+    Block,
+    Harness,
+    LimitReading,
+    LineIssue,
+    Sent,
+)
 
 
 class Tokens(NamedTuple):
@@ -128,6 +137,8 @@ class Response(NamedTuple):
     `request_id`): what joins a call's telemetry to its transcript (`ingest.telemetry`)."""
     first_hand: FirstHand | None = None
     """What the agent's own telemetry reported of the call, once joined (`ingest.telemetry`)."""
+    cache_diagnosis: CacheDiagnosis | None = None
+    """What the provider said of the call's prompt cache, where the log keeps it."""
 
     @property
     def total(self) -> int:
@@ -146,6 +157,8 @@ class FileResult(NamedTuple):
     """The format the file was read as; None when it is of no format sniff reads."""
     activity: Activity | None = None
     """Tool calls, results and user requests, where the log holds them."""
+    limits: tuple[LimitReading, ...] = ()
+    """The agent's own readings of its usage limits, where the log holds them (Codex's)."""
 
 
 _ENCODER = msgspec.msgpack.Encoder()

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from sniff.first_hand import FirstHand, JoinRule
 from sniff.ingest.record import Response
-from sniff.model import FirstHand, JoinRule
 
 TELEMETRY = "otel"
 """The source of telemetry's calls (the `otel` reader's `SOURCE`)."""

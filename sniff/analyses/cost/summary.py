@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from typing import Any
 
-from sniff.model import JoinRule, Request, TokenSums
+from sniff.first_hand import JoinRule
+from sniff.model import Request, TokenSums
 
 
 @dataclass(slots=True)
