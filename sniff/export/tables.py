@@ -74,8 +74,17 @@ REQUESTS = pa.schema(
         ("repository", pa.string()),
         ("visible_at", TIME),
         ("thinking_share", pa.float64()),
+        ("first_hand", pa.struct([
+            ("joined_by", pa.string()), ("ttft", pa.bool_()),
+            ("estimated_started_at", pa.float64()), ("estimated_first_at", pa.float64()),
+            ("estimated_ended_at", pa.float64()),
+        ])),
+        ("cache_diagnosis", pa.struct([
+            ("provider", pa.string()), ("kind", pa.string()), ("missed_tokens", pa.int64()),
+            ("reason", pa.string()), ("reusable_tokens", pa.int64()),
+        ])),
     ]
-)
+)  # fmt: skip
 """One row per API call (or, `rollup`, a session's totals as its agent logged them). `day` is
 the UTC day of `ended_at` (the partition)."""
 
@@ -184,6 +193,8 @@ def requests_table(requests: Sequence[Request]) -> pa.Table:
             "reported_units": r.reported_units.value, "reported_unit": r.reported_units.unit
         }  # fmt: skip
         row = {**asdict(r), **asdict(r.usage), **cost, **units, "day": utc_day(r.ended_at)}
+        for name in ("first_hand", "cache_diagnosis"):  # what the agent or provider said
+            row[name] = None if row[name] is None else asdict(row[name])
         rows.append(_named(row))
     return pa.Table.from_pylist(rows, schema=REQUESTS)
 
@@ -309,8 +320,16 @@ def _request(row: dict[str, Any], blocks: tuple[Block, ...]) -> Request:
             "thinks": bool(row.get("thinks")),
             "compacted": bool(row.get("compacted")),
             **_agent_fields(row),
+            **first_hand_fields(row),
         }
     )
+
+
+def first_hand_fields(row: dict[str, Any]) -> dict[str, Any]:
+    """What the agent and the provider said of a row's call, as `parquet_in` reads it."""
+    from sniff.ingest.parquet_in import said
+
+    return said(row)
 
 
 def _agent_fields(row: dict[str, Any]) -> dict[str, Any]:

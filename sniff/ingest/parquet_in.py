@@ -23,6 +23,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
+from sniff.first_hand import CacheDiagnosis, FirstHand
 from sniff.ingest.export_folders import MANIFEST, REQUESTS, is_export, table_files
 from sniff.ingest.plausible import OUT_OF_RANGE, Implausible, count, in_range
 from sniff.ingest.record import TOP_LEVEL, FileResult, Response, Tokens
@@ -56,7 +59,7 @@ GIT_COLUMNS = ("git_branch", "repository")
 """Columns exports have had since they attribute requests to branches: null where absent."""
 LATER_TIMES = ("visible_at",)
 """Times exports have had since latency tells the first visible token: absent, unknown."""
-LATER_VALUES = ("thinking_share",)
+LATER_VALUES = ("thinking_share", "first_hand", "cache_diagnosis")
 """Values exports have had since then: absent, unknown."""
 HARNESSES = frozenset(harness.value for harness in Harness)
 AGENTS = frozenset(agent.value for agent in Agent)
@@ -180,6 +183,7 @@ def to_response(row: dict[str, Any]) -> Response:
         repository=row.get("repository") or None,
         visible_at=_seconds(row.get("visible_at")),
         thinking_share=_share(row.get("thinking_share")),
+        **said(row),
     )
 
 
@@ -200,6 +204,22 @@ def agent_fields(row: dict[str, Any]) -> dict[str, Any]:
         "calls": 1 if row.get("calls") is None else count(row["calls"]),
         "reasoning_apart": bool(row.get("reasoning_apart")),
     }
+
+
+def said(row: dict[str, Any]) -> dict[str, Any]:
+    """A row's `first_hand` and `cache_diagnosis`, where the export holds them (null, or
+    absent from exports older than them: None).
+
+    Raises:
+        ValueError: one is not what it should be (a hostile or broken export).
+    """
+    try:
+        return {
+            "first_hand": msgspec.convert(row.get("first_hand"), FirstHand | None),
+            "cache_diagnosis": msgspec.convert(row.get("cache_diagnosis"), CacheDiagnosis | None),
+        }
+    except msgspec.ValidationError as error:
+        raise ValueError(str(error)) from error
 
 
 def _share(value: Any) -> float | None:
