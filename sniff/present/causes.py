@@ -35,6 +35,25 @@ EXPLANATIONS = {
     "drops earlier thinking blocks from the context then, so the prompt changed at the first "
     "one and everything after it was written again. Expected: a cost of thinking mode "
     "(models that keep thinking blocks do not pay it).",
+    "tools_changed": "The provider says the tool definitions changed (names, descriptions, "
+    "parameters or their order): the cache is keyed on them first, so everything was written "
+    "again.",
+    "system_changed": "The provider says the system prompt changed: everything after its first "
+    "difference was written again.",
+    "messages_changed": "The provider says an earlier message changed (edited, truncated or "
+    "re-serialised): everything after it was written again.",
+    "prompt_cache_key_changed": "The provider says the request's `prompt_cache_key` changed: "
+    "requests under another key share no cache.",
+    "service_tier_changed": "The provider says the service tier changed: each tier keeps its "
+    "own cache.",
+    "text_format_changed": "The provider says the response format (`text.format`, a schema) "
+    "changed: it is part of the cached prefix.",
+    "reasoning_effort_changed": "The provider says the reasoning effort changed: it is part of "
+    "the cached prefix.",
+    "verbosity_changed": "The provider says the verbosity setting changed: it is part of the "
+    "cached prefix.",
+    "input_changed": "The provider says the input changed from the compared response's: the "
+    "prompt no longer began with what it cached.",
     "prefix_changed": "The prompt no longer began with the prefix its predecessor cached: part "
     "of it was changed or removed, and everything after that point was written again.",
     "ttl_expired": "The gap since the previous request outlived the cache's lifetime (TTL): "
@@ -55,6 +74,19 @@ FIXES = {
     "prefix_changed": "Keep the start of the prompt stable: no dates, ids or reordered tools in "
     "the system prompt, and add to the conversation instead of editing earlier messages "
     "(`sniff lint` finds such patterns).",
+    "tools_changed": "Keep the tool list stable within a session: the same tools, descriptions "
+    "and order (an MCP server that reorders or renames its tools breaks the cache).",
+    "system_changed": "Keep the system prompt stable: no dates, ids or paths that change per "
+    "request (`sniff lint` finds them).",
+    "messages_changed": "Add to the conversation instead of editing or trimming earlier messages.",
+    "prompt_cache_key_changed": "Keep one `prompt_cache_key` per conversation (not per "
+    "request, nor one with a time in it).",
+    "service_tier_changed": "Keep one service tier within a conversation.",
+    "text_format_changed": "Keep one response format (schema) within a conversation.",
+    "reasoning_effort_changed": "Keep one reasoning effort within a conversation, or start a "
+    "new one to change it.",
+    "verbosity_changed": "Keep one verbosity setting within a conversation.",
+    "input_changed": "Keep earlier input as it was sent: add to it rather than rewriting it.",
     "ttl_expired": "Pauses outlived the cache: where pauses are long, the 1-hour cache lifetime "
     "pays (`sniff cache --breaks` says whether it does), or start afresh after a long break.",
     "resume": "Resuming or forking a session writes its prefix again: go on in the same "

@@ -23,6 +23,7 @@ from typer.testing import CliRunner
 
 from sniff.analyses.cache.breaks import CAUSES
 from sniff.analyses.cache.breaks import EXPECTED as EXPECTED_CAUSES
+from sniff.analyses.cache.provider_word import PROVIDER_CAUSES
 from sniff.cli import app
 from sniff.logs import load
 from sniff.model import Request, Usage
@@ -136,10 +137,10 @@ def test_every_planted_break_is_found_once() -> None:
     report = breaks_of(DEMO)
     planted = [item for item in EXPECTED if item["file"].startswith(relative(str(DEMO)))]
     # one of each cause but those of logs that hold prompts or thinking (the shared samples'
-    # golden tests find thinking_dropped), and the compaction's summariser call
-    assert sorted(item["cause"] for item in planted) == sorted(
-        [cause for cause in CAUSES[1:] if cause != "thinking_dropped"] + ["compaction"]
-    )
+    # golden tests find thinking_dropped), those only a provider names (test_provider_word),
+    # and the compaction's summariser call
+    sniffs = [c for c in CAUSES[1:] if c != "thinking_dropped" and c not in PROVIDER_CAUSES]
+    assert sorted(item["cause"] for item in planted) == sorted([*sniffs, "compaction"])
     found = {(relative(item["file"]), item["request"]): item["cause"] for item in warm(report)}
     assert found == {(item["file"], item["request"]): item["cause"] for item in planted}
     # the compaction's two breaks: the summariser's call, and the first request after the
@@ -242,9 +243,11 @@ def test_until_cuts_the_window_without_cutting_the_chain() -> None:
 def test_cache_breaks_json_has_the_documented_keys() -> None:
     report = breaks_of(FIRST_LOGS)
     assert {"totals", "breaks", "by_cause", "by_project", "gaps", "ttl_advice"} <= set(report)
+    assert report["provider_agreement"] == []  # no provider diagnosed these requests
     # every cause occurs but thinking_dropped (no sample of sample_logs thinks across turns)
+    # and those only a provider names
     assert [row["cause"] for row in report["by_cause"]] == [
-        cause for cause in CAUSES if cause != "thinking_dropped"
+        cause for cause in CAUSES if cause != "thinking_dropped" and cause not in PROVIDER_CAUSES
     ]
     assert {row["gap"] for row in report["gaps"]} == {
         "first",

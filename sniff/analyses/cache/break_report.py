@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from datetime import date, tzinfo
 
 from sniff.analyses.cache.chains import start_of
+from sniff.analyses.cache.provider_word import PROVIDER_CAUSES, Agreement, Tally, agreement
 from sniff.analyses.cache.ttl_advice import TtlAdvice, TtlPart, advise, join
+from sniff.first_hand import CacheDiagnosis
 from sniff.model import Request
 from sniff.pricing import PriceBook
 
@@ -26,12 +28,14 @@ CAUSES = (
     "version_change",
     "below_minimum",
     "thinking_dropped",
+    *PROVIDER_CAUSES,
     "prefix_changed",
     "ttl_expired",
     "resume",
     "unexplained",
 )
-"""Every cause, in precedence order."""
+"""Every cause, in precedence order (the causes only a provider names before sniff's
+`prefix_changed`, which they make precise)."""
 EXPECTED = frozenset({"cold_start", "compaction", "thinking_dropped"})
 """Causes that are how caching works, not faults: a chain's first write, a compaction's, and the
 thinking blocks a model drops at a new user turn."""
@@ -64,6 +68,11 @@ class Break:
     """rebuilt × (write price − read price), None for an unpriced model."""
     detail: str = ""
     """What changed, where the log tells (the first block that differs)."""
+    said: CacheDiagnosis | None = None
+    """What the provider said of the request's cache, where the log keeps it."""
+    inferred: str | None = None
+    """sniff's own cause where the provider's replaced it (`provider_word.NO_BREAK` where
+    sniff found no break the provider reported); None where the cause is sniff's."""
 
     @property
     def fault(self) -> bool:
@@ -149,6 +158,8 @@ class BreakReport:
     gaps: list[GapBucket]
     ttl_advice: TtlAdvice
     notes: list[str] = field(default_factory=list)
+    agreement: list[Agreement] = field(default_factory=list)
+    """Requests the provider diagnosed: its verdict beside sniff's, counted."""
 
     @property
     def faults(self) -> list[Break]:
@@ -186,6 +197,8 @@ class BreakPart:
     """What the part brings to the longer-TTL advice."""
     first_requests: int = 0
     """Requests that follow none: the first of their chains."""
+    agreement: Tally = field(default_factory=dict)
+    """The requests the provider diagnosed, by sniff's verdict and the provider's."""
 
 
 def break_report(
@@ -212,6 +225,7 @@ def break_report(
         ),
         gaps=_gap_buckets(chain_starts, gap_requests, breaks),
         ttl_advice=advise(join([part.ttl for part in parts]), prices),
+        agreement=agreement(part.agreement for part in parts),
     )
 
 

@@ -14,6 +14,7 @@ and thinking blocks a model drops at a new user turn.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import tzinfo
 from typing import NamedTuple
 
@@ -34,6 +35,7 @@ from sniff.analyses.cache.break_report import (
 )
 from sniff.analyses.cache.break_rules import CacheRules
 from sniff.analyses.cache.chains import Chains, reports_writes, rewritten
+from sniff.analyses.cache.provider_word import NO_BREAK, Tally, provider_cause, tally
 from sniff.analyses.cache.ttl_advice import ttl_part
 from sniff.model import Agent, Request
 from sniff.pricing import PriceBook
@@ -104,22 +106,25 @@ def break_part(
     tolerated: list[Tolerated] = []
     gap_requests = [0] * len(GAP_BUCKETS)
     first_requests = 0
+    said: Tally = {}
     for request in ordered:
         previous = chains.previous(request)
+        gap = None if previous is None else starts[request.key] - starts[previous.key]
+        verdict: Break | Tolerated | None
         if previous is None:
             first_requests += 1
-            if rewritten(request):
-                breaks.append(_chain_start(request, prices))
-            continue
-        gap = starts[request.key] - starts[previous.key]
-        gap_requests[gap_bucket(gap)] += 1
-        if request.usage.cache_read_tokens > previous.usage.cache_read_tokens:
-            continue  # reads grew: never a break
-        verdict = _judge(request, previous, chains, prices, rules, gap)
-        if isinstance(verdict, Break):
-            breaks.append(verdict)
-        elif isinstance(verdict, Tolerated):
+            verdict = _chain_start(request, prices) if rewritten(request) else None
+        else:
+            gap_requests[gap_bucket(gap or 0.0)] += 1
+            verdict = _judge(request, previous, chains, prices, rules, gap or 0.0)
+        if isinstance(verdict, Tolerated):
             tolerated.append(verdict)
+            verdict = None
+        if request.cache_diagnosis is not None:  # the provider's word, where it gave one
+            tally(said, verdict.cause if verdict else NO_BREAK, request.cache_diagnosis)
+            verdict = told(verdict, request, previous, gap, prices)
+        if verdict is not None:
+            breaks.append(verdict)
     breaks.sort(key=dearest_first)
     ttl = ttl_part(
         ordered if advise_ttl else (),
@@ -127,7 +132,7 @@ def break_part(
         lambda found: chains.ttl(found.request, found.previous),
         prices,
     )
-    return BreakPart(breaks, tolerated, gap_requests, ttl, first_requests)
+    return BreakPart(breaks, tolerated, gap_requests, ttl, first_requests, said)
 
 
 def chain_links(requests: Sequence[Request]) -> dict[str, Link]:
@@ -169,6 +174,8 @@ def _judge(
     gap: float,
 ) -> Break | Tolerated | None:
     usage, before = request.usage, previous.usage
+    if usage.cache_read_tokens > before.cache_read_tokens:
+        return None  # reads grew: never a break
     prefix = shared_prefix(request, previous, chains.linked(request))
     expected = min(prefix.tokens, usage.prompt_tokens)
     read = usage.cache_read_tokens
@@ -199,6 +206,43 @@ def _judge(
         _price(prices, request, written - rebuilt_1h, rebuilt_1h, as_input),
         detail,
     )
+
+
+def told(
+    found: Break | None,
+    request: Request,
+    previous: Request | None,
+    gap: float | None,
+    prices: PriceBook,
+) -> Break | None:
+    """`found` with what the provider said of the request's cache: its reason as the cause,
+    sniff's kept as `inferred`; a miss the provider reports where sniff found no break is a
+    break of its own (what the request wrote again, at most what the provider says missed)."""
+    said = request.cache_diagnosis
+    assert said is not None
+    cause = provider_cause(said)
+    if found is not None:
+        if cause is None or cause == found.cause:
+            return replace(found, said=said)
+        return replace(found, said=said, cause=cause, inferred=found.cause)
+    if not said.missed or (said.missed_tokens == 0 and cause is None):
+        return None
+    usage = request.usage
+    written = rewritten(request)
+    missed = said.missed_tokens if said.missed_tokens is not None else written
+    if reports_writes(request):
+        rebuilt = min(missed, written)
+        one_hour = min(rebuilt, usage.cache_write_1h_tokens)
+        cost = _price(prices, request, rebuilt - one_hour, one_hour)
+    else:  # the provider reports no writes: what missed was paid as input
+        rebuilt, one_hour = min(missed, usage.input_tokens), 0
+        cost = _price(prices, request, 0, 0, rebuilt)
+    return Break(
+        request, previous, cause or "unexplained", gap, 0, rebuilt, one_hour, cost,
+        f"{said.provider} reports {said.missed_tokens or 0:,} tokens missed the cache; "
+        "by usage alone sniff saw no drop in reads",
+        said, NO_BREAK,
+    )  # fmt: skip
 
 
 def _chain_start(request: Request, prices: PriceBook) -> Break:

@@ -14,6 +14,7 @@ from sniff.present.json.common import rounded
 if TYPE_CHECKING:
     from sniff.analyses.cache.ttl_advice import Verdict
     from sniff.analyses.cost.scan_parts import BreakDigest
+    from sniff.first_hand import CacheDiagnosis
 
 
 def top_breaks_json(breaks: BreakDigest) -> dict[str, Any]:
@@ -46,6 +47,7 @@ def breaks_json(report: BreakReport) -> dict[str, Any]:
             for bucket in report.gaps
         ],
         "ttl_advice": ttl_advice_json(report),
+        "provider_agreement": agreement_json(report),
         "within_tolerance": [
             {
                 "request": item.request.key,
@@ -150,7 +152,34 @@ def break_json(found: Break) -> dict[str, Any]:
         "rebuilt_1h_tokens": found.rebuilt_1h_tokens,
         "cost_usd": rounded(found.cost_usd),
         "detail": found.detail,
+        "provider_says": None if found.said is None else said_json(found.said),
+        "inferred_cause": found.inferred,
     }
+
+
+def said_json(said: CacheDiagnosis) -> dict[str, Any]:
+    """What the provider said of a request's cache."""
+    return {
+        "provider": said.provider,
+        "type": said.kind,
+        "reason": said.reason,
+        "missed_tokens": said.missed_tokens,
+        "reusable_tokens": said.reusable_tokens,
+    }
+
+
+def agreement_json(report: BreakReport) -> list[dict[str, Any]]:
+    """sniff's verdict beside the provider's, for each request the provider diagnosed."""
+    return [
+        {
+            "sniff": row.sniff,
+            "provider": row.provider,
+            "agree": row.agrees,
+            "requests": row.requests,
+            "missed_tokens": row.missed_tokens,
+        }
+        for row in report.agreement
+    ]
 
 
 def _totals_json(key: str, row: CauseTotals) -> dict[str, Any]:

@@ -49,7 +49,12 @@ CSV_COLUMNS = (
 def report_json(report: Report) -> dict[str, Any]:
     """Everything in the report, with stable keys."""
     from sniff.present.json.blocks import plan_json
-    from sniff.present.json.breaks import break_totals_json, by_cause_json, ttl_advice_json
+    from sniff.present.json.breaks import (
+        agreement_json,
+        break_totals_json,
+        by_cause_json,
+        ttl_advice_json,
+    )
     from sniff.present.terminal.cache import cache_json
     from sniff.present.terminal.lint import finding_json
 
@@ -62,6 +67,7 @@ def report_json(report: Report) -> dict[str, Any]:
         "totals": break_totals_json(report.breaks),
         "by_cause": by_cause_json(report.breaks),
         "ttl_advice": ttl_advice_json(report.breaks),
+        "provider_agreement": agreement_json(report.breaks),
         "fixes": {row.key: fix(row.key) for row in report.breaks.by_cause if row.faults},
     }
     data["what_if"] = [] if report.cache is None else cache_json(report.cache)["what_if"]

@@ -219,6 +219,35 @@ def wasted(report: Report) -> Table:
             f" The 1-hour cache lifetime would have saved {money(hour.net_saving_usd)} net "
             "(`sniff cache --breaks`)."
         )
+    if found.agreement:
+        agreed = sum(row.requests for row in found.agreement if row.agrees)
+        diagnosed = sum(row.requests for row in found.agreement)
+        note += (
+            f" The provider diagnosed {plural(diagnosed, 'request')}'s cache itself; its reason "
+            f"is the cause where it gave one, and sniff's inference agreed on {agreed:,} "
+            "(table below)."
+        )
     headers = ["cause", "faults", "rebuilt tokens", "cost", "how to stop it"]
     title = "What wasted money, and how to stop it"
     return Table("breaks", title, headers, rows, 1, note, prose_columns=(4,))
+
+
+def provider_word(report: Report) -> Table | None:
+    """What the provider said of requests' caches beside sniff's inference; None where no
+    log kept a provider's diagnosis."""
+    found = report.breaks.agreement
+    if not found:
+        return None
+    rows: list[Row] = [
+        [(row.sniff.replace("_", " "), None), (row.provider.replace("_", " "), None),
+         ("yes" if row.agrees else "no", None), (f"{row.requests:,}", row.requests),
+         (compact(row.missed_tokens), row.missed_tokens)]
+        for row in found
+    ]  # fmt: skip
+    note = (
+        "Where a log keeps the provider's own diagnosis of a request's cache (Anthropic's "
+        "cache-miss reason, OpenAI's prompt-cache diagnostics), beside the cause sniff infers "
+        "from usage: 'no break' where sniff found none."
+    )
+    headers = ["sniff", "provider says", "agree", "requests", "missed tokens"]
+    return Table("provider-word", "The provider's word", headers, rows, 3, note)

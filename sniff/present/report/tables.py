@@ -41,6 +41,9 @@ def opening(report: Report) -> list[Table]:
 def savings(report: Report) -> list[Table]:
     """What wasted money and how to stop it; what another cache policy would have cost."""
     found = [manager.wasted(report)]
+    said = manager.provider_word(report)
+    if said is not None:
+        found.append(said)
     if report.cache is not None and report.cache.what_if:
         found.append(_what_ifs(report))
     return found

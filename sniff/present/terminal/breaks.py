@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from sniff.analyses.cache.breaks import Break, BreakReport, CauseTotals
+from sniff.analyses.cache.provider_word import NO_BREAK, provider_cause, provider_label
 
 if TYPE_CHECKING:
     from sniff.analyses.cache.ttl_advice import TtlAdvice, Verdict
@@ -39,6 +40,8 @@ def print_breaks(
     console.print(_totals("By cause", "cause", report.by_cause))
     for row in report.by_cause:
         console.print(Text.assemble((row.key, "bold"), f": {explain(row.key)}"), style="dim")
+    if report.agreement:
+        console.print(agreement_table(report))
     console.print(_totals("By project", "project", report.by_project[:10]))
     if len(report.by_project) > 10:
         console.print(f"(and {len(report.by_project) - 10:,} more projects)", style="dim")
@@ -129,7 +132,7 @@ def breaks_table(breaks: list[Break], title: str, zone: tzinfo) -> Any:
             short_project(found.request.project),
             found.request.session_id[:8],
             "–" if found.gap_seconds is None else duration(found.gap_seconds),
-            found.cause,
+            cause_cell(found),
             compact(found.rebuilt_tokens),
             money(found.cost_usd),
         ]
@@ -137,6 +140,36 @@ def breaks_table(breaks: list[Break], title: str, zone: tzinfo) -> Any:
     ]
     headers = ["time", "project", "session", "gap", "cause", "rebuilt", "cost"]
     return measures_table(title, headers, rows, text_columns=5, shrinkable=1)
+
+
+def cause_cell(found: Break) -> str:
+    """A break's cause, and what the provider said of it where it did: `tools_changed
+    (provider; sniff: none)` where the provider named the cause, `ttl_expired (provider
+    agrees)`, `ttl_expired (provider: unavailable)`."""
+    said = found.said
+    if said is None:
+        return found.cause
+    if found.inferred is not None:
+        sniff = "none" if found.inferred == NO_BREAK else found.inferred
+        return f"{found.cause} (provider; sniff: {sniff})"
+    if provider_cause(said) == found.cause:
+        return f"{found.cause} (provider agrees)"
+    return f"{found.cause} (provider: {provider_label(said)})"
+
+
+def agreement_table(report: BreakReport) -> Any:
+    """The requests the provider diagnosed: its verdict beside sniff's, and how often they
+    agree."""
+    rows = [
+        [row.sniff, row.provider, "yes" if row.agrees else "no", f"{row.requests:,}",
+         compact(row.missed_tokens)]
+        for row in report.agreement
+    ]  # fmt: skip
+    agreed = sum(row.requests for row in report.agreement if row.agrees)
+    diagnosed = sum(row.requests for row in report.agreement)
+    title = f"The provider's word (agrees with sniff on {agreed:,} of {diagnosed:,} requests)"
+    headers = ["sniff", "provider says", "agree", "reqs", "missed"]
+    return measures_table(title, headers, rows, text_columns=3)
 
 
 def print_top_breaks(console: Console, breaks: BreakDigest, zone: tzinfo) -> None:

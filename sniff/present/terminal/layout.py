@@ -30,6 +30,8 @@ SECONDARY = {
     "harness": 11,
     "session": 12,
     "sessions": 12,
+    "gap": 13,
+    "rebuilt": 13,
     "range (±1σ)": 12,
     "ttft peaks": 12,
     "vis. peaks": 12,
@@ -39,8 +41,9 @@ SECONDARY = {
     "output": 20,
 }
 """Columns that go before the others (lowest first): the ones a reader misses least, as each
-is a detail of another column (agents, misses), told by another (a session's harness by its
-project and id) or by another table (the peaks of latency)."""
+is a detail of another column (agents, misses; a break's gap and tokens, of its cause and
+cost), told by another (a session's harness by its project and id) or by another table (the
+peaks of latency)."""
 
 PATH_HEADERS = frozenset({"project", "repo"})
 """Columns of paths, shortened to their tail (`fit_paths`) rather than their start."""

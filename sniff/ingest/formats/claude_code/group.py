@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from sniff.ingest.formats.claude_code.wire import ContentBlock, WireUsage
+from sniff.first_hand import CacheDiagnosis
+from sniff.ingest.formats.claude_code.wire import WireMessage, WireUsage
+from sniff.ingest.providers.cache_diagnosis import anthropic_diagnosis
 from sniff.ingest.record import Response, Tokens, epoch
 from sniff.model import UNDATED, Agent, LineIssue
 
@@ -52,6 +54,8 @@ class Group(msgspec.Struct, array_like=True, gc=False):
     """The time of its first line holding a `tool_use` block."""
     request_id: str | None = None
     """The provider's request id its lines name (`requestId`)."""
+    diagnosis: CacheDiagnosis | None = None
+    """What the provider said of its cache, where its lines say (`message.diagnostics`)."""
 
     def widen(self, timestamp: str) -> None:
         """Stretch the response's time span to cover another of its lines."""
@@ -61,9 +65,13 @@ class Group(msgspec.Struct, array_like=True, gc=False):
             if timestamp > self.last_at:
                 self.last_at = timestamp
 
-    def note(self, timestamp: str, content: list[ContentBlock] | str | None) -> None:
-        """Note what a line of the response holds: thinking, and its time if it holds the
-        response's first text or tool call (one pass: this runs for every response line)."""
+    def note(self, timestamp: str, message: WireMessage) -> None:
+        """Note what a line of the response holds: thinking, the provider's cache diagnosis,
+        and its time if it holds the response's first text or tool call (one pass: this runs
+        for every response line)."""
+        if self.diagnosis is None and message.diagnostics:
+            self.diagnosis = _diagnosis(bytes(message.diagnostics))
+        content = message.content
         if not isinstance(content, list):
             return
         for part in content:
@@ -127,6 +135,7 @@ class Group(msgspec.Struct, array_like=True, gc=False):
             git_branch=self.branch or reader.branch_of(self.parent),
             visible_at=self._visible(first, last),
             request_id=self.request_id,
+            cache_diagnosis=self.diagnosis,
         )
 
     def _visible(self, first: float | None, last: float | None) -> float | None:
@@ -136,3 +145,12 @@ class Group(msgspec.Struct, array_like=True, gc=False):
         if shown == self.first_at:
             return first
         return last if shown == self.last_at else epoch(shown)
+
+
+def _diagnosis(raw: bytes) -> CacheDiagnosis | None:
+    """A line's `message.diagnostics`, read as Anthropic writes it (None when it says none, or
+    is no JSON a provider writes)."""
+    try:
+        return anthropic_diagnosis(msgspec.json.decode(raw))
+    except (msgspec.DecodeError, RecursionError):
+        return None

@@ -283,7 +283,7 @@ class Reader:
             group.offer(number, usage, model, copy_rank)
             if group.branch is None and line.gitBranch:
                 group.branch = sys.intern(line.gitBranch)
-        group.note(timestamp, message.content)
+        group.note(timestamp, message)
 
     def _new_group(
         self,

@@ -92,6 +92,8 @@ class WireMessage(msgspec.Struct, gc=False):
     usage: WireUsage | None = None
     content: list[ContentBlock] | str | None = None
     """Blocks, or a user's plain-text message."""
+    diagnostics: msgspec.Raw = msgspec.Raw(b"")
+    """The provider's word on the request's cache (decoded only where present)."""
 
 
 class EmbeddedLine(msgspec.Struct, gc=False):

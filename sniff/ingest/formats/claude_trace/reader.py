@@ -24,6 +24,7 @@ from sniff.ingest.files.lines import decode_lines
 from sniff.ingest.plausible import Implausible, check_date, decoded
 from sniff.ingest.prompt_text import PARAMS, read_body
 from sniff.ingest.providers import anthropic as anthropic_api
+from sniff.ingest.providers.cache_diagnosis import diagnosis_of
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, epoch
 from sniff.ingest.thinking_share import message_share, streamed_share
 from sniff.model import UNDATED, Agent, Block, LineIssue, Sent
@@ -194,6 +195,8 @@ def _pair(
         thinks=thinks,
         sent=sent,
         thinking_share=_thinking_share(response, message) if thinks else None,
+        request_id=str(request_id) if request_id else None,
+        cache_diagnosis=diagnosis_of(message),
     )
     return _Call(found, [each.digest for each in messages])
 

@@ -19,6 +19,7 @@ from sniff.ingest.plausible import Implausible, check_date, decoded
 from sniff.ingest.prompt_text import detect_api, read_body
 from sniff.ingest.providers import anthropic as anthropic_api
 from sniff.ingest.providers import openai as openai_api
+from sniff.ingest.providers.cache_diagnosis import diagnosis_of
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
 from sniff.model import UNDATED, Agent, LineIssue
 
@@ -117,6 +118,7 @@ def _call(
         blocks,
         error,
         sent=sent if with_prompts == Prompts.TEXT else None,
+        cache_diagnosis=diagnosis_of(body),
     )
 
 
