@@ -75,3 +75,21 @@ def test_the_capture_alone_is_one_call(tmp_path: Path) -> None:
     )
     assert (totals["cache_write_5m_tokens"], totals["output_tokens"]) == (5790, 128)
     assert report["by_model"][0]["model"] == "claude-opus-5"
+
+
+def test_the_providers_cache_miss_in_the_transcript_is_listed(tmp_path: Path) -> None:
+    """Its second request reads more than the first (no break by usage alone), but Anthropic
+    says its tools changed and 20,116 tokens missed the cache: listed with that reason."""
+    shutil.copy(TRANSCRIPT, tmp_path / "transcript.jsonl")
+    report = run("cache", "--breaks", str(tmp_path))
+    (found,) = [item for item in report["breaks"] if item["provider_says"]]
+    assert found["request"] == "msg_000000000000000000000002"
+    assert (found["cause"], found["inferred_cause"]) == ("tools_changed", "no break")
+    assert found["provider_says"] == {
+        "provider": "anthropic", "type": "tools_changed", "reason": None,
+        "missed_tokens": 20116, "reusable_tokens": None,
+    }  # fmt: skip
+    assert report["provider_agreement"] == [
+        {"sniff": "no break", "provider": "tools_changed", "agree": False, "requests": 1,
+         "missed_tokens": 20116}
+    ]  # fmt: skip

@@ -9,7 +9,6 @@ from rich.console import Console
 from rich.text import Text
 
 from sniff.analyses.cache.breaks import Break, BreakReport, CauseTotals
-from sniff.analyses.cache.provider_word import NO_BREAK, provider_cause, provider_label
 
 if TYPE_CHECKING:
     from sniff.analyses.cache.ttl_advice import TtlAdvice, Verdict
@@ -125,7 +124,9 @@ def _verdict_line(verdict: Verdict) -> str:
 
 
 def breaks_table(breaks: list[Break], title: str, zone: tzinfo) -> Any:
-    """One row per break: when, where, the gap, the cause, tokens and dollars."""
+    """One row per break: when, where, the gap, the cause (marked where the provider named it,
+    sniff's own inference beside it), tokens and dollars."""
+    told = any(found.inferred is not None for found in breaks)
     rows = [
         [
             found.request.when.astimezone(zone).strftime("%Y-%m-%d %H:%M"),
@@ -133,28 +134,35 @@ def breaks_table(breaks: list[Break], title: str, zone: tzinfo) -> Any:
             found.request.session_id[:8],
             "–" if found.gap_seconds is None else duration(found.gap_seconds),
             cause_cell(found),
+            *([inferred_cell(found)] if told else []),
             compact(found.rebuilt_tokens),
             money(found.cost_usd),
         ]
         for found in breaks
     ]
-    headers = ["time", "project", "session", "gap", "cause", "rebuilt", "cost"]
-    return measures_table(title, headers, rows, text_columns=5, shrinkable=1)
+    headers = ["time", "project", "session", "gap", "cause", *([SNIFF_INFERS] if told else []),
+               "rebuilt", "cost"]  # fmt: skip
+    caption = PROVIDER_MARK if told else None
+    texts = 6 if told else 5
+    return measures_table(title, headers, rows, text_columns=texts, shrinkable=1, caption=caption)
+
+
+SNIFF_INFERS = "sniff infers"
+PROVIDER_MARK = (
+    "* the provider's own reason (its cache diagnostics); sniff infers: from usage alone"
+)
 
 
 def cause_cell(found: Break) -> str:
-    """A break's cause, and what the provider said of it where it did: `tools_changed
-    (provider; sniff: none)` where the provider named the cause, `ttl_expired (provider
-    agrees)`, `ttl_expired (provider: unavailable)`."""
-    said = found.said
-    if said is None:
-        return found.cause
-    if found.inferred is not None:
-        sniff = "none" if found.inferred == NO_BREAK else found.inferred
-        return f"{found.cause} (provider; sniff: {sniff})"
-    if provider_cause(said) == found.cause:
-        return f"{found.cause} (provider agrees)"
-    return f"{found.cause} (provider: {provider_label(said)})"
+    """A break's cause, `*`-marked where it is the provider's reason."""
+    return f"{found.cause}*" if found.inferred is not None else found.cause
+
+
+def inferred_cell(found: Break) -> str:
+    """What sniff inferred where the provider's reason replaced it ("no break": none)."""
+    if found.inferred is None:
+        return "" if found.said is None else "the same"
+    return found.inferred
 
 
 def agreement_table(report: BreakReport) -> Any:

@@ -32,6 +32,7 @@ SECONDARY = {
     "sessions": 12,
     "gap": 13,
     "rebuilt": 13,
+    "sniff infers": 13,
     "range (±1σ)": 12,
     "ttft peaks": 12,
     "vis. peaks": 12,
