@@ -223,8 +223,8 @@ def wasted(report: Report) -> Table:
         agreed = sum(row.requests for row in found.agreement if row.agrees)
         diagnosed = sum(row.requests for row in found.agreement)
         note += (
-            f" The provider diagnosed {plural(diagnosed, 'request')}'s cache itself; its reason "
-            f"is the cause where it gave one, and sniff's inference agreed on {agreed:,} "
+            f" The provider diagnosed the cache of {plural(diagnosed, 'request')} itself; its "
+            f"reason is the cause where it gave one, and sniff's inference agreed on {agreed:,} "
             "(table below)."
         )
     headers = ["cause", "faults", "rebuilt tokens", "cost", "how to stop it"]
