@@ -1,13 +1,15 @@
 """Provides `compose`: the status line's text from its parts, coloured or plain.
 
-Parts, in the order `--parts` names them: `model`, `session` (its cost), `today` (every Claude
-Code session's cost today), `block` (the active 5-hour block's cost, time left and burn over
-the last 30 minutes), `hit` (the session's cache hit rate) and `break` (its last cache break:
-`⚠ rebuilt 4m ago: ttl_expired $0.41`). `today` and `block` come from the kept numbers
-(`statusline.archive`). A part with
-nothing to show is left out; an unpriced cost says so, never $0. Each part's text keeps to
-one line, its control characters shown as stand-ins (`shown.one_line`): the model's name comes
-from the input, a break's cause from the logs, and a status bar obeys escape sequences.
+Parts, in the order `--parts` names them: `model`, `session` (its cost, and Claude Code's own
+where it differs), `today` (every Claude Code session's cost today), `block` (the active 5-hour
+block's cost, time left and burn over the last 30 minutes), `limits` (Claude Code's own usage
+limits), `hit` (the session's cache hit rate), `cache` (Claude Code's prompt cache: time left,
+or cold and why) and `break` (its last cache break: `⚠ rebuilt 4m ago: ttl_expired $0.41`).
+`today` and `block` come from the kept numbers (`statusline.archive`); `limits` and `cache`
+from the input (`statusline.told_text`). A part with nothing to show is left out; an unpriced
+cost says so, never $0. Each part's text keeps to one line, its control characters shown as
+stand-ins (`shown.one_line`): the model's name and a miss's cause come from the input, a
+break's cause from the logs, and a status bar obeys escape sequences.
 """
 
 from __future__ import annotations
@@ -19,34 +21,21 @@ from sniff.shown import one_line
 from sniff.statusline.archive import Kept
 from sniff.statusline.session import SessionNumbers
 from sniff.statusline.stdin import StatusInput
+from sniff.statusline.told_text import ago, cache_text, limits_text, usd
 
 SEPARATOR = " · "
+CENT = 0.01 + 1e-9
+"""Two session costs closer than this are the same to the cent (the float's own error aside)."""
 _COLOURS = {
     "model": "36",
     "session": "32",
     "today": "32",
     "block": "35",
+    "limits": "35",
     "hit": "34",
+    "cache": "33",
     "break": "33",
 }
-
-
-def usd(value: float) -> str:
-    """Dollars as the status line shows them."""
-    return f"${value:,.2f}"
-
-
-def ago(seconds: float) -> str:
-    """A short age: `45s`, `4m`, `2h13m`, `3d`."""
-    seconds = max(seconds, 0.0)
-    if seconds < 60:
-        return f"{int(seconds)}s"
-    if seconds < 3600:
-        return f"{int(seconds // 60)}m"
-    if seconds < 86400:
-        hours, minutes = divmod(int(seconds // 60), 60)
-        return f"{hours}h{minutes:02d}m"
-    return f"{int(seconds // 86400)}d"
 
 
 def archive_text(part: str, kept: Kept | None, now: datetime) -> str:
@@ -69,6 +58,33 @@ def archive_text(part: str, kept: Kept | None, now: datetime) -> str:
     return f"block {cost} {ago(kept.block_end - now.timestamp())} left{burning}"
 
 
+def session_text(numbers: SessionNumbers | None, claude_usd: float | None) -> str:
+    """The `session` part: sniff's cost of the session, and Claude Code's own beside it where
+    they differ by more than a cent (Claude Code's alone when sniff has no numbers)."""
+    if numbers is None:
+        return "" if claude_usd is None else f"session {usd(claude_usd)} (Claude Code)"
+    cost: float | None = None
+    if numbers.unpriced_requests == numbers.requests:
+        own = "session unpriced"
+    else:
+        cost = numbers.cost_usd
+        unpriced = f" (+{numbers.unpriced_requests} unpriced)" if numbers.unpriced_requests else ""
+        own = f"session {usd(cost)}{unpriced}"
+    if claude_usd is None or (cost is not None and abs(cost - claude_usd) <= CENT):
+        return own
+    return f"{own} (Claude Code {usd(claude_usd)})"
+
+
+def break_text(numbers: SessionNumbers | None, now: datetime) -> str:
+    """The `break` part: the session's last cache break, its cause and what it cost."""
+    last = None if numbers is None else numbers.last_break
+    if last is None:
+        return ""
+    cost = "unpriced" if last.cost_usd is None else usd(last.cost_usd)
+    age = ago((now - last.when.astimezone(UTC)).total_seconds())
+    return f"⚠ rebuilt {age} ago: {last.cause} {cost}"
+
+
 def part_text(
     part: str, given: StatusInput, numbers: SessionNumbers | None, kept: Kept | None, now: datetime
 ) -> str:
@@ -77,21 +93,15 @@ def part_text(
         return given.model or ""
     if part in ("today", "block"):
         return archive_text(part, kept, now)
-    if numbers is None:
-        return ""
     if part == "session":
-        if numbers.unpriced_requests == numbers.requests:
-            return "session unpriced"
-        unpriced = f" (+{numbers.unpriced_requests} unpriced)" if numbers.unpriced_requests else ""
-        return f"session {usd(numbers.cost_usd)}{unpriced}"
+        return session_text(numbers, given.claude_cost_usd)
+    if part == "limits":
+        return limits_text(given.limits, now.timestamp())
+    if part == "cache":
+        return cache_text(given.cache, given.model_id, now)
     if part == "hit":
-        return "" if numbers.hit_rate is None else f"hit {numbers.hit_rate:.0%}"
-    last = numbers.last_break
-    if part != "break" or last is None:
-        return ""
-    cost = "unpriced" if last.cost_usd is None else usd(last.cost_usd)
-    age = ago((now - last.when.astimezone(UTC)).total_seconds())
-    return f"⚠ rebuilt {age} ago: {last.cause} {cost}"
+        return "" if numbers is None or numbers.hit_rate is None else f"hit {numbers.hit_rate:.0%}"
+    return break_text(numbers, now) if part == "break" else ""
 
 
 def compose(

@@ -9,6 +9,7 @@ exit 2).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 from sniff.statusline.archive import Kept, load, refresh, start_refresh, wants_refresh
 from sniff.statusline.line import compose
 from sniff.statusline.memo import remembered
+from sniff.statusline.readings import keep_readings
 from sniff.statusline.session import SessionNumbers, session_numbers
 from sniff.statusline.stdin import StatusInput, read_input
 from sniff.statusline.usage import HELP, PARTS, SUMMARY, TIMEOUT
@@ -114,6 +116,10 @@ def _line(parts: list[str], options: argparse.Namespace) -> str:
     given = read_input(timeout=options.timeout)
     if given is None:
         return FALLBACK
+    # kept whichever parts are shown (`blocks` reads the history); a history is a convenience,
+    # so nothing going wrong with it costs the line
+    with contextlib.suppress(Exception):
+        keep_readings(given.limits, time.time())
     numbers = _numbers(given)
     kept = _kept(parts, options.tz)
     colour = wants_colour(options.plain, options.color)

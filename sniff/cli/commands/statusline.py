@@ -14,9 +14,10 @@ from sniff.statusline.usage import HELP, PARTS, TIMEOUT
 
 
 def statusline(
-    parts: Annotated[str, typer.Option("--parts", help=HELP["parts"], metavar="LIST")] = ",".join(
-        PARTS
-    ),
+    parts: Annotated[
+        str,  # the default is said in the help: the list is too long for rich's default column
+        typer.Option("--parts", help=HELP["parts"], metavar="LIST", show_default=False),
+    ] = ",".join(PARTS),
     plain: Annotated[bool, typer.Option("--plain", help=HELP["plain"])] = False,
     color: Annotated[bool, typer.Option("--color", help=HELP["color"])] = False,
     timeout: Annotated[
