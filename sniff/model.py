@@ -396,9 +396,9 @@ class Dataset(msgspec.Struct, frozen=True):
     unknown_files: tuple[str, ...] = ()
     """Files of no format sniff reads (reported once each, by name)."""
     activity: Activity = NO_ACTIVITY
+    """Tool calls, tool results and user requests, each once across files."""
     limits: tuple[LimitReading, ...] = ()
     """The agents' own readings of their usage limits the logs hold (Codex's), in time order."""
-    """Tool calls, tool results and user requests, each once across files."""
 
     @property
     def skipped(self) -> tuple[LineIssue, ...]:

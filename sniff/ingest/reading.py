@@ -19,7 +19,7 @@ from sniff.ingest.files.log_formats import parse_any, parse_source
 from sniff.ingest.merge import Pricer, merge, merge_activity
 from sniff.ingest.parallel import map_files
 from sniff.ingest.record import FileResult, Prompts, Response
-from sniff.model import NO_ACTIVITY, Activity, Dataset, LineIssue, Request
+from sniff.model import NO_ACTIVITY, Activity, Dataset, LimitReading, LineIssue, Request
 
 
 def read(
@@ -90,7 +90,15 @@ def assemble(
         sample=sample,
         requests=tuple(requests),
         activity=merge_activity((result.activity for result in results), requests),
+        limits=gathered(result.limits for result in results),
     )
+
+
+def gathered(limits: Iterable[Iterable[LimitReading]]) -> tuple[LimitReading, ...]:
+    """Files' limit readings as one series: each reading once (a rollout and the copy of it a
+    backup holds say the same), in time order."""
+    unique = {reading for readings in limits for reading in readings}
+    return tuple(sorted(unique, key=lambda r: (r.at, r.harness, r.window, r.used_percent)))
 
 
 FileAccount = tuple[str | None, int, Sequence[LineIssue]]
@@ -106,6 +114,7 @@ def account(
     sample: bool = False,
     requests: tuple[Request, ...] = (),
     activity: Activity = NO_ACTIVITY,
+    limits: tuple[LimitReading, ...] = (),
 ) -> Dataset:
     """A dataset of `requests` with the account of `files` (one `FileAccount` each, in order):
     files read, formats, unknown files, issues. Analyses run unit by unit (the index, a
@@ -136,6 +145,7 @@ def account(
         formats=formats,
         unknown_files=tuple(unknown),
         activity=activity,
+        limits=limits,
     )
 
 

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 
     from sniff.analyses.cost.block_burn import Burn
     from sniff.analyses.cost.blocks import Block
+    from sniff.analyses.cost.official_limits import Officials
     from sniff.analyses.cost.plans import MonthValue, Plan
     from sniff.analyses.cost.weekly import Week
+    from sniff.model import Dataset, LimitReading
     from sniff.workspace import Workspace
 
 SORTS = o.Sorts(
@@ -127,6 +129,7 @@ def _blocks(
     """The blocks, the active one's burn and the limit's verdict, and the plan's value."""
     from sniff.analyses.cost.block_burn import burn
     from sniff.analyses.cost.blocks import active_block, build_blocks, largest_tokens
+    from sniff.analyses.cost.official_limits import officials
     from sniff.analyses.cost.plans import month_values
 
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
@@ -142,11 +145,15 @@ def _blocks(
     shown_blocks = _listed(shown_blocks, o.listing(options, SORTS))
     requests = [request for block in found for request in block.requests]
     months = [] if plan is None else month_values(requests, workspace.zone, plan)
+    spans = [None if block.gap else (block.start, block.end) for block in shown_blocks]
+    harness = options["harness"]
+    official = officials(_readings(harness, dataset), harness, spans, moment, weekly=False)
     if options["json"]:
         from sniff.present.json.blocks import block_json, burn_json, plan_json
 
         o.print_json({
-            "blocks": [block_json(block, moment, plan) for block in shown_blocks],
+            "blocks": [block_json(block, moment, plan, found) for block, found
+                       in zip(shown_blocks, official.each, strict=True)],
             "active": None if burning is None else burn_json(burning, limit),
             "token_limit": limit,
             **({} if plan is None else {"plan": plan_json(plan, months)}),
@@ -155,7 +162,7 @@ def _blocks(
     from sniff.present.terminal.safe_console import SafeConsole
 
     console = SafeConsole()
-    _print(console, shown_blocks, current, burning, workspace.zone, moment, limit)
+    _print(console, (shown_blocks, official), current, burning, workspace.zone, moment, limit)
     _print_plan(console, plan, months, moment, workspace.zone)
 
 
@@ -172,21 +179,36 @@ def _print_plan(
 
 def _print(
     console: Console,
-    shown_blocks: list[Block],
+    shown: tuple[list[Block], Officials],
     current: Block | None,
     burning: Burn | None,
     zone: tzinfo,
     moment: datetime,
     limit: int | None,
 ) -> None:
-    from sniff.present.terminal.blocks import blocks_table, print_active
+    """The blocks shown (with the agent's own readings of its limit), then the active one."""
+    from sniff.present.terminal.blocks import blocks_table, print_active, print_official
 
+    shown_blocks, official = shown
     if shown_blocks:
-        console.print(blocks_table(shown_blocks, zone, moment))
+        console.print(blocks_table(shown_blocks, zone, moment, official))
     if current is not None and burning is not None:
         print_active(console, current, burning, zone, limit)
     else:
         console.print("No active block: no request in the last 5 hours' window.")
+    print_official(console, official, zone, moment)
+
+
+def _readings(harness: str, dataset: Dataset) -> list[LimitReading]:
+    """The agents' own readings of their limits: the logs' (Codex's), and for Claude Code,
+    which says them only to a status line, those `sniff statusline` recorded."""
+    found = list(dataset.limits)
+    if harness == DEFAULT_HARNESS:
+        from sniff import limits_history
+        from sniff.model import Harness
+
+        found += limits_history.recorded(harness=Harness.CLAUDE_CODE)
+    return found
 
 
 def _weekly(
@@ -200,6 +222,7 @@ def _weekly(
 ) -> None:
     """`--weekly`: the weeks (`--week-start`, the token limit given), the current one's rate
     and projection against the limit, and the plan's value."""
+    from sniff.analyses.cost.official_limits import officials
     from sniff.analyses.cost.plans import month_values
     from sniff.analyses.cost.weekly import (
         build_weeks,
@@ -223,22 +246,28 @@ def _weekly(
     months = [] if plan is None else month_values(chosen, workspace.zone, plan)
     shown_weeks = ([] if week is None else [week]) if active else weeks
     shown_weeks = o.listing(options, SORTS).arrange(shown_weeks, _keys())
+    spans = [(row.start, row.end) for row in shown_weeks]
+    harness = options["harness"]
+    official = officials(_readings(harness, dataset), harness, spans, moment, weekly=True)
     if options["json"]:
         from sniff.present.json.blocks import plan_json, week_burn_json, week_json
 
         current = None if burning is None else week_burn_json(burning[1], moment, limit)
         o.print_json({
-            "weeks": [week_json(row, plan) for row in shown_weeks],
+            "weeks": [week_json(row, plan, found) for row, found
+                      in zip(shown_weeks, official.each, strict=True)],
             "current": current,
             "token_limit": limit,
             **({} if plan is None else {"plan": plan_json(plan, months)}),
         })  # fmt: skip
         return
+    from sniff.present.terminal.blocks import print_official
     from sniff.present.terminal.safe_console import SafeConsole
     from sniff.present.terminal.weekly import print_weeks
 
     console = SafeConsole()
-    print_weeks(console, shown_weeks, workspace.zone, burning, plan, limit)
+    print_weeks(console, shown_weeks, workspace.zone, burning, plan, limit, official)
+    print_official(console, official, workspace.zone, moment)
     _print_plan(console, plan, months, moment, workspace.zone)
 
 

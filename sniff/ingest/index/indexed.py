@@ -254,6 +254,7 @@ def _joined(stored: list[tuple[int, FileResult]]) -> FileResult:
         sum(part.synthetic for part in parts),
         parts[0].log_format,
         activity if done else None,
+        tuple(sorted({r for part in parts for r in part.limits}, key=lambda r: (r.at, r.window))),
     )
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from sniff.analyses.cost.block_burn import Burn, Burner, Rate, block_causes
 from sniff.analyses.cost.blocks import Block
+from sniff.analyses.cost.official_limits import Official
 from sniff.analyses.cost.plans import MonthValue, Plan, week_multiple
 from sniff.analyses.cost.weekly import Week, WeekBurn
 from sniff.present.json.common import RATE_DIGITS, rounded, totals_json
@@ -19,9 +20,12 @@ def iso(moment: datetime | None) -> str | None:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
 
 
-def block_json(block: Block, now: datetime, plan: Plan | None = None) -> dict[str, Any]:
-    """One block (or gap): its window, sums, models, breaks and agents' shares; with a plan,
-    its cost as a share of the plan's monthly price (`plan_share`)."""
+def block_json(
+    block: Block, now: datetime, plan: Plan | None = None, official: Official | None = None
+) -> dict[str, Any]:
+    """One block (or gap): its window, sums, models, breaks and agents' shares, the agent's
+    own reading of its limit (`official`); with a plan, its cost as a share of the plan's
+    monthly price (`plan_share`)."""
     breaks = block.breaks
     cost = block.totals.cost
     share = None if plan is None or cost is None else cost / plan.usd_per_month
@@ -46,6 +50,23 @@ def block_json(block: Block, now: datetime, plan: Plan | None = None) -> dict[st
         "subagent_share": rounded(block.share(block.subagent_usd), RATE_DIGITS),
         "compaction_usd": rounded(block.compaction_usd),
         "compaction_share": rounded(block.share(block.compaction_usd), RATE_DIGITS),
+        "official": official_json(official),
+    }
+
+
+def official_json(official: Official | None) -> dict[str, Any] | None:
+    """The agent's own last reading of its limit within a block or week (None: no reading),
+    and when it reaches 100% at the current window's rate (None: not before it resets)."""
+    if official is None:
+        return None
+    return {
+        "source": "agent",
+        "harness": official.window.harness.value,
+        "window": official.window.name,
+        "used_percent": official.used_percent,
+        "read_at": iso(official.read_at),
+        "resets_at": iso(official.resets_at),
+        "projected_full_at": iso(official.projected_full_at),
     }
 
 
@@ -79,10 +100,12 @@ def burner_json(item: Burner) -> dict[str, Any]:
             "tokens": item.tokens}  # fmt: skip
 
 
-def week_json(week: Week, plan: Plan | None = None) -> dict[str, Any]:
-    """One week: its window, its totals, and the totals of each model family it used; with a
-    plan, its cost over the plan's weekly share, `usd_per_month` x 12 / 52
-    (`plan_weekly_multiple`)."""
+def week_json(
+    week: Week, plan: Plan | None = None, official: Official | None = None
+) -> dict[str, Any]:
+    """One week: its window, its totals, the totals of each model family it used, and the
+    agent's own reading of its weekly limit (`official`); with a plan, its cost over the
+    plan's weekly share, `usd_per_month` x 12 / 52 (`plan_weekly_multiple`)."""
     multiple = None if plan is None else week_multiple(week.totals.cost, plan)
     extra = {} if plan is None else {"plan_weekly_multiple": rounded(multiple, RATE_DIGITS)}
     return extra | {
@@ -90,6 +113,7 @@ def week_json(week: Week, plan: Plan | None = None) -> dict[str, Any]:
         "end": iso(week.end),
         **totals_json(week.totals),
         "by_family": {name: totals_json(totals) for name, totals in week.families.items()},
+        "official": official_json(official),
     }
 
 

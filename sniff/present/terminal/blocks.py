@@ -12,6 +12,7 @@ from rich.text import Text
 
 from sniff.analyses.cost.block_burn import Burn, Burner, Rate
 from sniff.analyses.cost.blocks import Block
+from sniff.analyses.cost.official_limits import FULL, Official, Officials
 from sniff.analyses.cost.plans import MonthValue, Plan
 from sniff.numbers import duration, money, percent, short_count, tokens
 from sniff.present.json.common import zone_name
@@ -30,15 +31,38 @@ in at most 4 characters (`short_count`), the models under the start; the exact c
 the active block's lines and in --json."""
 
 
-def blocks_table(blocks: Sequence[Block], zone: tzinfo, now: datetime) -> Table:
-    """One row per block (gaps as one line each), times in `zone`."""
+OFFICIAL_HEADER = "own"
+OFFICIAL_LEGEND = (
+    " own, under the start: the share of its 5-hour limit the agent itself last reported in "
+    "the block, and when (its figure, not sniff's)."
+)
+"""Why a line, not a column: the table fills 80 columns already; a line under the start
+keeps the reading's time too without narrowing any number."""
+
+
+def blocks_table(
+    blocks: Sequence[Block], zone: tzinfo, now: datetime, official: Officials | None = None
+) -> Table:
+    """One row per block (gaps as one line each), times in `zone`; with the agent's own
+    readings of its limit (`official`, one per block) where any block has one."""
     years = sorted({f"{block.start.astimezone(zone):%Y}" for block in blocks})
     span = "none" if not years else years[0] if len(years) == 1 else f"{years[0]}–{years[-1]}"
     title = f"5-hour blocks, {span}, {zone_name(zone)} (from the hour in UTC)"
-    table = narrow_table(title, HEADERS, text_columns=2, caption=LEGEND)
-    for block in blocks:
-        table.add_row(*(_gap_row(block) if block.gap else _row(block, zone, now)))
+    shown = official is not None and official.found
+    legend = LEGEND + OFFICIAL_LEGEND if shown else LEGEND
+    table = narrow_table(title, HEADERS, text_columns=2, caption=legend)
+    each = official.each if official is not None else [None] * len(blocks)
+    for block, found in zip(blocks, each, strict=True):
+        table.add_row(*(_gap_row(block) if block.gap else _row(block, zone, now, found)))
     return table
+
+
+def used(found: Official | None) -> str:
+    """`24%`, `3.5%`: an official share as the agent said it (whole when it is), or `–`."""
+    if found is None:
+        return "–"
+    share = found.used_percent
+    return f"{share:.0f}%" if share == int(share) else f"{share:.1f}%"
 
 
 def narrow_table(
@@ -64,15 +88,20 @@ def narrow_table(
     return table
 
 
-def _row(block: Block, zone: tzinfo, now: datetime) -> list[str | Text]:
+def _row(block: Block, zone: tzinfo, now: datetime, found: Official | None) -> list[str | Text]:
     totals, breaks = block.totals, block.breaks
     last = block.last.astimezone(zone).strftime("%H:%M") if block.last else ""
     start = block.start.astimezone(zone).strftime("%Y-%m-%d %H:%M")
     start += "*" if block.active(now) else ""
     sub = block.share(block.subagent_usd + block.compaction_usd)
     models = "\n".join(short_model(name) for name in block.models)
+    own = (
+        ""
+        if found is None
+        else f"\n{OFFICIAL_HEADER} {used(found)} {found.read_at.astimezone(zone):%H:%M}"
+    )
     return [
-        Text.assemble(start, "\n", styled(models, "dim")) if models else start,
+        Text.assemble(start, own, "\n", styled(models, "dim")) if models else start + own,
         last,
         f"{totals.requests:,}",
         short_count(totals.input_tokens),
@@ -167,3 +196,45 @@ def print_plan(console: Console, plan: Plan, months: Sequence[MonthValue], this_
         console.print(
             f"  {label}: API-equivalent {money(row.totals.cost)} for a {price} plan ({multiple})"
         )
+
+
+AGENTS = {"claude-code": "Claude Code", "codex": "Codex"}
+WINDOW_NAMES = {"five_hour": "5-hour", "primary": "5-hour", "seven_day": "weekly",
+                "secondary": "weekly"}  # fmt: skip
+"""How a user knows each official window: by its length."""
+
+
+def print_official(console: Console, official: Officials, zone: tzinfo, now: datetime) -> None:
+    """The agent's latest own reading of its limit in the view, when read, when it resets,
+    and when it reaches 100% at its window's rate; for Claude Code without readings, where
+    they come from."""
+    window = official.window
+    if window is None:
+        return
+    agent = AGENTS.get(window.harness.value, window.harness.value)
+    kind = WINDOW_NAMES.get(window.name, window.name)
+    found = [each for each in official.each if each is not None]
+    if not found:
+        if window.harness.value == "claude-code":
+            console.print(
+                f"No {agent} reading of its {kind} limit: it reports them only to a status "
+                "line, and `sniff statusline` records them (see docs/commands/blocks.md).",
+                style="dim",
+            )
+        return
+    last = max(found, key=lambda each: each.read_at)
+    console.print(
+        Text.assemble((f"{agent}'s own figures", "bold"), f", its {kind} limit ({window.name})")
+    )
+    resets = "" if last.resets_at is None else f"; resets {_at(last.resets_at, zone)}"
+    console.print(f"  last read {_at(last.read_at, zone)}: {used(last)} used{resets}")
+    if last.projected_full_at is not None and last.used_percent >= FULL:
+        console.print(f"  full since {_at(last.projected_full_at, zone)}")
+    elif last.projected_full_at is not None:
+        console.print(f"  at its window's rate: 100% at {_at(last.projected_full_at, zone)}")
+    elif last.resets_at is None or last.resets_at > now:
+        console.print("  at its window's rate: not full before it resets")
+
+
+def _at(moment: datetime, zone: tzinfo) -> str:
+    return f"{moment.astimezone(zone):%Y-%m-%d %H:%M}"

@@ -8,11 +8,13 @@ from datetime import tzinfo
 from rich.console import Console
 from rich.text import Text
 
+from sniff.analyses.cost.official_limits import Officials
 from sniff.analyses.cost.plans import Plan, week_multiple
 from sniff.analyses.cost.weekly import FAMILIES, Week, WeekBurn
 from sniff.numbers import compact, duration, money, percent, tokens
 from sniff.present.json.common import zone_name
-from sniff.present.terminal.blocks import narrow_table, print_limit
+from sniff.present.terminal.blocks import OFFICIAL_HEADER, narrow_table, print_limit
+from sniff.present.terminal.blocks import used as official_used
 
 
 def print_weeks(
@@ -22,10 +24,12 @@ def print_weeks(
     current: tuple[Week, WeekBurn] | None,
     plan: Plan | None = None,
     limit: int | None = None,
+    official: Officials | None = None,
 ) -> None:
     """The weeks' table (with a plan, each week's cost over the plan's weekly share, its
-    monthly price x 12 / 52), then the current week's rate and projection (and, with a token
-    limit, whether the projection passes it)."""
+    monthly price x 12 / 52; with the agent's own readings of its weekly limit, the last in
+    each week), then the current week's rate and projection (and, with a token limit,
+    whether the projection passes it)."""
     used = [name for name in FAMILIES if any(name in week.families for week in weeks)]
     headers = ["week from", "reqs", "tokens", "hit", *used, "cost"]
     rows = [_row(week, zone, used) for week in weeks]
@@ -34,6 +38,10 @@ def print_weeks(
         for row, week in zip(rows, weeks, strict=True):
             multiple = week_multiple(week.totals.cost, plan)
             row.append("–" if multiple is None else f"{multiple:.2f}×")
+    if official is not None and official.found:
+        headers.append(OFFICIAL_HEADER)
+        for row, found in zip(rows, official.each, strict=True):
+            row.append(official_used(found))
     day = f"{weeks[0].start.astimezone(zone):%A %H:%M} " if weeks else ""
     title = f"Weeks from {day}in {zone_name(zone)} (cost by model family)"
     table = narrow_table(title, headers, text_columns=1)
@@ -44,6 +52,11 @@ def print_weeks(
         console.print(
             f"×plan: the week's cost over {money(plan.usd_per_week)}, the weekly share of a "
             f"{money(plan.usd_per_month)} monthly price (× 12 / 52)."
+        )
+    if official is not None and official.found:
+        console.print(
+            "own: the share of its weekly limit the agent itself last reported in the week "
+            "(its figure, not sniff's)."
         )
     if current is None:
         console.print("No current week: no request this week.")

@@ -29,6 +29,7 @@ import msgspec
 
 from sniff.ingest.files.lines import decode_lines
 from sniff.ingest.formats.codex.activity import CALL_ITEMS, RESULT_ITEMS, RolloutActivity
+from sniff.ingest.formats.codex.limits import LimitSeries
 from sniff.ingest.plausible import (
     SURELY_DATED,
     Count,
@@ -126,6 +127,8 @@ class Payload(msgspec.Struct, gc=False):
     message: msgspec.Raw = msgspec.Raw(b"")
     exit_code: int | None = None
     reason: msgspec.Raw = msgspec.Raw(b"")
+    rate_limits: msgspec.Raw = msgspec.Raw(b"")
+    """A `token_count`'s official limit readings, read apart (`codex.limits`)."""
 
 
 class RolloutLine(msgspec.Struct, gc=False):
@@ -162,6 +165,7 @@ class Reader:
         self.first_output: str | None = None
         """The model's first output item of the request being answered."""
         self.activity = RolloutActivity()
+        self.limits = LimitSeries()
 
     def feed(self, data: bytes, first_line: int = 1, newlines: int | None = None) -> None:
         """Read more whole lines of the rollout, the first of them being line `first_line`."""
@@ -183,7 +187,9 @@ class Reader:
         keys = [response.key for response in responses]
         family = 1 if self.from_records else 0  # the index into a call's `asking`
         activity = self.activity.freeze(self.session_id, self.project, keys, family)
-        return FileResult(list(responses), list(self.issues), 0, SOURCE, activity)
+        return FileResult(
+            list(responses), list(self.issues), 0, SOURCE, activity, self.limits.all()
+        )
 
     def responses(self) -> list[Response]:
         # Newer rollouts write each response twice; the records are the ones with ids.
@@ -208,6 +214,14 @@ class Reader:
             self._token_count(number, payload.info, line.timestamp)
         elif line.type == "response_item" or line.type == "event_msg":
             self._activity(payload, line.timestamp or "")
+        if payload.rate_limits and payload.type == "token_count" and line.type == "event_msg":
+            self._limits(payload.rate_limits, line.timestamp or "")
+
+    def _limits(self, raw: msgspec.Raw, timestamp: str) -> None:
+        """The official limit readings of a `token_count` (a heartbeat's too), but for those a
+        fork replays from its parent: they would date the parent's old shares now."""
+        if not self._in_replay(timestamp):
+            self.limits.read(raw, timestamp)
 
     def _activity(self, payload: Payload, timestamp: str) -> None:
         """Tool calls and their outputs, user requests and interruptions (`codex_activity`)."""
