@@ -12,6 +12,7 @@ from rich.text import Text
 
 from sniff.analyses.latency.coverage import MEANING, REASONS
 from sniff.analyses.latency.measures import ExplainedPeak, Goodput, LatencyReport
+from sniff.analyses.latency.valleys import VALLEY_Z
 from sniff.numbers import percent, plural, seconds
 from sniff.present.terminal.console import measures_table
 from sniff.present.terminal.visible import beside_json, beside_table, thinking_json, thinking_table
@@ -49,6 +50,9 @@ def print_latency(console: Console, report: LatencyReport) -> None:
         console.print(beside_table(report.beside))
     if report.explained:
         console.print(_peaks_table(report.explained))
+    if report.peaks.valleys:
+        console.print(valleys_table(report))
+        console.print(VALLEY_RULE.format(VALLEY_Z), style="dim")
     if report.over_time:
         console.print(_over_time_table(report))
     if report.percentiles is not None:
@@ -192,6 +196,22 @@ def coverage_table(report: LatencyReport) -> Table:
     )
 
 
+def valleys_table(report: LatencyReport) -> Any:
+    """Between each pair of neighbouring places, how deep the data dip against the noise: why
+    two places are two peaks, or one."""
+    rows = [
+        ["two peaks" if v.apart else "one", seconds(v.left), seconds(v.right), f"{v.depth:.1f}σ"]
+        for v in report.peaks.valleys
+    ]
+    return measures_table("Valleys", ["verdict", "from", "to", "dip"], rows, text_columns=1)
+
+
+VALLEY_RULE = (
+    "Two places are two peaks where the data dip between them by more than {:g} standard "
+    "deviations of Poisson noise (σ); else one population."
+)
+
+
 def latency_json(report: LatencyReport) -> dict[str, Any]:
     """The report with stable keys: metric, count, percentiles, peaks, goodput, peaks_over_time."""
     p = report.percentiles
@@ -254,6 +274,10 @@ def latency_json(report: LatencyReport) -> dict[str, Any]:
         ],
         "histogram": [
             {"low_s": low, "high_s": high, "count": n} for low, high, n in report.peaks.bins
+        ],
+        "valleys": [
+            {"left_s": v.left, "right_s": v.right, "depth_sigma": v.depth, "two_peaks": v.apart}
+            for v in report.peaks.valleys
         ],
         "not_measurable": report.not_measurable,
         "coverage": [
