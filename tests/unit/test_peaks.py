@@ -6,9 +6,9 @@ seconds, given by its location in seconds, its sigma in decades and its weight),
 are spread uniformly in log space from 1 ms to 1000 s. The acceptance is the module's promise:
 each component's location within 10 %, its share within 5 percentage points; one lognormal,
 noisy or skewed, is one peak; a population that keeps to the rule (2 % of the values, a valley
-between it and its neighbour deeper than Poisson noise, however close) is found however thinly it is spread; and on
-real logs each peak stands on the top of its own population. Several seeds per case, so that a
-pass is not luck.
+between it and its neighbour deeper than Poisson noise, however close) is found however thinly
+it is spread; and on real logs each peak stands on the top of its own population. Several
+seeds per case, so that a pass is not luck.
 """
 
 from __future__ import annotations
