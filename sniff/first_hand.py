@@ -40,11 +40,14 @@ class JoinRule(StrEnum):
     """Both carry the same provider request id."""
     TOKENS_AND_TIME = "tokens and time"
     """The same model and four token counts, started within `telemetry.JOIN_SECONDS`."""
+    RESPONSE_ID = "response id"
+    """`sniff proxy` recorded the call the transcript holds: the same response id."""
 
 
 class FirstHand(msgspec.Struct, frozen=True, gc=False):
-    """What the agent itself reported of a call (OpenTelemetry), where it did: the call's
-    times and cost are then its, and sniff's own estimates from the transcript stay beside."""
+    """What was measured first-hand of a call, where it was: the agent's own telemetry
+    (OpenTelemetry) or `sniff proxy`'s record of its bytes. The call's times (and the agent's
+    cost) are then those, and sniff's own estimates from the transcript stay beside."""
 
     joined_by: JoinRule | None
     """How it was joined to its transcript; None: known from telemetry alone."""

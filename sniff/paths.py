@@ -47,6 +47,11 @@ def otel_folder() -> Path:
     return data_folder() / "otel"
 
 
+def proxy_folder() -> Path:
+    """Where `sniff proxy` records the calls it passes by default, and every command reads them."""
+    return data_folder() / "proxy"
+
+
 def identity(*parts: object) -> str:
     """The one identity of everything sniff keeps (index rows, scan parts, answers): sniff's
     version and code, and `parts`, what the kept thing was made from. A kept thing is used

@@ -59,6 +59,7 @@ HARNESS_OF: dict[str, Harness] = {
     "claude-trace": Harness.CLAUDE_CODE,
     "codex": Harness.CODEX,
     "request-log": Harness.API,
+    "proxy": Harness.API,
 }
 """The agent a log format belongs to, for formats that name one agent (the others say theirs
 on each `Response`)."""

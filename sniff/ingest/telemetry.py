@@ -21,6 +21,10 @@ from sniff.ingest.record import Response
 
 TELEMETRY = "otel"
 """The source of telemetry's calls (the `otel` reader's `SOURCE`)."""
+PROXY = "proxy"
+"""The source of the calls `sniff proxy` recorded (the request log's lines it wrote)."""
+FIRST_HAND_SOURCES = frozenset({TELEMETRY, PROXY})
+"""Sources whose calls join copies of other keys or replace a transcript's times."""
 JOIN_SECONDS = 2.0
 """How far apart the starts of a telemetry call and its transcript's copy may be."""
 
@@ -34,6 +38,7 @@ def join_telemetry(responses: Iterable[Response]) -> list[Response]:
             halves.setdefault(response.key, []).append(response)
         else:
             logged.append(response)
+    logged = join_recorded(logged)
     if not halves:
         return logged
     calls = [_combined(parts) for parts in halves.values()]
@@ -51,6 +56,50 @@ def join_telemetry(responses: Iterable[Response]) -> list[Response]:
         else:
             joined[key] = (call, rule)
     return [_enriched(r, *joined[r.key]) if r.key in joined else r for r in logged] + alone
+
+
+def join_recorded(logged: list[Response]) -> list[Response]:
+    """`logged` with each call `sniff proxy` recorded and a transcript also holds counted once:
+    the transcript's copies (its chain, project, agent) take the proxy's exact times, and the
+    prompt where they hold none; the proxy's copy goes. Joined on the response id, the key both
+    give the call."""
+    recorded: dict[str, Response] = {}
+    for response in logged:
+        if response.source == PROXY and response.total >= _total(recorded.get(response.key)):
+            recorded[response.key] = response
+    if not recorded:
+        return logged
+    held = {response.key for response in logged if response.source != PROXY}
+    joined = held & recorded.keys()
+    return [
+        _measured(response, recorded[response.key])
+        if response.source != PROXY and response.key in joined
+        else response
+        for response in logged
+        if response.source != PROXY or response.key not in held
+    ]
+
+
+def _total(response: Response | None) -> int:
+    return -1 if response is None else response.total
+
+
+def _measured(copy: Response, record: Response) -> Response:
+    """A transcript's copy of a call with the proxy's times, and its prompt where it has none."""
+    first_hand = FirstHand(
+        JoinRule.RESPONSE_ID, record.first_at is not None, copy.started_at, copy.first_at,
+        copy.last_at,
+    )  # fmt: skip
+    return copy._replace(
+        started_at=record.started_at or copy.started_at,
+        first_at=record.first_at or copy.first_at,
+        last_at=record.last_at or copy.last_at,
+        visible_at=record.visible_at or copy.visible_at,
+        blocks=copy.blocks or record.blocks,
+        sent=copy.sent or record.sent,
+        cache_diagnosis=copy.cache_diagnosis or record.cache_diagnosis,
+        first_hand=first_hand,
+    )
 
 
 def _combined(parts: list[Response]) -> Response:

@@ -41,6 +41,9 @@ from sniff.model import Dataset
 from sniff.pricing import PriceBook
 from sniff.workspace.parts import kept_parts, list_units
 
+JOINED_FORMATS = frozenset({TELEMETRY, "request-log"})
+"""Formats whose calls a whole unit's merge joins to copies in other files (`telemetry`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class ScanNumbers:
@@ -115,8 +118,8 @@ def _extended(
 ) -> ScanPart | Refused:
     """The part of a unit whose files only grew, from its `part` before they did and what
     their appended lines yield; `Refused` when it must be analysed again."""
-    if any(indexed.entry(index).log_format == TELEMETRY for index in group):
-        return Refused("an agent's telemetry joins calls to their copies in other files")
+    if any(indexed.entry(index).log_format in JOINED_FORMATS for index in group):
+        return Refused("telemetry or a proxy's record joins calls to their copies in other files")
     linked: dict[str, set[str]] = {}
     responses = []
     for index in group:

@@ -54,6 +54,10 @@ class Totals(TokenSums):
     and token counts, started within 2 s."""
     telemetry_only: int = 0
     """Requests known from the agent's telemetry alone (no transcript holds them)."""
+    proxy_joined: int = 0
+    """Requests `sniff proxy` recorded that a transcript also holds: counted once."""
+    proxy_only: int = 0
+    """Requests known from `sniff proxy`'s record alone."""
     first: datetime | None = None
     """The earliest request's start."""
     last: datetime | None = None
@@ -84,6 +88,7 @@ class Totals(TokenSums):
             self.uncached_usd += cost.uncached_usd
         if request.first_hand is not None:
             self._count_first_hand(request.first_hand.joined_by)
+        self.proxy_only += request.source == "proxy"
         reported = request.reported_cost_usd
         if reported is not None:
             self.reported_requests += 1
@@ -95,6 +100,7 @@ class Totals(TokenSums):
     def _count_first_hand(self, joined_by: JoinRule | None) -> None:
         self.joined_by_request_id += joined_by is JoinRule.REQUEST_ID
         self.joined_by_tokens_and_time += joined_by is JoinRule.TOKENS_AND_TIME
+        self.proxy_joined += joined_by is JoinRule.RESPONSE_ID
         self.telemetry_only += joined_by is None
 
     def merge(self, other: Totals) -> None:
@@ -119,6 +125,8 @@ class Totals(TokenSums):
         self.joined_by_request_id += other.joined_by_request_id
         self.joined_by_tokens_and_time += other.joined_by_tokens_and_time
         self.telemetry_only += other.telemetry_only
+        self.proxy_joined += other.proxy_joined
+        self.proxy_only += other.proxy_only
         if other.first is not None and (self.first is None or other.first < self.first):
             self.first = other.first
         if other.last is not None and (self.last is None or other.last > self.last):

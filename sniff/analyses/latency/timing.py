@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from sniff.model import Request
 
-EXACT_SOURCES = frozenset({"claude-trace", "request-log"})
+EXACT_SOURCES = frozenset({"claude-trace", "request-log", "proxy"})
 """Logs that record when a request was sent, when its response began and when it ended."""
 
 

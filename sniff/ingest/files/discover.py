@@ -61,13 +61,13 @@ class SourceFile:
 def default_roots() -> list[Path]:
     """The existing folders where agents and tracers keep logs on this machine: every agent's
     places (`locations.PLACES`, under every home, or where its variable says), what `sniff
-    otel` received (`paths.otel_folder`), and claude-trace logs in the current folder
-    (`./.claude-trace`)."""
+    otel` received and `sniff proxy` recorded (`paths.otel_folder`, `paths.proxy_folder`), and
+    claude-trace logs in the current folder (`./.claude-trace`)."""
     from sniff.ingest.files import locations
-    from sniff.paths import otel_folder
+    from sniff.paths import otel_folder, proxy_folder
 
     found = locations.candidates(os.environ, locations.homes())
-    return _unique_dirs([*found, otel_folder(), Path.cwd() / ".claude-trace"])
+    return _unique_dirs([*found, otel_folder(), proxy_folder(), Path.cwd() / ".claude-trace"])
 
 
 def bundled_samples() -> Path:

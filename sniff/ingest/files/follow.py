@@ -21,7 +21,7 @@ from sniff.ingest.files.lines import CUT_SHORT
 from sniff.ingest.files.streamed import READERS
 from sniff.ingest.merge import Pricer, merge
 from sniff.ingest.record import FileResult, Response
-from sniff.ingest.telemetry import TELEMETRY
+from sniff.ingest.telemetry import FIRST_HAND_SOURCES
 from sniff.model import LineIssue, Request, ToolCall, ToolResult
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ class Follower:
         for response in responses:
             self._copies.setdefault(response.key, {})[response.file, response.line] = response
             keys.add(response.key)
-        self._telemetry = self._telemetry or any(r.source == TELEMETRY for r in responses)
+        self._telemetry = self._telemetry or any(r.source in FIRST_HAND_SOURCES for r in responses)
         if self._telemetry:  # a telemetry call joins its transcript's copy, under another key
             keys = set(self._copies)
         merged = merge((c for key in keys for c in self._copies[key].values()), self.cost_of)

@@ -128,6 +128,10 @@ def source_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dict
             "joined_by_tokens_and_time": summary.totals.joined_by_tokens_and_time,
             "telemetry_only": summary.totals.telemetry_only,
         },
+        "proxy": {
+            "joined_to_transcripts": summary.totals.proxy_joined,
+            "proxy_only": summary.totals.proxy_only,
+        },
     }
 
 

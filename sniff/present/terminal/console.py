@@ -243,9 +243,9 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
         )
     if summary.totals.rollups:
         console.print(ROLLUPS_NOTE.format(plural(summary.totals.rollups, "session")))
-    telemetry = telemetry_note(summary.totals)
-    if telemetry:
-        console.print(telemetry)
+    for note in (telemetry_note(summary.totals), proxy_note(summary.totals)):
+        if note:
+            console.print(note)
     empty = set(dataset.empty_files)
     for issue in dataset.issues:
         if issue.file in empty and issue.line == 0:
@@ -270,6 +270,17 @@ def telemetry_note(totals: Totals) -> str:
         f"OpenTelemetry: {plural(joined, 'request')} joined to {'its' if joined == 1 else 'their'} "
         f"transcript{said}, timed and costed by the agent; "
         f"{plural(totals.telemetry_only, 'request')} from telemetry alone."
+    )
+
+
+def proxy_note(totals: Totals) -> str:
+    """How many requests `sniff proxy` recorded, and how many a transcript also held."""
+    if not totals.proxy_joined and not totals.proxy_only:
+        return ""
+    return (
+        f"sniff proxy: {plural(totals.proxy_joined, 'request')} joined to "
+        f"{'its' if totals.proxy_joined == 1 else 'their'} transcript by response id, timed "
+        f"by the proxy; {plural(totals.proxy_only, 'request')} from its record alone."
     )
 
 

@@ -5,6 +5,12 @@ raw SSE text of a stream; absent or null: no response), and optionally `status`,
 `first_token_at`, `ended_at` (ISO-8601 or epoch seconds), `session`, `project`, `id`, `api`
 (`anthropic-messages`, `openai-chat`, `openai-responses`) and `provider`. The API is detected
 from the bodies when `api` is absent. docs/request-log.md documents the format with an example.
+
+`sniff proxy` writes the same lines, with what it measured as the bytes passed:
+`first_visible_at` (the first text after any thinking), `outcome` (`complete`, or `cancelled`
+by the client, `broken` upstream: a failed call), `client` (the User-Agent, which names the
+agent) and `proxy` (what marks a line as recorded by it: its calls are of source `proxy`, their
+times exact, and a call also in a transcript is counted once, `ingest.telemetry`).
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from sniff.ingest.providers import anthropic as anthropic_api
 from sniff.ingest.providers import openai as openai_api
 from sniff.ingest.providers.cache_diagnosis import diagnosis_of
 from sniff.ingest.record import NO_TOKENS, TOP_LEVEL, FileResult, Prompts, Response, Tokens, epoch
-from sniff.model import UNDATED, Agent, LineIssue
+from sniff.model import UNDATED, Agent, Harness, LineIssue
 
 SOURCE = "request-log"
 APIS = (anthropic_api.API, openai_api.CHAT, openai_api.RESPONSES)
@@ -48,6 +54,19 @@ class LoggedCall(msgspec.Struct):
     id: str | None = None
     api: str | None = None
     provider: str | None = None
+    first_visible_at: str | float | None = None
+    outcome: str | None = None
+    client: str | None = None
+    proxy: msgspec.Raw = msgspec.Raw()
+    """Present (an object) on lines `sniff proxy` wrote."""
+
+
+PROXY = "proxy"
+"""The source of the calls `sniff proxy` recorded."""
+OUTCOMES = {"cancelled": "cancelled by the client", "broken": "the upstream broke the stream"}
+HARNESSES = (("claude-cli", Harness.CLAUDE_CODE), ("claude-code", Harness.CLAUDE_CODE),
+             ("codex", Harness.CODEX), ("gemini-cli", Harness.GEMINI_CLI))  # fmt: skip
+"""A User-Agent's start (lower-cased) → the agent whose call it is."""
 
 
 DECODER = msgspec.json.Decoder(LoggedCall)
@@ -75,7 +94,13 @@ def parse_data(
 
 
 def _times(call: LoggedCall) -> tuple[str | float | None, ...]:
-    return (call.started_at, call.first_token_at, call.ended_at)
+    return (call.started_at, call.first_token_at, call.ended_at, call.first_visible_at)
+
+
+def _harness(client: str | None) -> Harness | None:
+    """The agent a proxied call's User-Agent names; None: an API client of no known agent."""
+    named = (client or "").lower()
+    return next((harness for start, harness in HARNESSES if named.startswith(start)), None)
 
 
 def _call(
@@ -97,8 +122,9 @@ def _call(
         if with_prompts != Prompts.NONE and isinstance(body_sent, dict)
         else ((), None)
     )
+    proxied = bytes(call.proxy).strip()[:1] == b"{"
     return Response(
-        SOURCE,
+        PROXY if proxied else SOURCE,
         str(key),
         TOP_LEVEL,
         tokens,
@@ -116,9 +142,11 @@ def _call(
         path,
         number,
         blocks,
-        error,
+        error or OUTCOMES.get(call.outcome or ""),
         sent=sent if with_prompts == Prompts.TEXT else None,
         cache_diagnosis=diagnosis_of(body),
+        harness=_harness(call.client) if proxied else None,
+        visible_at=epoch(call.first_visible_at),
     )
 
 
