@@ -14,7 +14,6 @@ from typer.testing import CliRunner
 from sniff.cli import app
 from sniff.ingest.record import Prompts
 from sniff.logs import load
-from tests.conftest import Lines
 
 runner = CliRunner()
 T0 = 1_775_000_000.0
