@@ -115,3 +115,22 @@ def test_an_index_extending_a_growing_record_gives_the_whole_scan(
         handle.write(json.dumps(recorded("msg_1", T0 + 0.05)) + "\n")
     assert scan(tmp_path) == scan(tmp_path, "--no-index")
     assert scan(tmp_path)["source"]["proxy"] == {"joined_to_transcripts": 1, "proxy_only": 1}
+
+
+def test_watch_shows_a_proxied_call_as_it_completes_with_its_exact_timing(tmp_path: Path) -> None:
+    from sniff.analyses.live.events import events_of
+    from sniff.ingest.files.follow import Follower
+    from sniff.present.json.watch import event_json
+    from sniff.pricing import PriceBook
+
+    record = write(tmp_path / "proxy" / "calls.jsonl", [recorded("msg_0", T0)])
+    prices = PriceBook()
+    follower = Follower([tmp_path], prices.cost)
+    follower.step()
+    with record.open("a") as handle:
+        handle.write(json.dumps(recorded("msg_1", T0 + 60)) + "\n")
+    events = events_of(follower.step(), follower.by_session, prices, known_sessions=set())
+    (response,) = [event_json(event) for event in events if event.kind == "response"]
+    assert response["exact_timing"] is True
+    assert response["ttft_s"] == pytest.approx(1.1)
+    assert response["tpot_s"] == pytest.approx((2.5 - 1.1) / 49)

@@ -11,13 +11,14 @@ scan lists) is an event too, with its file and line: no line leaves the numbers 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, tzinfo
 from functools import partial
 
 from sniff.analyses.cache.breaks import Break, find_breaks
 from sniff.analyses.cost.blocks import Block, active_block, build_blocks
 from sniff.analyses.cost.summary import LocalDays, Totals
+from sniff.analyses.latency.timing import timing
 from sniff.analyses.live.breaks import LiveBreaks
 from sniff.ingest.files.follow import Growth
 from sniff.model import LineIssue, Request
@@ -61,6 +62,12 @@ class Event:
     """A skipped line's file."""
     line: int | None = None
     """A skipped line's number (1-based)."""
+    ttft_s: float | None = None
+    """A response's time to first token, where its log times it."""
+    tpot_s: float | None = None
+    """A response's time per output token after the first, where its log times both ends."""
+    exact: bool | None = None
+    """Whether those come from exact timestamps (a proxy's record, telemetry, claude-trace)."""
 
 
 def tokens_of(request: Request) -> dict[str, int]:
@@ -99,7 +106,9 @@ def events_of(
         if request.compacted:
             events.append(_of(request, "compaction", tokens=None, cost=None))
         cost = request.cost.total_usd if request.cost is not None else None
-        events.append(_of(request, "response", tokens=tokens_of(request), cost=cost))
+        events.append(
+            _timed(_of(request, "response", tokens=tokens_of(request), cost=cost), request)
+        )
     for found in _breaks(growth, session_requests, prices, live):
         if found.request.key in new_keys:
             events.append(_break(found))
@@ -136,6 +145,15 @@ def _of(request: Request, kind: str, *, tokens: dict[str, int] | None, cost: flo
         kind, request.when, request.session_id, request.project, request.model,
         request.agent.value, request.harness.value, tokens, cost,
     )  # fmt: skip
+
+
+def _timed(event: Event, request: Request) -> Event:
+    """A response's event with its timings, where its log gives them (a proxy's record gives
+    them exactly as the call completes)."""
+    measured = timing(request)
+    if measured is None:
+        return event
+    return replace(event, ttft_s=measured.ttft, tpot_s=measured.tpot, exact=measured.exact)
 
 
 def _break(found: Break) -> Event:

@@ -26,4 +26,7 @@ def event_json(event: Event) -> dict[str, Any]:
         "idle_minutes": event.idle_minutes,
         "file": event.file,
         "line": event.line,
+        "ttft_s": event.ttft_s,
+        "tpot_s": event.tpot_s,
+        "exact_timing": event.exact,
     }

@@ -127,4 +127,5 @@ def _what(event: Event) -> str:
     if event.kind in SESSION_KINDS:
         return event.project
     total = sum(tokens.values())
-    return f"{event.model} {total:,} tokens"
+    timed = f", TTFT {event.ttft_s:.2f} s" if event.ttft_s is not None and event.exact else ""
+    return f"{event.model} {total:,} tokens{timed}"
