@@ -20,7 +20,7 @@ from sniff.version import __version__
 COMMANDS = (
     "scan", "sessions", "daily", "weekly", "monthly", "blocks", "cache", "agents", "commits",
     "lint", "latency", "context", "drift", "export", "report", "index", "tui", "watch",
-    "otel", "statusline",
+    "otel", "proxy", "statusline",
 )  # fmt: skip
 """Every command, in the order `--help` lists them; each is the function of its name in the
 module of its name under `sniff.cli.commands`, or of `MODULES`' name for it."""
