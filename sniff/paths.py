@@ -42,6 +42,17 @@ def data_folder() -> Path:
     return Path(user_data_dir("sniff", appauthor=False))
 
 
+def config_folder() -> Path:
+    """The user's config folder for sniff: what identifies this machine to a team export
+    (`machine-id`). `SNIFF_CONFIG_DIR` overrides; else where the platform puts settings."""
+    configured = os.environ.get("SNIFF_CONFIG_DIR")
+    if configured:
+        return Path(configured)
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("sniff", appauthor=False))
+
+
 def otel_folder() -> Path:
     """Where `sniff otel` writes what it receives by default, and every command reads it."""
     return data_folder() / "otel"

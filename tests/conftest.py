@@ -87,9 +87,10 @@ def classes(row: dict[str, Any]) -> tuple[int, ...]:
 def isolated_environment(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A private price cache and an empty home; no Claude config folder."""
+    """A private price cache, config folder and an empty home; no Claude config folder."""
     monkeypatch.setenv("SNIFF_CACHE_DIR", str(tmp_path_factory.mktemp("sniff-cache")))
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.setenv("SNIFF_CONFIG_DIR", str(tmp_path_factory.mktemp("sniff-config")))
     for name in locations.ENVIRONMENT:  # no agent's logs but the ones a test writes
         monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("WSL_DISTRO_NAME", raising=False)

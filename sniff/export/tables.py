@@ -83,10 +83,13 @@ REQUESTS = pa.schema(
             ("provider", pa.string()), ("kind", pa.string()), ("missed_tokens", pa.int64()),
             ("reason", pa.string()), ("reusable_tokens", pa.int64()),
         ])),
+        ("machine", pa.string()),
+        ("user", pa.string()),
     ]
 )  # fmt: skip
 """One row per API call (or, `rollup`, a session's totals as its agent logged them). `day` is
-the UTC day of `ended_at` (the partition)."""
+the UTC day of `ended_at` (the partition). `machine` and `user`: who exported the row to a team
+folder (`sniff export --team`); null in an export of one machine's, and in older ones."""
 
 SESSIONS = pa.schema(
     [

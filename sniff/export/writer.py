@@ -10,6 +10,7 @@ one export of the union. A merge that is killed or fails leaves the earlier expo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
@@ -45,8 +46,16 @@ class ExportResult:
     """Requests given that were already there."""
 
 
-def export(directory: Path, requests: list[Request], prices: PriceBook) -> ExportResult:
+def export(
+    directory: Path,
+    requests: list[Request],
+    prices: PriceBook,
+    stamp: Mapping[str, str] | None = None,
+) -> ExportResult:
     """Write the requests (merged with any export already in `directory`) and what derives.
+
+    `stamp`: columns of the `requests` table given one value in every row (a team export's
+    `machine` and `user`).
 
     Raises:
         UserError: `directory` is a file, holds something that is not a sniff export or a file
@@ -59,7 +68,7 @@ def export(directory: Path, requests: list[Request], prices: PriceBook) -> Expor
         merged = _union(existing, requests)
         ordered = sorted(merged.values(), key=lambda r: (r.ended_at, r.key))
         tables = {
-            "requests": requests_table(ordered),
+            "requests": _stamped(requests_table(ordered), stamp or {}),
             "sessions": sessions_table(summarize(ordered, UTC).sessions),
             "breaks": breaks_table(find_breaks(ordered, prices, zone=UTC).breaks),
             "blocks": blocks_table(ordered),
@@ -91,6 +100,15 @@ def read_export(directory: Path) -> list[Request]:
     if requests is None:
         return []
     return read_requests(requests, _read(directory, files.get("blocks", [])))
+
+
+def _stamped(table: pa.Table, stamp: Mapping[str, str]) -> pa.Table:
+    """`table` with each column `stamp` names holding its one value in every row."""
+    for name, value in stamp.items():
+        index = table.schema.get_field_index(name)
+        column = pa.array([value] * table.num_rows, pa.string())
+        table = table.set_column(index, name, column)
+    return table
 
 
 def _union(old: list[Request], new: list[Request]) -> dict[str, Request]:

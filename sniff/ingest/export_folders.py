@@ -6,6 +6,7 @@ the records, msgspec or pyarrow.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path, PurePosixPath
@@ -16,15 +17,56 @@ MANIFEST = "sniff-export.json"
 """The file that marks a folder as an export and lists its files (`sniff.export.layout`)."""
 REQUESTS = "requests"
 """The table read back; the others derive from it."""
+MACHINES = "machines"
+"""A team folder's folder of machines' exports (`sniff export --team`): `machines/<name>/`."""
+MACHINE_FILE = "machine.json"
+"""A machine's record in a team folder: its names, first and last export times."""
 
 
 def is_export(path: Path) -> bool:
-    """Whether `path` is a `sniff export` folder, or the `requests` folder inside one."""
+    """Whether `path` is a `sniff export` folder, the `requests` folder inside one, or a team
+    folder (`is_team`)."""
     if not path.is_dir():
         return False
-    if (path / MANIFEST).is_file():
+    if (path / MANIFEST).is_file() or is_team(path):
         return True
     return path.name == REQUESTS and (path.parent / MANIFEST).is_file()
+
+
+def is_team(path: Path) -> bool:
+    """Whether `path` is a team folder: a `machines/` folder holding a machine's export."""
+    return bool(machine_exports(path))
+
+
+def machine_exports(team: Path) -> list[Path]:
+    """The machines' exports in a team folder, the first to export first (by `machine.json`'s
+    first export time, then by name): a request two machines exported is credited to the
+    earlier. None when `team` is no team folder.
+    """
+    try:
+        names = sorted(os.listdir(team / MACHINES))
+    except OSError:
+        return []
+    folders = [
+        team / MACHINES / name for name in names if (team / MACHINES / name / MANIFEST).is_file()
+    ]
+    return sorted(folders, key=lambda folder: (_first_export(folder), folder.name))
+
+
+def _team_only(path: Path) -> bool:
+    """Whether `path` is a team folder and not also an export of its own."""
+    return not (path / MANIFEST).is_file() and is_team(path)
+
+
+def _first_export(folder: Path) -> str:
+    """A machine's first export time as its record says (ISO, UTC: sorts as text); none sorts
+    last."""
+    try:
+        record = json.loads(read_regular(folder / MACHINE_FILE, KEPT_FILE_BYTES))
+    except (OSError, ValueError):
+        return "~"
+    first = record.get("first_export") if isinstance(record, dict) else None
+    return first if isinstance(first, str) else "~"
 
 
 def requests_folder(path: Path) -> Path:
@@ -36,8 +78,10 @@ def table_files(path: Path) -> list[Path]:
     """The Parquet files of the export's `requests` table, in a stable order.
 
     Those its manifest lists; for a manifest that lists none (written before manifests did),
-    every Parquet file in the table's folder.
+    every Parquet file in the table's folder. A team folder's: each machine's, in turn.
     """
+    if _team_only(path):
+        return [file for machine in machine_exports(path) for file in table_files(machine)]
     folder = requests_folder(path)
     listed = manifest_files(folder.parent)
     return walk_table(folder) if listed is None else listed.get(REQUESTS, [])
@@ -95,6 +139,14 @@ def identity(path: Path) -> tuple[int, int]:
     Raises:
         OSError: the export vanished while being looked at.
     """
+    if _team_only(path):
+        size, latest = (path / MACHINES).stat().st_size, (path / MACHINES).stat().st_mtime_ns
+        for machine in machine_exports(path):
+            each = identity(machine)
+            size, latest = size + each[0], max(latest, each[1])
+            with contextlib.suppress(OSError):
+                latest = max(latest, (machine / MACHINE_FILE).stat().st_mtime_ns)
+        return size, latest
     root = path if (path / MANIFEST).is_file() else path.parent
     status = (root / MANIFEST).stat()
     size, latest = status.st_size, status.st_mtime_ns

@@ -14,19 +14,32 @@ as an unreadable file, and a row that is not a request as a skipped line; the re
 The files read are those the export's manifest lists (`export_folders.table_files`), so a merge
 into the folder while it is read gives the old rows or the new ones, never a mix or a part.
 
+A team folder (`sniff export --team`: `machines/<name>/` exports) is one source, the union of
+its machines' exports: a request key two machines exported (a session folder synced between
+them) is read once, credited to the machine that exported first (`owners`; `duplicates` says
+how many rows that dropped).
+
 pyarrow is imported only when an export is read; finding exports (`export_folders`) imports
 neither this module nor pyarrow, so discovering paths stays light.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from sniff.first_hand import CacheDiagnosis, FirstHand
-from sniff.ingest.export_folders import MANIFEST, REQUESTS, is_export, table_files
+from sniff.ingest.export_folders import (
+    MANIFEST,
+    REQUESTS,
+    is_export,
+    is_team,
+    machine_exports,
+    table_files,
+)
 from sniff.ingest.plausible import OUT_OF_RANGE, Implausible, count, in_range
 from sniff.ingest.record import TOP_LEVEL, FileResult, Response, Tokens
 from sniff.model import Agent, Harness, LineIssue
@@ -85,7 +98,71 @@ def read_export(path: str) -> FileResult:
         if current == files:
             break
         files = current
+    if is_team(Path(path)):
+        responses = _first_of_each(responses)
     return FileResult(responses, issues, 0, SOURCE)
+
+
+def _first_of_each(responses: list[Response]) -> list[Response]:
+    """One response per key, the first: a team folder's files come the first exporter first
+    (`export_folders.machine_exports`), so a request is credited to the machine that exported
+    it first."""
+    seen: set[str] = set()
+    kept = []
+    for response in responses:
+        if response.key not in seen:
+            seen.add(response.key)
+            kept.append(response)
+    return kept
+
+
+def owners(path: Path) -> dict[str, tuple[str, str | None]]:
+    """The (machine, user) each request key of a team folder is credited to: the first
+    machine that exported it. Nothing for a folder that is not a team folder."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for key, machine, user in _team_rows(path):
+        found.setdefault(key, (machine, user))
+    return found
+
+
+def duplicates(path: Path) -> int:
+    """Rows of a team folder that another machine exported first: read once, not counted
+    again (0 for a folder that is not a team folder)."""
+    rows = _team_rows(path)
+    return len(rows) - len({key for key, _, _ in rows})
+
+
+def dropped(paths: Iterable[str]) -> int:
+    """Rows that the team folders among `paths` (the files a run read) did not count again."""
+    return sum(duplicates(Path(path)) for path in paths if is_team(Path(path)))
+
+
+def _team_rows(path: Path) -> list[tuple[str, str, str | None]]:
+    """(key, machine, user) of every row of each machine's export, the first exporter first.
+
+    The machine is its folder's name where the row does not say (an export moved in); a file
+    that cannot be read adds nothing (reading the folder reports it).
+    """
+    import pyarrow.parquet as pq
+
+    rows: list[tuple[str, str, str | None]] = []
+    for machine in machine_exports(path):
+        for file in table_files(machine):
+            try:
+                with pq.ParquetFile(file) as parquet:
+                    wanted = [
+                        c for c in ("key", "machine", "user") if c in parquet.schema_arrow.names
+                    ]
+                    table = parquet.read(columns=wanted).to_pydict()
+            except (OSError, ValueError):
+                continue
+            count = len(table.get("key", []))
+            names = table.get("machine") or [None] * count
+            users = table.get("user") or [None] * count
+            for key, name, user in zip(table.get("key", []), names, users, strict=True):
+                if isinstance(key, str):
+                    rows.append((key, name or machine.name, user))
+    return rows
 
 
 def read_table_file(file: Path) -> tuple[list[Response], list[LineIssue]]:
@@ -248,4 +325,14 @@ def _seconds(micros: int | None) -> float | None:
     return micros / 1_000_000
 
 
-__all__ = ["MANIFEST", "REQUESTS", "SOURCE", "is_export", "read_export", "table_files"]
+__all__ = [
+    "MANIFEST",
+    "REQUESTS",
+    "SOURCE",
+    "dropped",
+    "duplicates",
+    "is_export",
+    "owners",
+    "read_export",
+    "table_files",
+]

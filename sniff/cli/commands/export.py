@@ -1,15 +1,21 @@
-"""Provides `sniff export`: the normalized tables as Parquet, for pandas, DuckDB or Spark."""
+"""Provides `sniff export`: the normalized tables as Parquet, for pandas, DuckDB or Spark; with
+`--team`, this machine's share of a folder several machines export to."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
+
+if TYPE_CHECKING:
+    from sniff.export import ExportResult
+    from sniff.model import Request
+    from sniff.pricing import PriceBook
 
 
 @one_line_errors
@@ -19,6 +25,38 @@ def export(
         Path,
         typer.Option("--output", "-o", help="Directory to write (or merge into).", metavar="DIR"),
     ] = Path("sniff-export"),
+    team: Annotated[
+        bool,
+        typer.Option(
+            "--team",
+            help="Write this machine's export under DIR/machines/NAME/, beside other "
+            "machines' (implied when DIR holds machines/).",
+        ),
+    ] = False,
+    machine: Annotated[
+        str | None,
+        typer.Option(
+            help="The machine's name in a team folder (default: its kept random id).",
+            metavar="NAME",
+        ),
+    ] = None,
+    user: Annotated[
+        str | None,
+        typer.Option(help="The user's name in a team folder (default: the login).", metavar="NAME"),
+    ] = None,
+    redact: Annotated[
+        bool,
+        typer.Option(
+            "--redact",
+            help="Pseudonymise user, project, branch, repository and paths with the team salt.",
+        ),
+    ] = False,
+    salt_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="File holding the team salt for --redact (else $SNIFF_TEAM_SALT).", metavar="PATH"
+        ),
+    ] = None,
     **options: Any,
 ) -> None:
     """Parquet tables requests, sessions, breaks and blocks, by day; merges into an export.
@@ -26,21 +64,70 @@ def export(
     Rows keep the provider's request ids, so exporting other logs into the same directory adds
     what is new and never counts a request twice.
     """
-    from sniff.export import export as write
-
+    write = _writer(output, team, machine, user, redact, salt_file)  # checked before any read
     workspace = o.workspace(options, tz="UTC")
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         dataset = workspace.dataset("counted")
-        result = write(output, workspace.filters.apply(dataset.requests), workspace.prices)
+        result = write(output, list(workspace.filters.apply(dataset.requests)), workspace.prices)
     o.report_issues(dataset, options["verbose"])
-    if options["json"]:
-        written = {"output": str(output), "rows": result.rows}
+    _show(result, options["json"])
+
+
+def _show(result: ExportResult, as_json: bool) -> None:
+    """What was written: the rows per table, the requests new to the folder and kept."""
+    if as_json:
+        written = {"output": str(result.directory), "rows": result.rows}
         o.print_json({**written, "added": result.added, "kept": result.kept})
         return
     from sniff.numbers import plural
 
     tables = ", ".join(f"{name} {rows:,}" for name, rows in result.rows.items())
     typer.echo(
-        f"{output}: {tables} rows ({plural(result.added, 'new request')}, "
+        f"{result.directory}: {tables} rows ({plural(result.added, 'new request')}, "
         f"{result.kept:,} already exported)"
     )
+
+
+def _writer(
+    output: Path,
+    team: bool,
+    machine: str | None,
+    user: str | None,
+    redact: bool,
+    salt_file: Path | None,
+) -> Any:
+    """What writes the export: to a team folder (`--team`, or `output` is one) as this machine
+    and user, or a plain export; with `--redact`, of the requests pseudonymised.
+
+    Raises:
+        UserError: a name is not safe, `--machine` or `--user` without a team folder, or
+            `--redact` without a salt.
+    """
+    from sniff.errors import UserError
+    from sniff.export import export as plain
+    from sniff.export.pseudonyms import team_salt
+    from sniff.ingest.export_folders import MACHINES
+
+    team = team or (output / MACHINES).is_dir()
+    if not team and (machine is not None or user is not None):
+        raise UserError("--machine and --user name who exports to a team folder: add --team")
+
+    if salt_file is not None and not redact:
+        raise UserError("--salt-file is the salt of --redact: add --redact")
+    pseudonyms = team_salt(salt_file) if redact else None
+    if team:
+        from sniff.export.team import export_team, exporter
+
+        who = exporter(machine, user)
+
+        def to_team(output: Path, requests: list[Request], prices: PriceBook) -> ExportResult:
+            return export_team(output, requests, prices, who, pseudonyms)
+
+        return to_team
+
+    def to_folder(output: Path, requests: list[Request], prices: PriceBook) -> ExportResult:
+        if pseudonyms is not None:
+            requests = [pseudonyms.request(request) for request in requests]
+        return plain(output, requests, prices)
+
+    return to_folder

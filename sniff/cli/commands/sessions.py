@@ -1,8 +1,10 @@
 """Provides `sniff sessions`: one row per session, sortable; or, `--by branch|repo`, one row per
-git branch or repository, each request booked to the branch its own log line names."""
+git branch or repository, each request booked to the branch its own log line names; or,
+`--by machine|user`, one row per machine or user that exported the requests to a team folder."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -29,9 +31,10 @@ def sessions(
         str | None,
         typer.Option(
             "--by",
-            help="One row per git branch (branch) or repository (repo) instead, each request "
-            "booked to its own; no branch: the row (no branch).",
-            metavar="branch|repo",
+            help="One row per git branch (branch), repository (repo), or machine or user that "
+            "exported to a team folder (machine, user) instead, each request booked to its own; "
+            "no branch: the row (no branch); read from logs: (local).",
+            metavar="branch|repo|machine|user",
         ),
     ] = None,
     **options: Any,
@@ -65,22 +68,23 @@ def sessions(
 
 
 def _by(by: str, chosen: o.Listing, options: dict[str, Any]) -> None:
-    """`--by branch|repo`: the rows per branch or repository.
+    """`--by branch|repo|machine|user`: the rows per branch, repository, machine or user.
 
     Raises:
         UserError: `by` or `sort` is not one of theirs (before any log is read).
     """
     from sniff.analyses.cost.branches import ATTRIBUTION_SORTS, ATTRIBUTIONS
+    from sniff.analyses.cost.exporters import EXPORTERS
     from sniff.errors import UserError
 
-    if by not in ATTRIBUTIONS:
-        raise UserError(f"--by must be one of {', '.join(ATTRIBUTIONS)}, not {by!r}")
+    if by not in (*ATTRIBUTIONS, *EXPORTERS):
+        raise UserError(f"--by must be one of {', '.join((*ATTRIBUTIONS, *EXPORTERS))}, not {by!r}")
     if chosen.sort not in ATTRIBUTION_SORTS:
         keys = ", ".join(ATTRIBUTION_SORTS)
         raise UserError(f"--sort with --by must be one of {keys}, not {chosen.sort!r}")
     workspace = o.workspace(options)
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
-        rows = workspace.attribution(by)
+        rows = _exporters(workspace, by) if by in EXPORTERS else workspace.attribution(by)
         numbers = workspace.scan()  # the warnings of the same requests, as `sessions` gives
     rows = chosen.arrange(rows, ATTRIBUTION_SORTS)
     o.report_issues(numbers.dataset, options["verbose"])
@@ -99,3 +103,18 @@ def _by(by: str, chosen: o.Listing, options: dict[str, Any]) -> None:
     console.print(attributed_table(rows, by))
     console.print(NOTES[by])
     print_warnings(console, numbers.summary, numbers.dataset)
+
+
+def _exporters(workspace: Any, by: str) -> list[Any]:
+    """`--by machine|user`'s rows: the requests the filters keep, each booked to whoever
+    exported it first to the team folder it was read from (`(local)`: read from logs)."""
+    from sniff.analyses.cost.exporters import attribute_exporters
+    from sniff.ingest.export_folders import is_team
+    from sniff.ingest.parquet_in import owners
+
+    dataset = workspace.dataset()
+    found: dict[str, tuple[str, str | None]] = {}
+    for path in dataset.files:
+        if is_team(Path(path)):
+            found = owners(Path(path)) | found  # a key in two team folders: the first read's
+    return attribute_exporters(workspace.filters.apply(dataset.requests), found, by)

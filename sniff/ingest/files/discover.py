@@ -232,9 +232,10 @@ def _walk(root: str) -> tuple[list[tuple[str, str, str]], list[tuple[str, str]]]
         except OSError as error:
             problems.append((directory, why_unread(error, "folder")))
             continue
-        if any(entry.name == export_folders.MANIFEST for entry in entries) and (
+        names = {entry.name for entry in entries}
+        if names & {export_folders.MANIFEST, export_folders.MACHINES} and (
             export_folders.is_export(Path(directory))
-        ):  # a `sniff export`: read whole, never walked for logs
+        ):  # a `sniff export` or a team folder of them: read whole, never walked for logs
             found.append((directory, project_hint(Path(directory)), EXPORT))
             continue
         logs: list[tuple[str, str]] = []

@@ -113,6 +113,8 @@ def warnings_json(summary: Summary, dataset: Dataset) -> dict[str, Any]:
 
 def source_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dict[str, Any]:
     """What was read, over which period, priced with what."""
+    from sniff.ingest.parquet_in import dropped
+
     first, last = summary.totals.first, summary.totals.last
     return {
         "roots": list(dataset.roots),
@@ -132,6 +134,7 @@ def source_json(summary: Summary, dataset: Dataset, prices: PriceSource) -> dict
             "joined_to_transcripts": summary.totals.proxy_joined,
             "proxy_only": summary.totals.proxy_only,
         },
+        "duplicates_dropped": dropped(dataset.files),  # a team folder's, read once
     }
 
 

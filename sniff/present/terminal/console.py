@@ -243,7 +243,8 @@ def print_warnings(console: Console, summary: Summary, dataset: Dataset) -> None
         )
     if summary.totals.rollups:
         console.print(ROLLUPS_NOTE.format(plural(summary.totals.rollups, "session")))
-    for note in (telemetry_note(summary.totals), proxy_note(summary.totals)):
+    notes = (telemetry_note(summary.totals), proxy_note(summary.totals), duplicates_note(dataset))
+    for note in notes:
         if note:
             console.print(note)
     empty = set(dataset.empty_files)
@@ -281,6 +282,19 @@ def proxy_note(totals: Totals) -> str:
         f"sniff proxy: {plural(totals.proxy_joined, 'request')} joined to "
         f"{'its' if totals.proxy_joined == 1 else 'their'} transcript by response id, timed "
         f"by the proxy; {plural(totals.proxy_only, 'request')} from its record alone."
+    )
+
+
+def duplicates_note(dataset: Dataset) -> str:
+    """How many rows of team folders two machines exported, counted once (to the first)."""
+    from sniff.ingest.parquet_in import dropped
+
+    count = dropped(dataset.files)
+    if not count:
+        return ""
+    return (
+        f"Team export: {plural(count, 'request')} exported by two machines, counted once "
+        "(credited to the machine that exported first)."
     )
 
 
