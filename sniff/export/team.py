@@ -145,6 +145,14 @@ def record_export(folder: Path, who: Exporter, changed: bool) -> None:
         raise cannot_write(path, error) from error
 
 
+def last_export(team: Path, machine: str) -> datetime | None:
+    """When `machine` last exported into `team` with a change (None: never, or unreadable)."""
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        loaded = json.loads((machine_folder(team, machine) / MACHINE_FILE).read_text("utf-8"))
+        return datetime.fromisoformat(loaded["last_export"])
+    return None
+
+
 def export_team(
     team: Path,
     requests: list[Request],

@@ -285,3 +285,36 @@ def test_an_export_killed_mid_write_leaves_the_earlier_export_whole(
     run(a, "export", "-o", str(dest), "--machine", "a")  # the next export completes it
     whole = scanned(a, str(dest))["totals"]["requests"]
     assert whole == scanned(a)["totals"]["requests"] + scanned(b)["totals"]["requests"]
+
+
+def test_since_last_reads_only_what_came_after_this_machines_last_export(
+    tmp_path: Path, cc: type[Lines]
+) -> None:
+    """A daily run reads a day of logs: the old calls are left unread (their rows stay), a
+    call made since is added."""
+    from datetime import UTC, datetime, timedelta
+
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+
+    logs, dest = tmp_path / "logs", tmp_path / "dest"
+    old = cc.usage(input=10, read=0, write=2000, output=50)
+    path = cc.write(logs / "p" / "s.jsonl", [
+        cc.user("u1", None, "2026-01-05T09:00:00Z"),
+        cc.assistant("msg_old", "a1", "u1", "2026-01-05T09:00:04Z", old),
+    ])  # fmt: skip
+    run = CliRunner().invoke
+    command = ["export", str(logs), "-o", str(dest), "--team", "--machine", "m1", "--json"]
+    first = json.loads(run(app, command).stdout)
+    assert (first["added"], first["kept"]) == (1, 0)
+    again = json.loads(run(app, [*command, "--since", "last"]).stdout)
+    assert (again["added"], again["kept"], again["rows"]["requests"]) == (0, 0, 1)
+    now = datetime.now(UTC)
+    stamp = (now + timedelta(seconds=1)).isoformat().replace("+00:00", "Z")
+    with path.open("a") as handle:
+        for line in (cc.user("u2", "a1", now.isoformat().replace("+00:00", "Z")),
+                     cc.assistant("msg_new", "a2", "u2", stamp, old)):  # fmt: skip
+            handle.write(json.dumps(line) + "\n")
+    later = json.loads(run(app, [*command, "--since", "last"]).stdout)
+    assert (later["added"], later["kept"], later["rows"]["requests"]) == (1, 0, 2)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -62,15 +63,38 @@ def export(
     """Parquet tables requests, sessions, breaks and blocks, by day; merges into an export.
 
     Rows keep the provider's request ids, so exporting other logs into the same directory adds
-    what is new and never counts a request twice.
+    what is new and never counts a request twice. `--since last` reads only what changed since
+    this machine's last export into DIR (from an hour before it).
     """
     write = _writer(output, team, machine, user, redact, salt_file)  # checked before any read
+    if options.get("since") == "last":
+        options["since"] = _since_last(output, team, machine, user)
     workspace = o.workspace(options, tz="UTC")
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         dataset = workspace.dataset("counted")
         result = write(output, list(workspace.filters.apply(dataset.requests)), workspace.prices)
     o.report_issues(dataset, options["verbose"])
     _show(result, options["json"])
+
+
+OVERLAP = timedelta(hours=1)
+"""How far before the last export `--since last` reads: a call in flight then ends after it
+(rows are merged by key, so reading one twice adds nothing)."""
+
+
+def _since_last(output: Path, team: bool, machine: str | None, user: str | None) -> str | None:
+    """`--since last`: an hour before this machine's last export into `output` (its
+    `machine.json` in a team folder, the manifest's time in a plain one); None, no bound, when
+    it never exported there."""
+    from sniff.export.team import exporter, last_export
+    from sniff.ingest.export_folders import MACHINES, MANIFEST
+
+    last: datetime | None = None
+    if team or (output / MACHINES).is_dir():
+        last = last_export(output, exporter(machine, user).machine)
+    elif (output / MANIFEST).is_file():
+        last = datetime.fromtimestamp((output / MANIFEST).stat().st_mtime, UTC)
+    return None if last is None else (last - OVERLAP).isoformat()
 
 
 def _show(result: ExportResult, as_json: bool) -> None:
