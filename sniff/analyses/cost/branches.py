@@ -48,15 +48,19 @@ def attribute(requests: Iterable[Request], by: str) -> list[Attributed]:
     """
     if by not in ATTRIBUTIONS:
         raise ValueError(f"unknown attribution {by!r}")
+    return attributed(requests, lambda request: attribution_key(request, by))
+
+
+def attributed(requests: Iterable[Request], row_of: Callable[[Request], str]) -> list[Attributed]:
+    """The requests summed per the row `row_of` books each to, by cost (highest first;
+    unpriced rows by tokens after them)."""
     totals: dict[str, Totals] = {}
     sessions: dict[str, set[str]] = {}
     for request in requests:
-        key = attribution_key(request, by)
-        group = totals.get(key)
-        if group is None:
-            group = totals[key] = Totals()
-            sessions[key] = set()
-        group.add(request)
+        key = row_of(request)
+        if key not in totals:
+            totals[key], sessions[key] = Totals(), set()
+        totals[key].add(request)
         sessions[key].add(request.session_id)
     return [Attributed(row.key, row.totals, len(sessions[row.key])) for row in by_cost(totals)]
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from sniff.analyses.cost.branches import Attributed
-from sniff.analyses.cost.summary import Totals, by_cost
+from sniff.analyses.cost.branches import Attributed, attributed
 from sniff.model import Request
 
 LOCAL = "(local)"
@@ -33,15 +32,7 @@ def attribute_exporters(
     """
     if by not in EXPORTERS:
         raise ValueError(f"unknown attribution {by!r}")
-    totals: dict[str, Totals] = {}
-    sessions: dict[str, set[str]] = {}
-    for request in requests:
-        key = _row(owners.get(request.key), by)
-        if key not in totals:
-            totals[key], sessions[key] = Totals(), set()
-        totals[key].add(request)
-        sessions[key].add(request.session_id)
-    return [Attributed(row.key, row.totals, len(sessions[row.key])) for row in by_cost(totals)]
+    return attributed(requests, lambda request: _row(owners.get(request.key), by))
 
 
 def _row(owner: tuple[str, str | None] | None, by: str) -> str:
