@@ -13,12 +13,12 @@ a stream.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from sniff.ingest.providers.anthropic import anthropic_session
 from sniff.proxy.capture import Capture
 from sniff.proxy.routes import ANTHROPIC, Route
 from sniff.proxy.stream import StreamTiming, gap_summary
@@ -26,8 +26,6 @@ from sniff.redact_secrets import redact_excerpt, redact_secrets
 
 COMPLETE, CANCELLED, BROKEN = "complete", "cancelled", "broken"
 CLIENT_CHARS = 200
-SESSION_IN_USER_ID = re.compile(r"session_([0-9A-Fa-f]{8}-[0-9A-Fa-f-]{27})")
-"""Claude Code's `metadata.user_id`: `user_<hash>_account_<uuid>_session_<uuid>`."""
 
 
 @dataclass
@@ -120,22 +118,6 @@ def session_of(call: Call, request: Any) -> str | None:
         return call.session_header
     key = body.get("prompt_cache_key")
     return key if isinstance(key, str) and key else None
-
-
-def anthropic_session(user_id: str) -> str | None:
-    """The session in Claude Code's `user_id`: after `session_`, or, where a newer version
-    sends JSON there, its `session_id`."""
-    found = SESSION_IN_USER_ID.search(user_id)
-    if found:
-        return found.group(1)
-    if user_id.startswith("{"):
-        try:
-            parsed = orjson.loads(user_id)
-        except orjson.JSONDecodeError:
-            return None
-        value = parsed.get("session_id") if isinstance(parsed, dict) else None
-        return value if isinstance(value, str) and value else None
-    return None
 
 
 def _proxy_note(call: Call) -> dict[str, Any]:

@@ -17,10 +17,11 @@ from typer.testing import CliRunner
 
 from sniff.cli import app
 from sniff.cli.commands.proxy import banner
+from sniff.ingest.providers.anthropic import anthropic_session
 from sniff.proxy import files
 from sniff.proxy.capture import Capture
 from sniff.proxy.diagnose import BETA, Diagnosis, with_beta
-from sniff.proxy.record import BROKEN, Call, anthropic_session, to_line
+from sniff.proxy.record import BROKEN, Call, to_line
 from sniff.proxy.routes import (
     DEFAULT_UPSTREAMS,
     request_headers,

@@ -286,3 +286,23 @@ def _kind(part: Any) -> str:
 def as_list(value: Any) -> list[Any]:
     """`value` if it is a list, else an empty one (a body's field of the wrong type)."""
     return value if isinstance(value, list) else []
+
+
+SESSION_IN_USER_ID = re.compile(r"session_([0-9A-Fa-f]{8}-[0-9A-Fa-f-]{27})")
+"""Claude Code's `metadata.user_id`: `user_<hash>_account_<uuid>_session_<uuid>`."""
+
+
+def anthropic_session(user_id: str) -> str | None:
+    """The session in Claude Code's `user_id`: after `session_`, or, where a newer version
+    sends JSON there, its `session_id`."""
+    found = SESSION_IN_USER_ID.search(user_id)
+    if found:
+        return found.group(1)
+    if user_id.startswith("{"):
+        try:
+            parsed = orjson.loads(user_id)
+        except orjson.JSONDecodeError:
+            return None
+        value = parsed.get("session_id") if isinstance(parsed, dict) else None
+        return value if isinstance(value, str) and value else None
+    return None

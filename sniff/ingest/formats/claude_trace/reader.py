@@ -32,7 +32,6 @@ from sniff.model import UNDATED, Agent, Block, LineIssue, Sent
 SOURCE = "claude-trace"
 PROVIDER = "anthropic"
 MESSAGES_PATH = re.compile(r"/v1/messages(?:\?|$)")
-SESSION_IN_USER_ID = re.compile(r"session_([0-9a-fA-F-]{36})")
 CLIENT_VERSION = re.compile(r"claude-cli/([0-9][^ ]*)")
 SUMMARISER = re.compile(rb"summari[sz]\w* (?:the |this |a )?conversation", re.IGNORECASE)
 """What the system prompt of Claude Code's compaction call says it does."""
@@ -306,11 +305,7 @@ def _aware_epoch(text: str | None) -> float | None:
 
 def _session(body: TraceBody) -> str | None:
     user = (body.metadata or {}).get("user_id")
-    if isinstance(user, str):
-        found = SESSION_IN_USER_ID.search(user)
-        if found:
-            return found.group(1)
-    return None
+    return anthropic_api.anthropic_session(user) if isinstance(user, str) else None
 
 
 def _prompt(
