@@ -99,6 +99,41 @@ Zone = Annotated[
     ),
 ]
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object with stable keys.")]
+ListenPort = Annotated[
+    int, typer.Option("--port", help="The port to listen on (0: any free port).", metavar="N")
+]
+ListenHost = Annotated[
+    str,
+    typer.Option(
+        "--host", help="The address to listen on: only this machine by default.", metavar="HOST"
+    ),
+]
+DailyFolder = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        help="The folder of the daily files (default: the command's own in sniff's data folder, "
+        "which every command reads).",
+        metavar="DIR",
+        show_default=False,
+    ),
+]
+"""The options of sniff's local servers (`otel`, `proxy`), one declaration for both."""
+
+
+def listen_port(port: int) -> int:
+    """A port a local server may listen on (0: any free one).
+
+    Raises:
+        UserError: it is none.
+    """
+    if not 0 <= port <= 65535:
+        from sniff.errors import UserError
+
+        raise UserError(f"--port must be between 0 and 65535, not {port}")
+    return port
+
+
 Pricing = Annotated[
     Path | None,
     typer.Option(

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
 from sniff.errors import UserError
 
@@ -17,25 +18,9 @@ MAX_BYTES = 16 * 1024 * 1024
 
 @one_line_errors
 def otel(
-    port: Annotated[
-        int, typer.Option("--port", help="The port to listen on (0: any free port).", metavar="N")
-    ] = 4318,
-    host: Annotated[
-        str,
-        typer.Option(
-            "--host", help="The address to listen on: only this machine by default.", metavar="HOST"
-        ),
-    ] = "127.0.0.1",
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            help="The folder of the daily files (default: otel/ in sniff's data folder, which "
-            "every command reads).",
-            metavar="DIR",
-            show_default=False,
-        ),
-    ] = None,
+    port: o.ListenPort = 4318,
+    host: o.ListenHost = "127.0.0.1",
+    out: o.DailyFolder = None,
     max_bytes: Annotated[
         int,
         typer.Option(
@@ -44,9 +29,9 @@ def otel(
     ] = MAX_BYTES,
 ) -> None:
     """Receive OpenTelemetry from Claude Code, Codex or Gemini CLI (OTLP/HTTP, JSON or protobuf)
-    and append it to daily files, one per signal: logs, traces, metrics. Runs until Ctrl-C."""
-    if not 0 <= port <= 65535:
-        raise UserError(f"--port must be between 0 and 65535, not {port}")
+    and append it to daily files, one per signal: logs, traces, metrics (in otel/ of sniff's
+    data folder unless --out names another). Runs until Ctrl-C."""
+    o.listen_port(port)
     if max_bytes <= 0:
         raise UserError(f"--max-bytes must be above 0, not {max_bytes}")
     # imported here: protobuf and opentelemetry-proto cost every other command's start-up

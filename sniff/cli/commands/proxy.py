@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 import typer
 
+from sniff.cli import options as o
 from sniff.cli.errors import one_line_errors
 from sniff.errors import UserError
 
@@ -21,25 +22,9 @@ OPENAI_UPSTREAM = "https://api.openai.com"
 
 @one_line_errors
 def proxy(
-    port: Annotated[
-        int, typer.Option("--port", help="The port to listen on (0: any free port).", metavar="N")
-    ] = 8790,
-    host: Annotated[
-        str,
-        typer.Option(
-            "--host", help="The address to listen on: only this machine by default.", metavar="HOST"
-        ),
-    ] = "127.0.0.1",
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            help="The folder of the daily files (default: proxy/ in sniff's data folder, which "
-            "every command reads).",
-            metavar="DIR",
-            show_default=False,
-        ),
-    ] = None,
+    port: o.ListenPort = 8790,
+    host: o.ListenHost = "127.0.0.1",
+    out: o.DailyFolder = None,
     anthropic_upstream: Annotated[
         str,
         typer.Option("--anthropic-upstream", help="Where Anthropic's calls go.", metavar="URL"),
@@ -58,10 +43,9 @@ def proxy(
     ] = False,
 ) -> None:
     """Pass Claude Code's, Codex's and the SDKs' API calls to Anthropic or OpenAI unchanged,
-    and record each call (request, response, timing to the first token) to daily files.
-    Runs until Ctrl-C."""
-    if not 0 <= port <= 65535:
-        raise UserError(f"--port must be between 0 and 65535, not {port}")
+    and record each call (request, response, timing to the first token) to daily files (in
+    proxy/ of sniff's data folder unless --out names another). Runs until Ctrl-C."""
+    o.listen_port(port)
     upstreams = {
         "anthropic": _upstream("--anthropic-upstream", anthropic_upstream),
         "openai": _upstream("--openai-upstream", openai_upstream),
