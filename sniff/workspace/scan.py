@@ -30,6 +30,7 @@ from sniff.analyses.cost.scan_parts import (
 from sniff.analyses.cost.summary import Summary
 from sniff.analyses.filters import Filters
 from sniff.ingest.files.discover import SourceFile
+from sniff.ingest.files.log_formats import REQUEST_LOG
 from sniff.ingest.index import rows as index_rows
 from sniff.ingest.index.indexed import IndexedFiles
 from sniff.ingest.index.store import IndexStore
@@ -41,7 +42,7 @@ from sniff.model import Dataset
 from sniff.pricing import PriceBook
 from sniff.workspace.parts import kept_parts, list_units
 
-JOINED_FORMATS = frozenset({TELEMETRY, "request-log"})
+JOINED_FORMATS = frozenset({TELEMETRY, REQUEST_LOG})
 """Formats whose calls a whole unit's merge joins to copies in other files (`telemetry`)."""
 
 

@@ -58,8 +58,9 @@ class Follower:
         """Every request seen, by key."""
         self._copies: dict[str, dict[tuple[str, int], Response]] = {}
         """Each call's copies, by file and line (a file read whole again yields them again)."""
-        self._telemetry = False
-        """Whether an agent's telemetry was seen: its calls join copies under other keys."""
+        self._first_hand = False
+        """Whether telemetry or a proxy's record was seen: their calls join copies under other
+        keys (`ingest.telemetry`)."""
         self._calls: dict[str, ToolCall] = {}
         self._results: set[str] = set()
         self._skipped: set[LineIssue] = set()
@@ -115,11 +116,13 @@ class Follower:
         for response in responses:
             self._copies.setdefault(response.key, {})[response.file, response.line] = response
             keys.add(response.key)
-        self._telemetry = self._telemetry or any(r.source in FIRST_HAND_SOURCES for r in responses)
-        if self._telemetry:  # a telemetry call joins its transcript's copy, under another key
+        self._first_hand = self._first_hand or any(
+            r.source in FIRST_HAND_SOURCES for r in responses
+        )
+        if self._first_hand:  # a first-hand call joins its transcript's copy, under another key
             keys = set(self._copies)
         merged = merge((c for key in keys for c in self._copies[key].values()), self.cost_of)
-        if self._telemetry:  # a call counted alone until its transcript's copy came
+        if self._first_hand:  # a call counted alone until its transcript's copy came
             kept = {request.key for request in merged}
             self.requests = {k: r for k, r in self.requests.items() if k in kept}
         new = [request for request in merged if request.key not in self.requests]

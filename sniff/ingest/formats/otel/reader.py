@@ -16,6 +16,7 @@ import orjson
 
 from sniff.ingest.files.lines import BOM, CUT_SHORT
 from sniff.ingest.formats.otel.claude_code import SERVICE, Found, claude_code_signal
+from sniff.ingest.formats.otel.genai import genai_signal
 from sniff.ingest.formats.otel.signals import is_export, signals
 from sniff.ingest.record import FileResult, Prompts, Response
 from sniff.model import Activity, AgentEvent, LineIssue, ToolCall, ToolResult
@@ -32,12 +33,11 @@ def parse_data(path: str, data: bytes, project_hint: str, with_prompts: Prompts)
     found: list[Found] = []
     for number, export in _exports(path, data.removeprefix(BOM), issues):
         for signal in signals(export, number):
-            if signal.resource.get("service.name") == SERVICE:
-                read = claude_code_signal(signal, path, project_hint)
-            else:
-                from sniff.ingest.formats.otel.genai import genai_signal
-
-                read = genai_signal(signal, path, project_hint)
+            read = (
+                claude_code_signal(signal, path, project_hint)
+                if signal.resource.get("service.name") == SERVICE
+                else genai_signal(signal, path, project_hint)
+            )
             if read is not None:
                 found.append(read)
     return FileResult(
