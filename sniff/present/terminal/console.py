@@ -268,8 +268,8 @@ def telemetry_note(totals: Totals) -> str:
     ) if count]  # fmt: skip
     said = f" ({', '.join(ways)})" if ways else ""
     return (
-        f"OpenTelemetry: {plural(joined, 'request')} joined to {'its' if joined == 1 else 'their'} "
-        f"transcript{said}, timed and costed by the agent; "
+        f"OpenTelemetry: {plural(joined, 'request')} joined to the same call in another log"
+        f"{said}, timed and costed by the agent; "
         f"{plural(totals.telemetry_only, 'request')} from telemetry alone."
     )
 
