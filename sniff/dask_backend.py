@@ -34,7 +34,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sniff.ingest.files.discover import SourceFile, expand, roots_for
+from sniff.ingest.files.discover import SourceFile, expand, root_name, roots_for
 from sniff.ingest.parallel import balanced_batches
 from sniff.ingest.record import FileResult, Prompts
 
@@ -100,7 +100,7 @@ def ingest(
     futures = [
         client.submit(parse, [files[index] for index in batch], pure=False) for batch in batches
     ]
-    return Ingested(files, batches, futures), tuple(str(root) for root in roots), sample
+    return Ingested(files, batches, futures), tuple(root_name(root) for root in roots), sample
 
 
 def parse_batch(

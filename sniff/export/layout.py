@@ -67,7 +67,7 @@ def locked(directory: Path) -> Iterator[None]:
     except OSError as error:
         raise cannot_write(directory, error) from error
     try:
-        with _held(directory):
+        with held(directory):
             yield
     except BaseException:
         if created and not any(files_of(directory).values()):
@@ -98,7 +98,7 @@ def commit(directory: Path, tables: Mapping[str, pa.Table]) -> None:
         for temporary, final in staged:
             os.replace(temporary, final)
         folders = {final.parent for _, final in staged} | {directory / name for name in tables}
-        _in_parallel(sync_folder, folders)
+        in_parallel(sync_folder, folders)
         _write_manifest(directory, tables, files)
     except BaseException as error:
         # keep what the manifest on disk lists: an interrupt may come just after it switched
@@ -147,26 +147,40 @@ def _stage_tables(
     Raises:
         OSError: one cannot be written (the ones staged before are swept by the caller).
     """
-    parts = [
-        (name, day, part) for name, table in tables.items() for day, part in _partitions(table)
-    ]
-    encoded = _in_parallel(lambda named: _encode(named[2]), parts)
     new: list[tuple[Path, bytes]] = []
     for name in tables:
         (directory / name).mkdir(exist_ok=True)
-        files[name] = []
-    for (name, day, _), data in zip(parts, encoded, strict=True):
-        relative = f"{PARTITION}={day}/part-{hashlib.blake2b(data, digest_size=8).hexdigest()}"
-        files[name].append(f"{relative}.parquet")
-        final = directory / name / f"{relative}.parquet"
+    for name, relative, data in encoded(tables, files):
+        final = directory / name / relative
         if final not in held:  # the same name is the same bytes
             final.parent.mkdir(exist_ok=True)
             new.append((final, data))
-    temporaries = _in_parallel(lambda pair: stage(*pair), new)
+    temporaries = in_parallel(lambda pair: stage(*pair), new)
     return [(temporary, final) for temporary, (final, _) in zip(temporaries, new, strict=True)]
 
 
-def _in_parallel(function: Callable[[T], R], items: Iterable[T]) -> list[R]:
+def encoded(
+    tables: Mapping[str, pa.Table], files: dict[str, list[str]]
+) -> list[tuple[str, str, bytes]]:
+    """(table, file name relative to its folder, bytes) of each file the tables make: one per
+    table and day, named by the digest of its bytes. Fills `files` as the manifest lists them.
+    """
+    parts = [
+        (name, day, part) for name, table in tables.items() for day, part in _partitions(table)
+    ]
+    data = in_parallel(lambda named: _encode(named[2]), parts)
+    found: list[tuple[str, str, bytes]] = []
+    for name in tables:
+        files[name] = []
+    for (name, day, _), bytes_ in zip(parts, data, strict=True):
+        digest = hashlib.blake2b(bytes_, digest_size=8).hexdigest()
+        relative = f"{PARTITION}={day}/part-{digest}.parquet"
+        files[name].append(relative)
+        found.append((name, relative, bytes_))
+    return found
+
+
+def in_parallel(function: Callable[[T], R], items: Iterable[T]) -> list[R]:
     """`function` of each item, in order, on `THREADS` threads.
 
     Raises:
@@ -183,7 +197,17 @@ def _write_manifest(
     directory: Path, tables: Mapping[str, pa.Table], files: dict[str, list[str]]
 ) -> None:
     """The manifest of the export `files` make up, replaced only if it says something new."""
-    manifest = {
+    data = manifest(tables, files)
+    with contextlib.suppress(OSError):
+        if read_regular(directory / MANIFEST, KEPT_FILE_BYTES) == data:
+            return
+    replace(directory / MANIFEST, data)
+
+
+def manifest(tables: Mapping[str, pa.Table], files: dict[str, list[str]]) -> bytes:
+    """The bytes of the manifest of the export `files` (each table's, as `encoded` names them)
+    make up: the same export, the same bytes."""
+    described = {
         "format": "sniff-export",
         "version": FORMAT_VERSION,
         "sniff": __version__,
@@ -191,11 +215,7 @@ def _write_manifest(
         "rows": {name: table.num_rows for name, table in tables.items()},
         "files": files,
     }
-    data = (json.dumps(manifest, indent=2) + "\n").encode()
-    with contextlib.suppress(OSError):
-        if read_regular(directory / MANIFEST, KEPT_FILE_BYTES) == data:
-            return
-    replace(directory / MANIFEST, data)
+    return (json.dumps(described, indent=2) + "\n").encode()
 
 
 def _partitions(table: pa.Table) -> Iterator[tuple[str, pa.Table]]:
@@ -222,8 +242,9 @@ def _written_here(name: str) -> bool:
 
 
 @contextlib.contextmanager
-def _held(directory: Path) -> Iterator[None]:
-    """Hold `directory` for this process while the block runs, or fail at once if another does.
+def held(directory: Path, named: str | None = None) -> Iterator[None]:
+    """Hold `directory` (or a file) for this process while the block runs, or fail at once if
+    another does. `named`: what the user knows it as, when not by its path.
 
     Raises:
         UserError: another export is writing to it.
@@ -242,7 +263,7 @@ def _held(directory: Path) -> Iterator[None]:
     except BlockingIOError:
         os.close(descriptor)
         raise UserError(
-            f"another sniff export is writing to {directory}: try again when it is done"
+            f"another sniff export is writing to {named or directory}: try again when it is done"
         ) from None
     except OSError:  # a file system without locks (some network ones): go on, as before
         pass

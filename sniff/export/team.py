@@ -115,69 +115,92 @@ def machine_folder(team: Path, machine: str) -> Path:
 
 
 def record_export(folder: Path, who: Exporter, changed: bool) -> None:
-    """Write `machine.json` in a machine's folder: its names, first and last export times.
-
-    The last export time moves only when the export `changed`, so exporting logs that did not
-    change leaves every file of the team folder as it was.
+    """Write `machine.json` in a machine's folder (`machine_record`).
 
     Raises:
         UserError: it cannot be written.
     """
     path = folder / MACHINE_FILE
-    old: dict[str, object] = {}
-    with contextlib.suppress(OSError, ValueError):
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-        old = loaded if isinstance(loaded, dict) else {}
+    old: bytes | None = None
+    with contextlib.suppress(OSError):
+        old = path.read_bytes()
+    record = machine_record(old, who, changed)
+    if record is None:
+        return
+    try:
+        replace(path, record)
+    except OSError as error:
+        raise cannot_write(path, error) from error
+
+
+def machine_record(old: bytes | None, who: Exporter, changed: bool) -> bytes | None:
+    """A machine's `machine.json` after an export: its names, first and last export times (None:
+    the `old` one holds).
+
+    The last export time moves only when the export `changed`, so exporting logs that did not
+    change leaves every file of the team folder as it was.
+    """
+    kept: dict[str, object] = {}
+    with contextlib.suppress(ValueError, TypeError):
+        loaded = json.loads(old or b"")
+        kept = loaded if isinstance(loaded, dict) else {}
     now = datetime.now(UTC).isoformat(timespec="microseconds")  # orders first exports
-    first = old.get("first_export") if isinstance(old.get("first_export"), str) else None
-    last = old.get("last_export") if isinstance(old.get("last_export"), str) else None
+    first = kept.get("first_export") if isinstance(kept.get("first_export"), str) else None
+    last = kept.get("last_export") if isinstance(kept.get("last_export"), str) else None
     record = {
         "machine": who.machine,
         "user": who.user,
         "first_export": first or now,
         "last_export": now if changed or last is None else last,
     }
-    if record == old:
-        return
-    try:
-        replace(path, (json.dumps(record, indent=2) + "\n").encode())
-    except OSError as error:
-        raise cannot_write(path, error) from error
+    return None if record == kept else (json.dumps(record, indent=2) + "\n").encode()
 
 
 def last_export(team: Path, machine: str) -> datetime | None:
     """When `machine` last exported into `team` with a change (None: never, or unreadable)."""
-    with contextlib.suppress(OSError, ValueError, TypeError):
-        loaded = json.loads((machine_folder(team, machine) / MACHINE_FILE).read_text("utf-8"))
-        return datetime.fromisoformat(loaded["last_export"])
+    try:
+        return last_export_in((machine_folder(team, machine) / MACHINE_FILE).read_bytes())
+    except OSError:
+        return None
+
+
+def last_export_in(record: bytes) -> datetime | None:
+    """The last export time a `machine.json` holds (None: none, or not a record)."""
+    with contextlib.suppress(ValueError, TypeError, KeyError):
+        return datetime.fromisoformat(json.loads(record)["last_export"])
     return None
 
 
 def export_team(
-    team: Path,
+    team: Path | str,
     requests: list[Request],
     prices: PriceBook,
     who: Exporter,
     pseudonyms: Pseudonyms | None = None,
 ) -> ExportResult:
-    """Export `requests` as `who`'s share of the team folder `team`: an ordinary export in
-    `team/machines/<machine>/` (merged by key, locked per machine, so machines exporting at once
-    never touch each other's files), its requests stamped with the machine and user, and its
-    `machine.json`. `pseudonyms`: `--redact`'s, applied to the user and the requests' names.
+    """Export `requests` as `who`'s share of the team folder `team` (a folder, or a store's URL,
+    `stored`): an ordinary export in `team/machines/<machine>/` (merged by key, locked per
+    machine, so machines exporting at once never touch each other's files), its requests
+    stamped with the machine and user, and its `machine.json`. `pseudonyms`: `--redact`'s,
+    applied to the user and the requests' names.
 
     Raises:
         UserError: `team` is neither empty nor a team folder, or cannot be written.
     """
     from sniff.export.writer import export
 
-    if not is_team_target(team):
-        raise UserError(f"{team} is not empty and holds no team export: choose another")
     if pseudonyms is not None:
         who = Exporter(who.machine, pseudonyms.of("user", who.user))
         requests = [pseudonyms.request(request) for request in requests]
+    stamp = {"machine": who.machine, "user": who.user}
+    if isinstance(team, str):
+        from sniff.export.stored import export_stored
+
+        return export_stored(team, requests, prices, who, stamp)
+    if not is_team_target(team):
+        raise UserError(f"{team} is not empty and holds no team export: choose another")
     folder = machine_folder(team, who.machine)
     before = _manifest(folder)
-    stamp = {"machine": who.machine, "user": who.user}
     result = export(folder, requests, prices, stamp)
     record_export(folder, who, changed=_manifest(folder) != before)
     return result

@@ -38,7 +38,8 @@ from sniff.pricing import PriceBook
 class ExportResult:
     """What an export wrote."""
 
-    directory: Path
+    destination: str
+    """The folder, or the store's URL."""
     rows: dict[str, int]
     added: int
     """Requests that were not in the directory before."""
@@ -65,19 +66,33 @@ def export(
         existing = read_export(directory)
         if not (directory / MANIFEST).is_file():
             layout.commit(directory, {})  # an export from the start, should this one be killed
-        merged = _union(existing, requests)
-        ordered = sorted(merged.values(), key=lambda r: (r.ended_at, r.key))
-        tables = {
-            "requests": _stamped(requests_table(ordered), stamp or {}),
-            "sessions": sessions_table(summarize(ordered, UTC).sessions),
-            "breaks": breaks_table(find_breaks(ordered, prices, zone=UTC).breaks),
-            "blocks": blocks_table(ordered),
-        }
+        tables = merged_tables(existing, requests, prices, stamp or {})
         layout.commit(directory, tables)
-    rows = {name: table.num_rows for name, table in tables.items()}
+    return result(str(directory), tables, existing, requests)
+
+
+def merged_tables(
+    existing: list[Request], requests: list[Request], prices: PriceBook, stamp: Mapping[str, str]
+) -> dict[str, pa.Table]:
+    """The tables of an export of `existing` and `requests` merged by request key (see the
+    module docstring), the `requests` table's `stamp` columns given one value in every row."""
+    ordered = sorted(_union(existing, requests).values(), key=lambda r: (r.ended_at, r.key))
+    return {
+        "requests": _stamped(requests_table(ordered), stamp),
+        "sessions": sessions_table(summarize(ordered, UTC).sessions),
+        "breaks": breaks_table(find_breaks(ordered, prices, zone=UTC).breaks),
+        "blocks": blocks_table(ordered),
+    }
+
+
+def result(
+    where: str, tables: Mapping[str, pa.Table], existing: list[Request], requests: list[Request]
+) -> ExportResult:
+    """What an export of `requests` into one holding `existing` wrote as `tables`."""
     known = {r.key for r in existing}
     added = sum(1 for r in requests if r.key not in known)
-    return ExportResult(directory, rows, added, len(requests) - added)
+    rows = {name: table.num_rows for name, table in tables.items()}
+    return ExportResult(where, rows, added, len(requests) - added)
 
 
 def read_export(directory: Path) -> list[Request]:

@@ -6,7 +6,6 @@ the records, msgspec or pyarrow.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from pathlib import Path, PurePosixPath
@@ -21,6 +20,8 @@ MACHINES = "machines"
 """A team folder's folder of machines' exports (`sniff export --team`): `machines/<name>/`."""
 MACHINE_FILE = "machine.json"
 """A machine's record in a team folder: its names, first and last export times."""
+UNKNOWN_FIRST = "~"
+"""The first export time of a machine whose record does not say: sorts after every time."""
 
 
 def is_export(path: Path) -> bool:
@@ -53,20 +54,28 @@ def machine_exports(team: Path) -> list[Path]:
     return sorted(folders, key=lambda folder: (_first_export(folder), folder.name))
 
 
-def _team_only(path: Path) -> bool:
-    """Whether `path` is a team folder and not also an export of its own."""
-    return not (path / MANIFEST).is_file() and is_team(path)
-
-
 def _first_export(folder: Path) -> str:
-    """A machine's first export time as its record says (ISO, UTC: sorts as text); none sorts
-    last."""
     try:
-        record = json.loads(read_regular(folder / MACHINE_FILE, KEPT_FILE_BYTES))
-    except (OSError, ValueError):
-        return "~"
-    first = record.get("first_export") if isinstance(record, dict) else None
-    return first if isinstance(first, str) else "~"
+        return first_export_of(read_regular(folder / MACHINE_FILE, KEPT_FILE_BYTES))
+    except OSError:
+        return UNKNOWN_FIRST
+
+
+def first_export_of(record: bytes) -> str:
+    """A machine's first export time as its `machine.json` says (ISO, UTC: sorts as text);
+    none sorts last."""
+    try:
+        loaded = json.loads(record)
+    except ValueError:
+        return UNKNOWN_FIRST
+    first = loaded.get("first_export") if isinstance(loaded, dict) else None
+    return first if isinstance(first, str) else UNKNOWN_FIRST
+
+
+def is_machine_export(path: str) -> bool:
+    """Whether the export at `path` (a folder or a store's URL) is a machine's in a team folder:
+    `<team>/machines/<name>`."""
+    return PurePosixPath(path.replace(os.sep, "/")).parent.name == MACHINES
 
 
 def requests_folder(path: Path) -> Path:
@@ -80,7 +89,7 @@ def table_files(path: Path) -> list[Path]:
     Those its manifest lists; for a manifest that lists none (written before manifests did),
     every Parquet file in the table's folder. A team folder's: each machine's, in turn.
     """
-    if _team_only(path):
+    if not (path / MANIFEST).is_file() and (path / MACHINES).is_dir():
         return [file for machine in machine_exports(path) for file in table_files(machine)]
     folder = requests_folder(path)
     listed = manifest_files(folder.parent)
@@ -95,17 +104,29 @@ def manifest_files(root: Path) -> dict[str, list[Path]] | None:
     export. None when it lists no files (an older export, or a manifest not of sniff's making).
     """
     try:
-        described = json.loads(read_regular(root / MANIFEST, KEPT_FILE_BYTES))
-    except (OSError, ValueError):
+        listed = listed_in(read_regular(root / MANIFEST, KEPT_FILE_BYTES))
+    except OSError:
+        return None
+    if listed is None:
+        return None
+    return {table: [root / table / name for name in names] for table, names in listed.items()}
+
+
+def listed_in(manifest: bytes) -> dict[str, list[str]] | None:
+    """Each table's files a manifest lists, relative to the table's folder (None: it lists
+    none, or is not a manifest of sniff's making)."""
+    try:
+        described = json.loads(manifest)
+    except ValueError:
         return None
     files = described.get("files") if isinstance(described, dict) else None
     if not isinstance(files, dict):
         return None
-    found: dict[str, list[Path]] = {}
+    found: dict[str, list[str]] = {}
     for table, names in files.items():
         if not isinstance(names, list) or not all(map(_inside, names)):
             return None
-        found[table] = [root / table / name for name in names]
+        found[table] = names
     return found
 
 
@@ -139,14 +160,6 @@ def identity(path: Path) -> tuple[int, int]:
     Raises:
         OSError: the export vanished while being looked at.
     """
-    if _team_only(path):
-        size, latest = (path / MACHINES).stat().st_size, (path / MACHINES).stat().st_mtime_ns
-        for machine in machine_exports(path):
-            each = identity(machine)
-            size, latest = size + each[0], max(latest, each[1])
-            with contextlib.suppress(OSError):
-                latest = max(latest, (machine / MACHINE_FILE).stat().st_mtime_ns)
-        return size, latest
     root = path if (path / MANIFEST).is_file() else path.parent
     status = (root / MANIFEST).stat()
     size, latest = status.st_size, status.st_mtime_ns

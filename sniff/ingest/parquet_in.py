@@ -14,10 +14,11 @@ as an unreadable file, and a row that is not a request as a skipped line; the re
 The files read are those the export's manifest lists (`export_folders.table_files`), so a merge
 into the folder while it is read gives the old rows or the new ones, never a mix or a part.
 
-A team folder (`sniff export --team`: `machines/<name>/` exports) is one source, the union of
-its machines' exports: a request key two machines exported (a session folder synced between
-them) is read once, credited to the machine that exported first (`owners`; `duplicates` says
-how many rows that dropped).
+A team folder (`sniff export --team`: `machines/<name>/` exports, on disk or in a store) is
+read as its machines' exports, each one file (`discover.expand`, first exporter first): a
+request key two machines exported (a session folder synced between them) counts once, like any
+key two files hold, credited to the machine that exported it first (`owners`; `dropped` says
+how many rows that left out).
 
 pyarrow is imported only when an export is read; finding exports (`export_folders`) imports
 neither this module nor pyarrow, so discovering paths stays light.
@@ -25,27 +26,31 @@ neither this module nor pyarrow, so discovering paths stays light.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from sniff.first_hand import CacheDiagnosis, FirstHand
+from sniff.ingest import remote_exports
 from sniff.ingest.export_folders import (
     MANIFEST,
     REQUESTS,
     is_export,
-    is_team,
-    machine_exports,
+    is_machine_export,
     table_files,
 )
+from sniff.ingest.files import remote
+from sniff.ingest.files.regular import why_unread
 from sniff.ingest.plausible import OUT_OF_RANGE, Implausible, count, in_range
 from sniff.ingest.record import TOP_LEVEL, FileResult, Response, Tokens
 from sniff.model import Agent, Harness, LineIssue
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
 SOURCE = "sniff-export"
 """The format an export folder is counted as."""
@@ -84,9 +89,13 @@ def read_export(path: str) -> FileResult:
     """One `Response` per row of the export's `requests` table (see the module docstring).
 
     The files its manifest lists; when a merge switched the manifest while they were read (and
-    may have removed some of them since), the files of the new one.
+    may have removed some of them since), the files of the new one. `path` may be a store's URL
+    (`remote`).
     """
-    files = table_files(Path(path))
+    try:
+        files = _files(path)
+    except OSError as error:
+        return FileResult([], [LineIssue(path, 0, why_unread(error, "export"))], 0, SOURCE)
     for _ in range(ATTEMPTS):
         responses: list[Response] = []
         issues: list[LineIssue] = []
@@ -94,62 +103,61 @@ def read_export(path: str) -> FileResult:
             found, problems = read_table_file(file)
             responses.extend(found)
             issues.extend(problems)
-        current = table_files(Path(path))
+        try:
+            current = _files(path)
+        except OSError:
+            break
         if current == files:
             break
         files = current
-    if is_team(Path(path)):
-        responses = _first_of_each(responses)
     return FileResult(responses, issues, 0, SOURCE)
 
 
-def _first_of_each(responses: list[Response]) -> list[Response]:
-    """One response per key, the first: a team folder's files come the first exporter first
-    (`export_folders.machine_exports`), so a request is credited to the machine that exported
-    it first."""
-    seen: set[str] = set()
-    kept = []
-    for response in responses:
-        if response.key not in seen:
-            seen.add(response.key)
-            kept.append(response)
-    return kept
+def _files(path: str) -> list[Path] | list[str]:
+    """The `requests` files the manifest of the export at `path` lists.
+
+    Raises:
+        OSError: a store's manifest cannot be read.
+    """
+    if remote.url_of(path) is None:
+        return table_files(Path(path))
+    return remote_exports.table_files(path)
 
 
-def owners(path: Path) -> dict[str, tuple[str, str | None]]:
-    """The (machine, user) each request key of a team folder is credited to: the first
-    machine that exported it. Nothing for a folder that is not a team folder."""
+def owners(paths: Iterable[str]) -> dict[str, tuple[str, str | None]]:
+    """The (machine, user) each request key of the team exports among `paths` (the files a
+    run read, the first exporter first) is credited to: the first machine that exported it."""
     found: dict[str, tuple[str, str | None]] = {}
-    for key, machine, user in _team_rows(path):
+    for key, machine, user in _team_rows(paths):
         found.setdefault(key, (machine, user))
     return found
 
 
-def duplicates(path: Path) -> int:
-    """Rows of a team folder that another machine exported first: read once, not counted
-    again (0 for a folder that is not a team folder)."""
-    rows = _team_rows(path)
+def dropped(paths: Iterable[str]) -> int:
+    """Rows of the team exports among `paths` that another machine exported first: read once,
+    not counted again."""
+    rows = _team_rows(paths)
     return len(rows) - len({key for key, _, _ in rows})
 
 
-def dropped(paths: Iterable[str]) -> int:
-    """Rows that the team folders among `paths` (the files a run read) did not count again."""
-    return sum(duplicates(Path(path)) for path in paths if is_team(Path(path)))
-
-
-def _team_rows(path: Path) -> list[tuple[str, str, str | None]]:
-    """(key, machine, user) of every row of each machine's export, the first exporter first.
+def _team_rows(paths: Iterable[str]) -> list[tuple[str, str, str | None]]:
+    """(key, machine, user) of every row of each machine's export among `paths`, in order.
 
     The machine is its folder's name where the row does not say (an export moved in); a file
-    that cannot be read adds nothing (reading the folder reports it).
+    that cannot be read adds nothing (reading the export reports it).
     """
-    import pyarrow.parquet as pq
-
     rows: list[tuple[str, str, str | None]] = []
-    for machine in machine_exports(path):
-        for file in table_files(machine):
+    for path in paths:
+        if not is_machine_export(path):
+            continue
+        folder = PurePosixPath(path.replace(os.sep, "/")).name
+        try:
+            files = _files(path)
+        except OSError:
+            continue
+        for file in files:
             try:
-                with pq.ParquetFile(file) as parquet:
+                with _opened(file) as parquet:
                     wanted = [
                         c for c in ("key", "machine", "user") if c in parquet.schema_arrow.names
                     ]
@@ -161,11 +169,25 @@ def _team_rows(path: Path) -> list[tuple[str, str, str | None]]:
             users = table.get("user") or [None] * count
             for key, name, user in zip(table.get("key", []), names, users, strict=True):
                 if isinstance(key, str):
-                    rows.append((key, name or machine.name, user))
+                    rows.append((key, name or folder, user))
     return rows
 
 
-def read_table_file(file: Path) -> tuple[list[Response], list[LineIssue]]:
+def _opened(file: Path | str) -> pq.ParquetFile:
+    """A Parquet file of an export, on disk or in a store.
+
+    Raises:
+        OSError, ValueError: it cannot be read as Parquet.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if isinstance(file, str):
+        return pq.ParquetFile(pa.BufferReader(remote.read(file)))
+    return pq.ParquetFile(file)
+
+
+def read_table_file(file: Path | str) -> tuple[list[Response], list[LineIssue]]:
     """The responses of one Parquet file of a `requests` table, and what could not be read.
 
     A file that is not Parquet, or lacks a column, is one issue at line 0; a row that is not a
@@ -186,15 +208,13 @@ def read_table_file(file: Path) -> tuple[list[Response], list[LineIssue]]:
     return responses, issues
 
 
-def _load(file: Path) -> pa.Table:
+def _load(file: Path | str) -> pa.Table:
     """The file's request columns.
 
     Raises:
         OSError, ValueError: it cannot be read as Parquet, or a column is missing.
     """
-    import pyarrow.parquet as pq
-
-    with pq.ParquetFile(file) as parquet:
+    with _opened(file) as parquet:
         names = set(parquet.schema_arrow.names)
         missing = [column for column in COLUMNS if column not in names]
         if missing:
@@ -330,7 +350,6 @@ __all__ = [
     "REQUESTS",
     "SOURCE",
     "dropped",
-    "duplicates",
     "is_export",
     "owners",
     "read_export",

@@ -195,7 +195,7 @@ def answer_key(
     """The digest of everything `command`'s output depends on (see the module docstring),
     whether every log file has settled (none was modified in the last `discover.RACY_NS`), and the
     log files listed for it."""
-    from sniff.ingest.files.discover import RACY_NS, expand, roots_for
+    from sniff.ingest.files.discover import RACY_NS, expand, root_name, roots_for
 
     roots, sample = roots_for(paths)
     recent = time.time_ns() - RACY_NS
@@ -207,7 +207,7 @@ def answer_key(
         os.getcwd(), [(name, os.environ.get(name)) for name in ENVIRONMENT],
         # the zone file a link names (realpath never raises: a missing file is its own name)
         time.strftime("%Y-%m-%d %z"), os.path.realpath("/etc/localtime"),
-        [str(root) for root in roots], sample,
+        [root_name(root) for root in roots], sample,
         [(file.path, file.identity, file.problem) for file in files],
         None if pricing is None else file_identity(Path(pricing)), price_data_identity(),
     )  # fmt: skip

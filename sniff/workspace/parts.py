@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from sniff.analyses.cache.appended import Refused
-from sniff.ingest.files.discover import SourceFile, expand, roots_for
+from sniff.ingest.files.discover import SourceFile, expand, root_name, roots_for
 from sniff.ingest.index.indexed import IndexedFiles
 from sniff.ingest.index.store import IndexStore
 from sniff.ingest.index.units import units
@@ -60,7 +60,7 @@ class Units:
     def account(self) -> Dataset:
         """Files, formats and issues, in file order; its `requests` left empty."""
         accounts = (self.indexed.account(index) for index in range(len(self.files)))
-        roots = tuple(str(root) for root in self.roots)
+        roots = tuple(root_name(root) for root in self.roots)
         return account(self.files, accounts, roots=roots, sample=self.sample)
 
 
@@ -79,7 +79,7 @@ def list_units(
     roots, sample = roots_for(paths)
     files = files if files is not None else expand(roots)
     indexed = IndexedFiles(
-        files, store, roots=[str(root) for root in roots], log_format=log_format,
+        files, store, roots=[root_name(root) for root in roots], log_format=log_format,
         with_prompts=with_prompts, while_waiting=while_waiting,
     )  # fmt: skip
     groups = units([indexed.links(index) for index in range(len(files))])

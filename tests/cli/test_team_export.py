@@ -141,7 +141,7 @@ def test_the_team_folder_sums_the_machines_to_the_token_and_the_cent(
         assert whole["totals"][name] == sum(totals[name] for totals in own), name
     assert whole["totals"]["cost_usd"] == pytest.approx(sum(t["cost_usd"] for t in own), abs=5e-6)
     assert whole["source"]["duplicates_dropped"] == 0
-    assert whole["source"]["files"] == 1  # the team folder is one source
+    assert whole["source"]["files"] == 3  # one source per machine's export
     assert sorted(p.name for p in (dest / "machines").iterdir()) == ["a", "b", "c"]
     record = json.loads((dest / "machines" / "a" / "machine.json").read_text())
     assert record["machine"] == "a" and record["first_export"] == record["last_export"]

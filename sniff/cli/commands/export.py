@@ -24,7 +24,14 @@ if TYPE_CHECKING:
 def export(
     output: Annotated[
         Path,
-        typer.Option("--output", "-o", help="Directory to write (or merge into).", metavar="DIR"),
+        typer.Option(
+            "--output",
+            "-o",
+            "--to",
+            help="Directory to write (or merge into), or a store's URL (s3://bucket/team: a "
+            "team export).",
+            metavar="DIR",
+        ),
     ] = Path("sniff-export"),
     team: Annotated[
         bool,
@@ -66,13 +73,17 @@ def export(
     what is new and never counts a request twice. `--since last` reads only what changed since
     this machine's last export into DIR (from an hour before it).
     """
-    write = _writer(output, team, machine, user, redact, salt_file)  # checked before any read
+    from sniff.ingest.files.remote import url_of
+
+    destination: Path | str = url_of(output) or output
+    write = _writer(destination, team, machine, user, redact, salt_file)  # checked before reads
     if options.get("since") == "last":
-        options["since"] = _since_last(output, team, machine, user)
+        options["since"] = _since_last(destination, team, machine, user)
     workspace = o.workspace(options, tz="UTC")
     with shown(wanted(json=options["json"], no_progress=options["no_progress"])):
         dataset = workspace.dataset("counted")
-        result = write(output, list(workspace.filters.apply(dataset.requests)), workspace.prices)
+        requests = list(workspace.filters.apply(dataset.requests))
+        result = write(destination, requests, workspace.prices)
     o.report_issues(dataset, options["verbose"])
     _show(result, options["json"])
 
@@ -82,15 +93,22 @@ OVERLAP = timedelta(hours=1)
 (rows are merged by key, so reading one twice adds nothing)."""
 
 
-def _since_last(output: Path, team: bool, machine: str | None, user: str | None) -> str | None:
+def _since_last(
+    output: Path | str, team: bool, machine: str | None, user: str | None
+) -> str | None:
     """`--since last`: an hour before this machine's last export into `output` (its
     `machine.json` in a team folder, the manifest's time in a plain one); None, no bound, when
     it never exported there."""
-    from sniff.export.team import exporter, last_export
+    from sniff.export.team import exporter, last_export, last_export_in
     from sniff.ingest.export_folders import MACHINES, MANIFEST
 
     last: datetime | None = None
-    if team or (output / MACHINES).is_dir():
+    if isinstance(output, str):
+        from sniff.export.stored import last_export as stored_record
+
+        record = stored_record(output, exporter(machine, user).machine)
+        last = None if record is None else last_export_in(record)
+    elif team or (output / MACHINES).is_dir():
         last = last_export(output, exporter(machine, user).machine)
     elif (output / MANIFEST).is_file():
         last = datetime.fromtimestamp((output / MANIFEST).stat().st_mtime, UTC)
@@ -100,28 +118,28 @@ def _since_last(output: Path, team: bool, machine: str | None, user: str | None)
 def _show(result: ExportResult, as_json: bool) -> None:
     """What was written: the rows per table, the requests new to the folder and kept."""
     if as_json:
-        written = {"output": str(result.directory), "rows": result.rows}
+        written = {"output": result.destination, "rows": result.rows}
         o.print_json({**written, "added": result.added, "kept": result.kept})
         return
     from sniff.numbers import plural
 
     tables = ", ".join(f"{name} {rows:,}" for name, rows in result.rows.items())
     typer.echo(
-        f"{result.directory}: {tables} rows ({plural(result.added, 'new request')}, "
+        f"{result.destination}: {tables} rows ({plural(result.added, 'new request')}, "
         f"{result.kept:,} already exported)"
     )
 
 
 def _writer(
-    output: Path,
+    output: Path | str,
     team: bool,
     machine: str | None,
     user: str | None,
     redact: bool,
     salt_file: Path | None,
 ) -> Any:
-    """What writes the export: to a team folder (`--team`, or `output` is one) as this machine
-    and user, or a plain export; with `--redact`, of the requests pseudonymised.
+    """What writes the export: to a team folder (`--team`, `output` is one, or a store's URL) as
+    this machine and user, or a plain export; with `--redact`, of the requests pseudonymised.
 
     Raises:
         UserError: a name is not safe, `--machine` or `--user` without a team folder, or
@@ -132,7 +150,7 @@ def _writer(
     from sniff.export.pseudonyms import team_salt
     from sniff.ingest.export_folders import MACHINES
 
-    team = team or (output / MACHINES).is_dir()
+    team = team or isinstance(output, str) or (output / MACHINES).is_dir()
     if not team and (machine is not None or user is not None):
         raise UserError("--machine and --user name who exports to a team folder: add --team")
 
@@ -144,7 +162,9 @@ def _writer(
 
         who = exporter(machine, user)
 
-        def to_team(output: Path, requests: list[Request], prices: PriceBook) -> ExportResult:
+        def to_team(
+            output: Path | str, requests: list[Request], prices: PriceBook
+        ) -> ExportResult:
             return export_team(output, requests, prices, who, pseudonyms)
 
         return to_team

@@ -4,7 +4,6 @@ git branch or repository, each request booked to the branch its own log line nam
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -109,12 +108,8 @@ def _exporters(workspace: Any, by: str) -> list[Any]:
     """`--by machine|user`'s rows: the requests the filters keep, each booked to whoever
     exported it first to the team folder it was read from (`(local)`: read from logs)."""
     from sniff.analyses.cost.exporters import attribute_exporters
-    from sniff.ingest.export_folders import is_team
     from sniff.ingest.parquet_in import owners
 
     dataset = workspace.dataset()
-    found: dict[str, tuple[str, str | None]] = {}
-    for path in dataset.files:
-        if is_team(Path(path)):
-            found = owners(Path(path)) | found  # a key in two team folders: the first read's
+    found = owners(dataset.files)  # a key in two machines' exports: the first exporter's
     return attribute_exporters(workspace.filters.apply(dataset.requests), found, by)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from sniff.errors import UserError
 from sniff.ingest import export_folders
+from sniff.ingest.files import remote
 from sniff.ingest.files.regular import kind, open_regular, read_at, why_unread
 
 LOG_SUFFIX = ".jsonl"
@@ -82,6 +83,8 @@ def expand(paths: list[Path]) -> list[SourceFile]:
 
     A `sniff export` folder counts as one file (its path the folder's), never walked for logs;
     its size and modification time are those of its tables as a whole (`export_folders.identity`).
+    A team folder counts as one file per machine's export, the first exporter first, and so does
+    a store's URL (`s3://bucket/team`, `stored_exports`).
     Special files (FIFOs, devices, sockets), folders that cannot be listed and files that cannot
     be opened are listed with their `problem`, never opened.
 
@@ -92,6 +95,13 @@ def expand(paths: list[Path]) -> list[SourceFile]:
     seen: set[tuple[int, int] | str] = set()
     found: list[SourceFile] = []
     for root in paths:
+        url = remote.url_of(root)
+        if url is not None:
+            for file in stored_exports(url):
+                if file.path not in seen:
+                    seen.add(file.path)
+                    found.append(file)
+            continue
         mode = _mode_of(root)
         if stat.S_ISDIR(mode) and not _is_export(root):
             logs, problems = _walk(str(root))
@@ -101,7 +111,7 @@ def expand(paths: list[Path]) -> list[SourceFile]:
             logs, problems = [(str(root), project_hint(root), "")], []
         else:
             raise UserError(f"not a regular file or folder: {root} ({kind(mode)})")
-        for path, hint, what in logs:
+        for path, hint, what in _machines_apart(logs):
             sidecars = WAL_SIDECARS if path.endswith(DATABASE_SUFFIX) else ()
             file, identity = (
                 _export(path, hint)
@@ -169,6 +179,48 @@ def _is_export(folder: Path) -> bool:
         return export_folders.is_export(folder)
     except OSError:  # a folder that cannot be looked into: walking it says why
         return False
+
+
+def _machines_apart(logs: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """`logs` with each team folder replaced by its machines' exports, the first exporter first
+    (`export_folders.machine_exports`): each is read, kept and analysed apart."""
+    apart: list[tuple[str, str, str]] = []
+    for path, hint, what in logs:
+        folder = Path(path)
+        machines = (
+            export_folders.machine_exports(folder)
+            if what == EXPORT and not (folder / export_folders.MANIFEST).is_file()
+            else []
+        )
+        apart.extend((str(machine), hint, EXPORT) for machine in machines)
+        if not machines:
+            apart.append((path, hint, what))
+    return apart
+
+
+def stored_exports(url: str) -> list[SourceFile]:
+    """The exports a store's URL holds, one file each (a team's: one per machine, the first
+    exporter first), identified by their manifests' bytes: an export changes its manifest.
+
+    Raises:
+        UserError: the URL holds no sniff export.
+    """
+    from hashlib import blake2b
+
+    from sniff.ingest import remote_exports
+
+    try:
+        exports = remote_exports.exports_at(url)
+    except OSError as error:
+        return [SourceFile(url, "", 0, -1, -1, -1, problem=why_unread(error, "store"))]
+    if not exports:
+        raise UserError(f"{url} holds no sniff export")
+    files = []
+    for export in exports:
+        digest = int.from_bytes(blake2b(export.manifest, digest_size=7).digest(), "big")
+        crc = zlib.crc32(export.manifest)
+        files.append(SourceFile(export.url, "", len(export.manifest), digest, 0, 0, crc))
+    return files
 
 
 def _export(path: str, hint: str) -> tuple[SourceFile, tuple[int, int] | str]:
@@ -273,6 +325,11 @@ def _unique_dirs(candidates: list[Path]) -> list[Path]:
                 seen.add(identity)
                 result.append(candidate)
     return result
+
+
+def root_name(root: Path) -> str:
+    """A root as the user named it: a store's URL whole again (a `Path` squashes its `//`)."""
+    return remote.url_of(root) or str(root)
 
 
 def roots_for(paths: list[Path] | None) -> tuple[list[Path], bool]:

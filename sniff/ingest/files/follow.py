@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sniff.errors import UserError
-from sniff.ingest.files.discover import expand
+from sniff.ingest.files.discover import expand, root_name
 from sniff.ingest.files.lines import CUT_SHORT
 from sniff.ingest.files.streamed import READERS
 from sniff.ingest.merge import Pricer, merge
@@ -86,7 +86,10 @@ class Follower:
         try:
             files = expand(self.roots)
             indexed = IndexedFiles(
-                files, store, roots=[str(root) for root in self.roots], log_format=self.log_format
+                files,
+                store,
+                roots=[root_name(root) for root in self.roots],
+                log_format=self.log_format,
             )
             wanted = range(len(files)) if not self._started else sorted(indexed.parsed_now)
             results = [_appended(indexed, at) for at in wanted]

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from sniff.ingest.agent_format import AgentFormat, Layout, Parser
-from sniff.ingest.files import sqlite_read
+from sniff.ingest.files import remote, sqlite_read
 from sniff.ingest.files.discover import SourceFile
 from sniff.ingest.files.lines import BOM
 from sniff.ingest.files.regular import open_regular, why_unread
@@ -120,6 +120,10 @@ def read_log(
 ) -> Read:
     """`parse_any`, telling also how far a format read a block at a time got (`streamed`),
     with its reader's state if `keep_state`, or why the file could not be read."""
+    if remote.url_of(path) is not None:  # an export in a store (`discover.stored_exports`)
+        from sniff.ingest import parquet_in
+
+        return Read(parquet_in.read_export(path))
     try:
         descriptor, _ = open_regular(path)
         with open(descriptor, "rb", buffering=0) as handle:  # closes it

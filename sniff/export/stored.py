@@ -1,0 +1,199 @@
+"""Provides a machine's export into a team folder kept in a store (`s3://bucket/team`).
+
+The layout is a team folder's (`<url>/machines/<machine>/`, the tables as `layout` names their
+files, the manifest, `machine.json`), written so that a reader never sees a part of an export
+though a store renames nothing atomically:
+1. the files the manifest does not list yet are put, whole (a put is atomic; a file's name is
+   the digest of its bytes, so one already there is the same and is not put again);
+2. the manifest is put: readers follow it (`ingest.remote_exports`), so it is the switch;
+3. `machine.json` is put (its last export time moves only once the export is in);
+4. only then are the files the manifest no longer lists deleted, with what a killed export left.
+A kill anywhere leaves the earlier manifest, every file it lists, and perhaps objects no
+manifest lists, which the next export deletes.
+
+Machines write only under their own folder, so machines export at once without touching each
+other's objects. One export of a machine at a time is held by a lock in this machine's config
+folder: two at once could delete the files of each other's manifest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from sniff.errors import UserError
+from sniff.export import layout
+from sniff.export.tables import read_requests
+from sniff.export.writer import ExportResult, merged_tables, result
+from sniff.ingest.export_folders import MACHINE_FILE, MACHINES, MANIFEST, listed_in
+from sniff.ingest.files import remote
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from sniff.export.team import Exporter
+    from sniff.model import Request
+    from sniff.pricing import PriceBook
+
+LOCKS = "export-locks"
+"""The folder of the config folder holding the lock of each store folder this machine exports
+to."""
+
+
+def export_stored(
+    team: str,
+    requests: list[Request],
+    prices: PriceBook,
+    who: Exporter,
+    stamp: Mapping[str, str],
+) -> ExportResult:
+    """Merge `requests` into `who`'s export in the team folder at the store URL `team`, as the
+    module docstring says; its rows stamped with `stamp`.
+
+    Raises:
+        UserError: `team` holds something that is not a team folder, an object of the
+            machine's export cannot be read, or the store refuses a write (the export is then as
+            it was).
+    """
+    folder = remote.joined(team, MACHINES, who.machine)
+    with _locked(folder):
+        try:
+            names = remote.names_in(team)
+            if names and MACHINES not in names:
+                raise UserError(f"{team} is not empty and holds no team export: choose another")
+            old_manifest = _read_or_none(remote.joined(folder, MANIFEST))
+            existing = _requests(folder, old_manifest)
+            tables = merged_tables(existing, requests, prices, stamp)
+            _commit(folder, tables, old_manifest, who)
+        except OSError as error:
+            raise UserError(f"cannot export to {team}: {error} (its export is as it was)") from None
+    return result(team, tables, existing, requests)
+
+
+def last_export(team: str, machine: str) -> bytes | None:
+    """The bytes of `machine.json` of `machine` in the store's team folder (None: none).
+
+    Raises:
+        UserError: the store cannot be read.
+    """
+    try:
+        return _read_or_none(remote.joined(team, MACHINES, machine, MACHINE_FILE))
+    except OSError as error:
+        raise UserError(f"cannot read {team}: {error}") from None
+
+
+def _commit(
+    folder: str, tables: Mapping[str, pa.Table], old_manifest: bytes | None, who: Exporter
+) -> None:
+    """Steps 1 to 4 of the module docstring.
+
+    Raises:
+        OSError: the store refused a read or a write.
+    """
+    from sniff.export.team import machine_record
+
+    files: dict[str, list[str]] = {}
+    made = layout.encoded(tables, files)
+    held = _listed(old_manifest)
+    new = [(f"{name}/{relative}", data) for name, relative, data in made]
+    layout.in_parallel(
+        lambda each: remote.write(remote.joined(folder, each[0]), each[1]),
+        [(name, data) for name, data in new if name not in held],
+    )
+    manifest = layout.manifest(tables, files)
+    if manifest != old_manifest:
+        remote.write(remote.joined(folder, MANIFEST), manifest)
+    old_record = _read_or_none(remote.joined(folder, MACHINE_FILE))
+    record = machine_record(old_record, who, changed=manifest != old_manifest)
+    if record is not None:
+        remote.write(remote.joined(folder, MACHINE_FILE), record)
+    listed = {remote.joined(folder, name) for name, _ in new}
+    remote.remove(
+        [
+            url
+            for url in remote.files_under(folder)
+            if url not in listed and url.rsplit("/", 1)[-1].startswith("part-")
+        ]
+    )
+
+
+def _requests(folder: str, manifest: bytes | None) -> list[Request]:
+    """The requests of the machine's export the manifest lists (none without one).
+
+    Raises:
+        UserError: a file it lists cannot be read (merging would lose its rows).
+        OSError: the store refused a read.
+    """
+    listed = _listed(manifest)
+    tables = {name: _table(folder, sorted(f for f in listed if f.startswith(f"{name}/")))
+              for name in ("requests", "blocks")}  # fmt: skip
+    if tables["requests"] is None:
+        return []
+    return read_requests(tables["requests"], tables["blocks"])
+
+
+def _table(folder: str, files: list[str]) -> pa.Table | None:
+    """One table of the files' rows (None for no file).
+
+    Raises:
+        UserError: one cannot be read as Parquet.
+        OSError: the store refused a read.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not files:
+        return None
+    parts = []
+    for name in files:
+        data = remote.read(remote.joined(folder, name))
+        try:
+            parts.append(pq.read_table(pa.BufferReader(data)))
+        except (pa.ArrowException, ValueError) as error:
+            raise UserError(
+                f"cannot merge into {folder}: {name} cannot be read ({error}); "
+                "export to another place"
+            ) from error
+    return pa.concat_tables(parts, promote_options="default")
+
+
+def _listed(manifest: bytes | None) -> set[str]:
+    """The files (`<table>/<relative name>`) a manifest lists."""
+    listed = listed_in(manifest) if manifest is not None else None
+    return {f"{table}/{name}" for table, names in (listed or {}).items() for name in names}
+
+
+def _read_or_none(url: str) -> bytes | None:
+    """An object's bytes, None when there is none.
+
+    Raises:
+        OSError: the store refused the read.
+    """
+    try:
+        return remote.read(url)
+    except FileNotFoundError:
+        return None
+
+
+@contextmanager
+def _locked(folder: str) -> Iterator[None]:
+    """The machine's folder in the store, exported to by this process alone while the block
+    runs (a lock file in this machine's config folder, named by the folder's URL).
+
+    Raises:
+        UserError: another export of this machine is writing there, or the lock cannot be made.
+    """
+    from sniff.atomic_write import cannot_write
+    from sniff.paths import config_folder
+
+    name = hashlib.blake2b(folder.encode(), digest_size=12).hexdigest()
+    lock = config_folder() / LOCKS / f"{name}.lock"
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.touch()
+    except OSError as error:
+        raise cannot_write(lock, error) from error
+    with layout.held(lock, named=folder):
+        yield

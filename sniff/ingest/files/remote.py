@@ -1,0 +1,165 @@
+"""Provides exports kept in object storage: telling a URL among paths, opening its store,
+reading, listing and writing its objects.
+
+Why fsspec: one interface to S3, Google Cloud Storage, Azure and the rest. Each store's client
+is an optional extra (`sniff[s3]`, `sniff[gcs]`, `sniff[azure]`) imported only when a URL names
+its store, so no network call happens unless a user names one. Credentials and endpoints come
+from where each client looks (for S3: `AWS_*` variables, `~/.aws`), and fsspec's own
+`FSSPEC_<PROTOCOL>_<OPTION>` variables (`FSSPEC_S3_ENDPOINT_URL` for an S3-compatible server).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+from sniff.errors import UserError
+
+if TYPE_CHECKING:
+    from fsspec import AbstractFileSystem
+
+URL = re.compile(r"([a-z][a-z0-9+.-]{1,15})://(.*)", re.DOTALL)
+"""A URL as given. Two letters at least: `C:/...` is a Windows path, not a store."""
+SQUASHED = re.compile(r"([a-z][a-z0-9+.-]{1,15}):/(?!/)(.*)", re.DOTALL)
+"""A URL that went through `pathlib.Path`, which squashes `//` into `/`."""
+LOCAL = frozenset({"file", "local"})
+"""fsspec's names of the local disk: read as paths, with the guarantees of local writes."""
+EXTRAS = {
+    "s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure",
+    "abfss": "azure", "adl": "azure",
+}  # fmt: skip
+"""The `sniff[extra]` that installs a store's client."""
+
+
+def url_of(path: str | os.PathLike[str]) -> str | None:
+    """The store URL `path` names (`s3://bucket/team`), or None for a local path.
+
+    A `Path` made of a URL squashed its `//`; it is read as the URL again unless a local file
+    of that name exists.
+    """
+    text = os.fspath(path)
+    match = URL.fullmatch(text)
+    if match is None and not isinstance(path, str):
+        match = SQUASHED.fullmatch(text)
+        if match is not None and os.path.lexists(text):
+            return None
+    if match is None or match.group(1) in LOCAL:
+        return None
+    return f"{match.group(1)}://{match.group(2)}".rstrip("/")
+
+
+def joined(url: str, *names: str) -> str:
+    """`url` with `names` appended, one `/` between each."""
+    return "/".join([url.rstrip("/"), *names])
+
+
+def store(url: str) -> tuple[AbstractFileSystem, str]:
+    """The file system of `url` and the path in it.
+
+    Raises:
+        UserError: the URL names no store fsspec knows, or its client is not installed.
+    """
+    try:
+        from fsspec.core import url_to_fs
+    except ImportError:
+        raise UserError(f"reading {url} needs fsspec: pip install 'sniff[s3]'") from None
+    protocol = url.split("://", 1)[0]
+    try:
+        filesystem, inside = url_to_fs(url)
+    except ImportError:
+        extra = EXTRAS.get(protocol)
+        how = f"pip install 'sniff[{extra}]'" if extra else f"install fsspec's {protocol} client"
+        raise UserError(f"{protocol}:// needs its client: {how}") from None
+    except ValueError as error:
+        raise UserError(f"cannot use {url}: {error}") from None
+    return filesystem, inside
+
+
+def read(url: str) -> bytes:
+    """The bytes of one object.
+
+    Raises:
+        FileNotFoundError: there is none.
+        OSError: it cannot be read (the store refused, the network failed).
+    """
+    filesystem, inside = store(url)
+    try:
+        data: bytes = filesystem.cat_file(inside)
+    except OSError:
+        raise
+    except Exception as error:  # a store client's own errors (a refused request, a timeout)
+        raise OSError(f"cannot read {url}: {error}") from error
+    return data
+
+
+def names_in(url: str) -> list[str]:
+    """The names directly under `url` (folders and objects), sorted; none where it holds none.
+
+    Raises:
+        OSError: it cannot be listed.
+    """
+    filesystem, inside = store(url)
+    try:
+        found = filesystem.ls(inside, detail=False, refresh=True)
+    except FileNotFoundError:
+        return []
+    except OSError:
+        raise
+    except Exception as error:  # a store client's own errors
+        raise OSError(f"cannot list {url}: {error}") from error
+    return sorted({str(name).rstrip("/").rsplit("/", 1)[-1] for name in found})
+
+
+def files_under(url: str) -> list[str]:
+    """Every object under `url`, as URLs, sorted.
+
+    Raises:
+        OSError: it cannot be listed.
+    """
+    filesystem, inside = store(url)
+    protocol = url.split("://", 1)[0]
+    try:
+        found = filesystem.find(inside)
+    except FileNotFoundError:
+        return []
+    except OSError:
+        raise
+    except Exception as error:  # a store client's own errors
+        raise OSError(f"cannot list {url}: {error}") from error
+    return sorted(f"{protocol}://{name}" for name in found)
+
+
+def write(url: str, data: bytes) -> None:
+    """Put one object whole: a reader sees the old bytes or the new, never a part (an object
+    store's put is atomic; no store offers a rename that is).
+
+    Raises:
+        OSError: it cannot be written.
+    """
+    filesystem, inside = store(url)
+    try:
+        filesystem.pipe_file(inside, data)
+    except OSError:
+        raise
+    except Exception as error:  # a store client's own errors
+        raise OSError(f"cannot write {url}: {error}") from error
+
+
+def remove(urls: list[str]) -> None:
+    """Delete objects; one already gone is no error.
+
+    Raises:
+        OSError: they cannot be deleted.
+    """
+    if not urls:
+        return
+    filesystem, _ = store(urls[0])
+    try:
+        filesystem.rm([store(url)[1] for url in urls])
+    except FileNotFoundError:
+        pass
+    except OSError:
+        raise
+    except Exception as error:  # a store client's own errors
+        raise OSError(f"cannot delete under {urls[0]}: {error}") from error
