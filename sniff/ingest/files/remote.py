@@ -60,16 +60,14 @@ def store(url: str) -> tuple[AbstractFileSystem, str]:
     Raises:
         UserError: the URL names no store fsspec knows, or its client is not installed.
     """
+    protocol = url.split("://", 1)[0]
+    extra = EXTRAS.get(protocol)
+    how = f"pip install 'sniff[{extra}]'" if extra else f"install fsspec's {protocol} client"
     try:
         from fsspec.core import url_to_fs
-    except ImportError:
-        raise UserError(f"reading {url} needs fsspec: pip install 'sniff[s3]'") from None
-    protocol = url.split("://", 1)[0]
-    try:
+
         filesystem, inside = url_to_fs(url)
     except ImportError:
-        extra = EXTRAS.get(protocol)
-        how = f"pip install 'sniff[{extra}]'" if extra else f"install fsspec's {protocol} client"
         raise UserError(f"{protocol}:// needs its client: {how}") from None
     except ValueError as error:
         raise UserError(f"cannot use {url}: {error}") from None
