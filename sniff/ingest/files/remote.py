@@ -118,6 +118,7 @@ def files_under(url: str) -> list[str]:
     filesystem, inside = store(url)
     protocol = url.split("://", 1)[0]
     try:
+        filesystem.invalidate_cache(inside)  # another machine or process may have written since
         found = filesystem.find(inside)
     except FileNotFoundError:
         return []
