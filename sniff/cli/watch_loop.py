@@ -67,10 +67,13 @@ class Watch:
         from sniff.analyses.live.idle import IDLE_MINUTES, Idleness
         from sniff.ingest.files.discover import roots_for
         from sniff.ingest.files.follow import Follower
+        from sniff.ingest.files.remote import url_of
 
         self.workspace = workspace
         self.roots = roots_for(workspace.paths)[0]
         for root in self.roots:
+            if url_of(root) is not None:
+                raise UserError(f"watch follows logs on this machine, not {url_of(root)}")
             if not root.exists():
                 raise UserError(f"{root}: no such file or folder")
         self.follower = Follower(self.roots, workspace.prices.cost, workspace.log_format)

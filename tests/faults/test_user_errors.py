@@ -439,3 +439,15 @@ def test_a_reader_that_leaves_early_is_no_error(args: list[str]) -> None:
     assert child.wait(timeout=60) == 0
     assert child.stderr is not None and child.stderr.read() == b""
     assert first.strip()
+
+
+def test_a_store_without_its_client_or_an_export_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SNIFF_CONFIG_DIR", str(tmp_path / "config"))
+    line = one_line_error(invoke("scan", "unknownstore://bucket/team"))
+    assert "unknownstore://" in line
+    line = one_line_error(invoke("watch", "s3://bucket/team"))
+    assert "watch follows logs on this machine, not s3://bucket/team" in line
+    memory = "memory://sniff-empty-team"  # fsspec's store in this process: no network
+    assert "holds no sniff export" in one_line_error(invoke("scan", memory))
