@@ -1,5 +1,4 @@
-"""The browser over a team export: the machines' exports read as one bill, a copied session once.
-"""
+"""The browser over a team export: the machines' exports read as one bill, a copied session once."""
 
 from __future__ import annotations
 
@@ -46,9 +45,9 @@ async def test_the_browser_reads_a_team_folder_as_one_bill(team: Path) -> None:
         logs = load([CLAUDE, CODEX])
         assert len(app.archive.dataset.requests) == len(logs.requests)
         assert shown == {request.key for request in logs.requests}
-        cost = sum(request.cost.total_usd for request in app.archive.dataset.requests if request.cost)
-        assert cost == pytest.approx(
-            sum(request.cost.total_usd for request in logs.requests if request.cost), abs=1e-9
-        )
+        read = app.archive.dataset.requests
+        cost = sum(request.cost.total_usd for request in read if request.cost)
+        want = sum(request.cost.total_usd for request in logs.requests if request.cost)
+        assert cost == pytest.approx(want, abs=1e-9)
         totals = str(app.screen.query_one("#totals").render())
         assert f"{len(logs.requests):,}" in totals, totals
