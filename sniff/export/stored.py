@@ -109,14 +109,13 @@ def _commit(
     record = machine_record(old_record, who, changed=manifest != old_manifest)
     if record is not None:
         remote.write(remote.joined(folder, MACHINE_FILE), record)
-    listed = {remote.joined(folder, name) for name, _ in new}
-    remote.remove(
-        [
-            url
-            for url in remote.files_under(folder)
-            if url not in listed and url.rsplit("/", 1)[-1].startswith("part-")
-        ]
-    )
+    listed = {name for name, _ in new}
+    left = [
+        name
+        for name in remote.files_under(folder)
+        if name not in listed and name.rsplit("/", 1)[-1].startswith("part-")
+    ]
+    remote.remove(folder, left)
 
 
 def _requests(folder: str, manifest: bytes | None) -> list[Request]:

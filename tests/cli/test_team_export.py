@@ -287,18 +287,20 @@ def test_an_export_killed_mid_write_leaves_the_earlier_export_whole(
     assert whole == scanned(a)["totals"]["requests"] + scanned(b)["totals"]["requests"]
 
 
+@pytest.mark.parametrize("where", ["folder", "store"])
 def test_since_last_reads_only_what_came_after_this_machines_last_export(
-    tmp_path: Path, cc: type[Lines]
+    tmp_path: Path, cc: type[Lines], where: str
 ) -> None:
     """A daily run reads a day of logs: the old calls are left unread (their rows stay), a
-    call made since is added."""
+    call made since is added. In a folder, and in a store (fsspec's in-memory one)."""
     from datetime import UTC, datetime, timedelta
 
     from typer.testing import CliRunner
 
     from sniff.cli import app
 
-    logs, dest = tmp_path / "logs", tmp_path / "dest"
+    logs = tmp_path / "logs"
+    dest = tmp_path / "dest" if where == "folder" else f"memory://since-last-{tmp_path.name}"
     old = cc.usage(input=10, read=0, write=2000, output=50)
     path = cc.write(logs / "p" / "s.jsonl", [
         cc.user("u1", None, "2026-01-05T09:00:00Z"),
@@ -306,7 +308,9 @@ def test_since_last_reads_only_what_came_after_this_machines_last_export(
     ])  # fmt: skip
     run = CliRunner().invoke
     command = ["export", str(logs), "-o", str(dest), "--team", "--machine", "m1", "--json"]
-    first = json.loads(run(app, command).stdout)
+    done = run(app, command)
+    assert done.exit_code == 0, done.output
+    first = json.loads(done.stdout)
     assert (first["added"], first["kept"]) == (1, 0)
     again = json.loads(run(app, [*command, "--since", "last"]).stdout)
     assert (again["added"], again["kept"], again["rows"]["requests"]) == (0, 0, 1)

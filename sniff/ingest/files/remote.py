@@ -110,13 +110,13 @@ def names_in(url: str) -> list[str]:
 
 
 def files_under(url: str) -> list[str]:
-    """Every object under `url`, as URLs, sorted.
+    """Every object under `url`, named relative to it (`requests/day=.../part-....parquet`),
+    sorted.
 
     Raises:
         OSError: it cannot be listed.
     """
     filesystem, inside = store(url)
-    protocol = url.split("://", 1)[0]
     try:
         filesystem.invalidate_cache(inside)  # another machine or process may have written since
         found = filesystem.find(inside)
@@ -126,7 +126,8 @@ def files_under(url: str) -> list[str]:
         raise
     except Exception as error:  # a store client's own errors
         raise OSError(f"cannot list {url}: {error}") from error
-    return sorted(f"{protocol}://{name}" for name in found)
+    prefix = inside.rstrip("/") + "/"
+    return sorted(str(name).removeprefix(prefix) for name in found if str(name).startswith(prefix))
 
 
 def write(url: str, data: bytes) -> None:
@@ -145,20 +146,20 @@ def write(url: str, data: bytes) -> None:
         raise OSError(f"cannot write {url}: {error}") from error
 
 
-def remove(urls: list[str]) -> None:
-    """Delete objects; one already gone is no error.
+def remove(url: str, names: list[str]) -> None:
+    """Delete the objects `names` (relative to `url`); one already gone is no error.
 
     Raises:
         OSError: they cannot be deleted.
     """
-    if not urls:
+    if not names:
         return
-    filesystem, _ = store(urls[0])
+    filesystem, inside = store(url)
     try:
-        filesystem.rm([store(url)[1] for url in urls])
+        filesystem.rm([f"{inside.rstrip('/')}/{name}" for name in names])
     except FileNotFoundError:
         pass
     except OSError:
         raise
     except Exception as error:  # a store client's own errors
-        raise OSError(f"cannot delete under {urls[0]}: {error}") from error
+        raise OSError(f"cannot delete under {url}: {error}") from error
