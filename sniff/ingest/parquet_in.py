@@ -8,9 +8,10 @@ So exports of overlapping logs, or of several machines read together, count noth
 
 Costs are not read back: the merge prices the tokens again, as it prices any log, so with the
 same price data an export read back costs exactly what the scan that wrote it did (and a
-`--pricing` file applies to it as to logs). Prompt blocks (the `blocks` table) are not restored:
-analyses of prompts see none for these requests. A Parquet file that cannot be read is reported
-as an unreadable file, and a row that is not a request as a skipped line; the rest still count.
+`--pricing` file applies to it as to logs). Prompt blocks (the `blocks` table: kind, role, hash
+and tokens, never text) are restored when prompts are asked for, so cache breaks are judged as
+from the logs; what reads prompt text (lint) sees none. A Parquet file that cannot be read is
+reported as an unreadable file, a row that is not a request as a skipped line; the rest count.
 The files read are those the export's manifest lists (`export_folders.table_files`), so a merge
 into the folder while it is read gives the old rows or the new ones, never a mix or a part.
 
@@ -40,13 +41,15 @@ from sniff.ingest.export_folders import (
     REQUESTS,
     is_export,
     is_machine_export,
+    manifest_files,
+    requests_folder,
     table_files,
 )
 from sniff.ingest.files import remote
 from sniff.ingest.files.regular import why_unread
 from sniff.ingest.plausible import OUT_OF_RANGE, Implausible, count, in_range
-from sniff.ingest.record import TOP_LEVEL, FileResult, Response, Tokens
-from sniff.model import Agent, Harness, LineIssue
+from sniff.ingest.record import TOP_LEVEL, FileResult, Prompts, Response, Tokens
+from sniff.model import Agent, Block, Harness, LineIssue
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -79,14 +82,19 @@ LATER_TIMES = ("visible_at",)
 """Times exports have had since latency tells the first visible token: absent, unknown."""
 LATER_VALUES = ("thinking_share", "first_hand", "cache_diagnosis")
 """Values exports have had since then: absent, unknown."""
+BLOCKS = "blocks"
+"""The table of prompt blocks, by request key and position."""
+BLOCK_COLUMNS = ("request_key", "position", "kind", "role", "content_hash", "tokens",
+                 "cache_control")  # fmt: skip
 HARNESSES = frozenset(harness.value for harness in Harness)
 AGENTS = frozenset(agent.value for agent in Agent)
 ATTEMPTS = 3
 """Reads of an export that merges keep replacing before its rows are given as they stand."""
 
 
-def read_export(path: str) -> FileResult:
-    """One `Response` per row of the export's `requests` table (see the module docstring).
+def read_export(path: str, with_prompts: Prompts = Prompts.NONE) -> FileResult:
+    """One `Response` per row of the export's `requests` table (see the module docstring), with
+    its prompt blocks from the `blocks` table unless `with_prompts` is NONE.
 
     The files its manifest lists; when a merge switched the manifest while they were read (and
     may have removed some of them since), the files of the new one. `path` may be a store's URL
@@ -110,18 +118,50 @@ def read_export(path: str) -> FileResult:
         if current == files:
             break
         files = current
+    if with_prompts is not Prompts.NONE and responses:
+        responses = _with_blocks(path, responses, issues)
     return FileResult(responses, issues, 0, SOURCE)
 
 
-def _files(path: str) -> list[Path] | list[str]:
-    """The `requests` files the manifest of the export at `path` lists.
+def _with_blocks(path: str, responses: list[Response], issues: list[LineIssue]) -> list[Response]:
+    """`responses` with the prompt blocks the export's `blocks` table holds for their keys, in
+    prompt order: what cache breaks are judged from. A file that cannot be read adds an issue."""
+    try:
+        files = _files(path, BLOCKS)
+    except OSError:
+        return responses
+    prompts: dict[str, list[tuple[int, Block]]] = {}
+    for file in files:
+        try:
+            with _opened(file) as parquet:
+                rows = parquet.read(columns=list(BLOCK_COLUMNS)).to_pylist()
+            for row in rows:
+                block = Block(row["kind"], row["role"], row["content_hash"], int(row["tokens"]),
+                              row["cache_control"])  # fmt: skip
+                prompts.setdefault(row["request_key"], []).append((int(row["position"]), block))
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else "unreadable"
+            issues.append(LineIssue(str(file), 0, f"cannot read prompt blocks: {reason}"))
+    return [
+        response._replace(blocks=tuple(block for _, block in sorted(prompts[response.key])))
+        if response.key in prompts
+        else response
+        for response in responses
+    ]
+
+
+def _files(path: str, table: str = REQUESTS) -> list[Path] | list[str]:
+    """The files of `table` the manifest of the export at `path` lists.
 
     Raises:
         OSError: a store's manifest cannot be read.
     """
-    if remote.url_of(path) is None:
+    if remote.url_of(path) is not None:
+        return remote_exports.table_files(path, table)
+    if table == REQUESTS:
         return table_files(Path(path))
-    return remote_exports.table_files(path)
+    listed = manifest_files(requests_folder(Path(path)).parent) or {}
+    return listed.get(table, [])
 
 
 def owners(paths: Iterable[str]) -> dict[str, tuple[str, str | None]]:

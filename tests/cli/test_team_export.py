@@ -322,3 +322,31 @@ def test_since_last_reads_only_what_came_after_this_machines_last_export(
             handle.write(json.dumps(line) + "\n")
     later = json.loads(run(app, [*command, "--since", "last"]).stdout)
     assert (later["added"], later["kept"], later["rows"]["requests"]) == (1, 0, 2)
+
+
+def test_the_team_view_judges_cache_breaks_as_the_logs_do(tmp_path: Path) -> None:
+    """The prompt blocks come back from the export (without text), so every break, its cause
+    and its cost are those a scan of the logs finds."""
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+
+    logs = SAMPLE_LOGS  # the request logs and claude-trace hold whole prompts
+    dest = tmp_path / "team"
+    run = CliRunner().invoke
+    assert (
+        run(app, ["export", str(logs), "-o", str(dest), "--machine", "m1", "--team"]).exit_code == 0
+    )
+
+    def breaks(path: Path) -> dict[str, Any]:
+        done = run(app, ["cache", "--breaks", "--json", "--tz", "UTC", "--no-index", str(path)])
+        assert done.exit_code == 0, done.output
+        found: dict[str, Any] = json.loads(done.stdout)
+        return found
+
+    from_logs, from_team = breaks(logs), breaks(dest)
+    assert from_logs["totals"]["breaks"] > 0
+    assert from_team["totals"] == from_logs["totals"]
+    assert any(b["cause"] == "prefix_changed" for b in from_logs["breaks"])
+    causes = [(b["request"], b["cause"], b["cost_usd"]) for b in from_logs["breaks"]]
+    assert [(b["request"], b["cause"], b["cost_usd"]) for b in from_team["breaks"]] == causes

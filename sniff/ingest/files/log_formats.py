@@ -123,7 +123,7 @@ def read_log(
     if remote.url_of(path) is not None:  # an export in a store (`discover.stored_exports`)
         from sniff.ingest import parquet_in
 
-        return Read(parquet_in.read_export(path))
+        return Read(parquet_in.read_export(path, with_prompts))
     try:
         descriptor, _ = open_regular(path)
         with open(descriptor, "rb", buffering=0) as handle:  # closes it
@@ -142,7 +142,7 @@ def read_log(
                 data = start + handle.readall()
     except OSError as error:
         problem = LineIssue(path, 0, why_unread(error))
-        return Read(unreadable(path, problem, forced), problem=problem)
+        return Read(unreadable(path, problem, forced, with_prompts), problem=problem)
     return Read(parse_data(path, data, project_hint, log_format, with_prompts))
 
 
@@ -155,12 +155,17 @@ def parse_source(
     return parse_any(file.path, file.project_hint, forced, with_prompts)
 
 
-def unreadable(path: str, problem: LineIssue | None, forced: str | None = None) -> FileResult:
+def unreadable(
+    path: str,
+    problem: LineIssue | None,
+    forced: str | None = None,
+    with_prompts: Prompts = Prompts.NONE,
+) -> FileResult:
     """What a path `open` refused yields: a `sniff export` folder read as one, else why not."""
     from sniff.ingest import parquet_in  # only for a folder: the rest never needs it
 
     if parquet_in.is_export(Path(path)):
-        return parquet_in.read_export(path)
+        return parquet_in.read_export(path, with_prompts)
     return FileResult([], [problem] if problem else [], 0, forced)
 
 
