@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from sniff.errors import UserError
-from sniff.ingest.files.discover import SourceFile, expand, roots_for
+from sniff.ingest.files.discover import SourceFile, expand, root_name, roots_for
 from sniff.ingest.reading import read
 from sniff.ingest.record import Prompts
 from sniff.model import Dataset
@@ -57,7 +57,7 @@ def load(
     dataset = read(
         files if only is None else [file for file in files if file.path in only],
         book.cost,
-        roots=tuple(str(root) for root in roots),
+        roots=tuple(root_name(root) for root in roots),
         sample=sample,
         log_format=log_format,
         with_prompts=with_prompts,

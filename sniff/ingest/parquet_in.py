@@ -107,8 +107,9 @@ def read_export(path: str, with_prompts: Prompts = Prompts.NONE) -> FileResult:
     for _ in range(ATTEMPTS):
         responses: list[Response] = []
         issues: list[LineIssue] = []
+        fetched = _fetch(files)
         for file in files:
-            found, problems = read_table_file(file)
+            found, problems = read_table_file(file, fetched.get(str(file)))
             responses.extend(found)
             issues.extend(problems)
         try:
@@ -131,9 +132,10 @@ def _with_blocks(path: str, responses: list[Response], issues: list[LineIssue]) 
     except OSError:
         return responses
     prompts: dict[str, list[tuple[int, Block]]] = {}
+    fetched = _fetch(files)
     for file in files:
         try:
-            with _opened(file) as parquet:
+            with _opened(file, fetched.get(str(file))) as parquet:
                 rows = parquet.read(columns=list(BLOCK_COLUMNS)).to_pylist()
             for row in rows:
                 block = Block(row["kind"], row["role"], row["content_hash"], int(row["tokens"]),
@@ -162,6 +164,17 @@ def _files(path: str, table: str = REQUESTS) -> list[Path] | list[str]:
         return table_files(Path(path))
     listed = manifest_files(requests_folder(Path(path)).parent) or {}
     return listed.get(table, [])
+
+
+def _fetch(files: list[Path] | list[str]) -> dict[str, bytes]:
+    """The bytes of a store's files, fetched at once (a store answers many requests together
+    far sooner than one after another); none for files on disk, or where the fetch failed
+    (each is then read alone, and reports its own error)."""
+    urls = [file for file in files if isinstance(file, str)]
+    try:
+        return remote.read_many(urls) if urls else {}
+    except OSError:
+        return {}
 
 
 def owners(paths: Iterable[str]) -> dict[str, tuple[str, str | None]]:
@@ -213,8 +226,8 @@ def _team_rows(paths: Iterable[str]) -> list[tuple[str, str, str | None]]:
     return rows
 
 
-def _opened(file: Path | str) -> pq.ParquetFile:
-    """A Parquet file of an export, on disk or in a store.
+def _opened(file: Path | str, data: bytes | None = None) -> pq.ParquetFile:
+    """A Parquet file of an export, on disk or in a store (`data`: its bytes, fetched already).
 
     Raises:
         OSError, ValueError: it cannot be read as Parquet.
@@ -222,19 +235,22 @@ def _opened(file: Path | str) -> pq.ParquetFile:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    if isinstance(file, str):
-        return pq.ParquetFile(pa.BufferReader(remote.read(file)))
+    if isinstance(file, str) or data is not None:
+        return pq.ParquetFile(pa.BufferReader(data if data is not None else remote.read(str(file))))
     return pq.ParquetFile(file)
 
 
-def read_table_file(file: Path | str) -> tuple[list[Response], list[LineIssue]]:
-    """The responses of one Parquet file of a `requests` table, and what could not be read.
+def read_table_file(
+    file: Path | str, data: bytes | None = None
+) -> tuple[list[Response], list[LineIssue]]:
+    """The responses of one Parquet file of a `requests` table (`data`: its bytes, fetched
+    already), and what could not be read.
 
     A file that is not Parquet, or lacks a column, is one issue at line 0; a row that is not a
     request (no key, an unknown agent) is an issue at its 1-based row number.
     """
     try:
-        table = _load(file)
+        table = _load(file, data)
     except (OSError, ValueError) as error:  # pyarrow's errors derive from these
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         return [], [LineIssue(str(file), 0, f"cannot read Parquet file: {reason}")]
@@ -248,13 +264,13 @@ def read_table_file(file: Path | str) -> tuple[list[Response], list[LineIssue]]:
     return responses, issues
 
 
-def _load(file: Path | str) -> pa.Table:
+def _load(file: Path | str, data: bytes | None = None) -> pa.Table:
     """The file's request columns.
 
     Raises:
         OSError, ValueError: it cannot be read as Parquet, or a column is missing.
     """
-    with _opened(file) as parquet:
+    with _opened(file, data) as parquet:
         names = set(parquet.schema_arrow.names)
         missing = [column for column in COLUMNS if column not in names]
         if missing:

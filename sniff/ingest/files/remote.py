@@ -91,6 +91,30 @@ def read(url: str) -> bytes:
     return data
 
 
+def read_many(urls: list[str]) -> dict[str, bytes]:
+    """The bytes of the objects `urls` name (all of one store), asked for together; an object
+    that cannot be read is left out.
+
+    Raises:
+        OSError: the store cannot be reached.
+    """
+    filesystem, _ = store(urls[0])
+    inside = {store(url)[1]: url for url in urls}
+    try:
+        found = filesystem.cat(list(inside), on_error="return")
+    except OSError:
+        raise
+    except Exception as error:  # a store client's own errors
+        raise OSError(f"cannot read {urls[0]}: {error}") from error
+    if not isinstance(found, dict):  # one path: its bytes
+        found = {next(iter(inside)): found}
+    return {
+        inside[path]: data
+        for path, data in found.items()
+        if path in inside and isinstance(data, bytes)
+    }
+
+
 def names_in(url: str) -> list[str]:
     """The names directly under `url` (folders and objects), sorted; none where it holds none.
 
