@@ -57,7 +57,7 @@ def period_command(name: str, by: str, summary: str) -> Callable[..., None]:
 
     command.__name__ = command.__qualname__ = name
     command.__doc__ = summary
-    run = one_line_errors(_old_order(replayed(name)(o.shared(omit=("dask",))(command))))
+    run = one_line_errors(_old_order(replayed(name)(o.shared()(command))))
     run.optional_values = {"--breakdown": BREAKDOWNS, "-b": BREAKDOWNS}  # type: ignore[attr-defined]
     return run
 

@@ -23,7 +23,7 @@ SORTS = o.Sorts(
 
 @one_line_errors
 @replayed("sessions")
-@o.shared(omit=("dask",))
+@o.shared()
 @o.listed(SORTS)
 def sessions(
     by: Annotated[
