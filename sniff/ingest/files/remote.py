@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from sniff.errors import UserError
@@ -74,6 +76,17 @@ def store(url: str) -> tuple[AbstractFileSystem, str]:
     return filesystem, inside
 
 
+@contextmanager
+def _asking(what: str, url: str) -> Iterator[None]:
+    """A store client's own errors (a refused request, a timeout) as the `OSError` they are."""
+    try:
+        yield
+    except OSError:
+        raise
+    except Exception as error:  # each client raises its own kinds
+        raise OSError(f"cannot {what} {url}: {error}") from error
+
+
 def read(url: str) -> bytes:
     """The bytes of one object.
 
@@ -82,12 +95,8 @@ def read(url: str) -> bytes:
         OSError: it cannot be read (the store refused, the network failed).
     """
     filesystem, inside = store(url)
-    try:
+    with _asking("read", url):
         data: bytes = filesystem.cat_file(inside)
-    except OSError:
-        raise
-    except Exception as error:  # a store client's own errors (a refused request, a timeout)
-        raise OSError(f"cannot read {url}: {error}") from error
     return data
 
 
@@ -100,12 +109,8 @@ def read_many(urls: list[str]) -> dict[str, bytes]:
     """
     filesystem, _ = store(urls[0])
     inside = {store(url)[1]: url for url in urls}
-    try:
+    with _asking("read", urls[0]):
         found = filesystem.cat(list(inside), on_error="return")
-    except OSError:
-        raise
-    except Exception as error:  # a store client's own errors
-        raise OSError(f"cannot read {urls[0]}: {error}") from error
     if not isinstance(found, dict):  # one path: its bytes
         found = {next(iter(inside)): found}
     return {
@@ -123,13 +128,10 @@ def names_in(url: str) -> list[str]:
     """
     filesystem, inside = store(url)
     try:
-        found = filesystem.ls(inside, detail=False, refresh=True)
+        with _asking("list", url):
+            found = filesystem.ls(inside, detail=False, refresh=True)
     except FileNotFoundError:
         return []
-    except OSError:
-        raise
-    except Exception as error:  # a store client's own errors
-        raise OSError(f"cannot list {url}: {error}") from error
     return sorted({str(name).rstrip("/").rsplit("/", 1)[-1] for name in found})
 
 
@@ -142,14 +144,11 @@ def files_under(url: str) -> list[str]:
     """
     filesystem, inside = store(url)
     try:
-        filesystem.invalidate_cache(inside)  # another machine or process may have written since
-        found = filesystem.find(inside)
+        with _asking("list", url):
+            filesystem.invalidate_cache(inside)  # another machine may have written since
+            found = filesystem.find(inside)
     except FileNotFoundError:
         return []
-    except OSError:
-        raise
-    except Exception as error:  # a store client's own errors
-        raise OSError(f"cannot list {url}: {error}") from error
     prefix = inside.rstrip("/") + "/"
     return sorted(str(name).removeprefix(prefix) for name in found if str(name).startswith(prefix))
 
@@ -162,12 +161,8 @@ def write(url: str, data: bytes) -> None:
         OSError: it cannot be written.
     """
     filesystem, inside = store(url)
-    try:
+    with _asking("write", url):
         filesystem.pipe_file(inside, data)
-    except OSError:
-        raise
-    except Exception as error:  # a store client's own errors
-        raise OSError(f"cannot write {url}: {error}") from error
 
 
 def remove(url: str, names: list[str]) -> None:
@@ -180,10 +175,7 @@ def remove(url: str, names: list[str]) -> None:
         return
     filesystem, inside = store(url)
     try:
-        filesystem.rm([f"{inside.rstrip('/')}/{name}" for name in names])
+        with _asking("delete under", url):
+            filesystem.rm([f"{inside.rstrip('/')}/{name}" for name in names])
     except FileNotFoundError:
         pass
-    except OSError:
-        raise
-    except Exception as error:  # a store client's own errors
-        raise OSError(f"cannot delete under {url}: {error}") from error
