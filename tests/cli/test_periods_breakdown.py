@@ -88,7 +88,7 @@ def test_the_table_shows_a_row_per_harness_and_per_project_under_each_period() -
     [
         (
             ("--breakdown", "agent"),
-            "--breakdown must be one of model, harness, project, not 'agent'",
+            "--breakdown must be one of model, harness, project, machine, user, not 'agent'",
         ),
         (("--breakdown", "Model"), "not 'Model'"),
     ],
@@ -110,7 +110,8 @@ def test_breakdown_alone_before_a_path_leaves_the_path_a_path() -> None:
 
 
 def test_the_commands_breakdowns_are_the_analysis_ones() -> None:
-    assert tuple(periods_analysis.BREAKDOWNS) == periods_command.BREAKDOWNS
+    found = (*periods_analysis.BREAKDOWNS, *periods_analysis.LABELLED)
+    assert found == periods_command.BREAKDOWNS
 
 
 def cells(output: str, header: str) -> list[list[str]]:

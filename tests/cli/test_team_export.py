@@ -350,3 +350,44 @@ def test_the_team_view_judges_cache_breaks_as_the_logs_do(tmp_path: Path) -> Non
     assert any(b["cause"] == "prefix_changed" for b in from_logs["breaks"])
     causes = [(b["request"], b["cause"], b["cost_usd"]) for b in from_logs["breaks"]]
     assert [(b["request"], b["cause"], b["cost_usd"]) for b in from_team["breaks"]] == causes
+
+
+@pytest.mark.parametrize("by", ["machine", "user"])
+def test_a_months_bill_splits_by_machine_and_user_to_the_cent(tmp_path: Path, by: str) -> None:
+    """`monthly -b machine|user` on a team folder: each machine's rows are its own logs'
+    months, and a month's rows add up to it."""
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+
+    run = CliRunner().invoke
+    shares = {
+        "laptop": ("ana", SAMPLE_LOGS / "claude-code"),
+        "ci": ("build", SAMPLE_LOGS / "codex"),
+    }
+    dest = tmp_path / "team"
+    for machine, (user, logs) in shares.items():
+        done = run(app, ["export", str(logs), "-o", str(dest), "--machine", machine,
+                         "--user", user, "--team"])  # fmt: skip
+        assert done.exit_code == 0, done.output
+
+    def months(*arguments: str) -> dict[str, Any]:
+        done = run(app, ["monthly", "--json", "--tz", "UTC", "--no-index", *arguments])
+        assert done.exit_code == 0, done.output
+        return {row["month"]: row for row in json.loads(done.stdout)["monthly"]}
+
+    team = months("--breakdown", by, str(dest))
+    assert len(team) > 1
+    own = {
+        (machine if by == "machine" else user): months(str(logs))
+        for machine, (user, logs) in shares.items()
+    }
+    for month, row in team.items():
+        parts = {part[by]: part for part in row[f"by_{by}"]}
+        assert set(parts) == {name for name, rows in own.items() if month in rows}
+        for name, part in parts.items():
+            assert part["requests"] == own[name][month]["requests"]
+            assert part["cost_usd"] == pytest.approx(own[name][month]["cost_usd"], abs=5e-6)
+        assert sum(p["cost_usd"] for p in parts.values()) == pytest.approx(
+            row["cost_usd"], abs=5e-6
+        )

@@ -8,7 +8,7 @@ request read from logs, not from a team folder, goes to the row `(local)`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from sniff.analyses.cost.branches import Attributed, attributed
 from sniff.model import Request
@@ -33,6 +33,16 @@ def attribute_exporters(
     if by not in EXPORTERS:
         raise ValueError(f"unknown attribution {by!r}")
     return attributed(requests, lambda request: _row(owners.get(request.key), by))
+
+
+def exporter_label(
+    owners: Mapping[str, tuple[str, str | None]], by: str
+) -> Callable[[Request], str]:
+    """The row each request is booked to `by` machine or user (as `attribute_exporters` books
+    it), for splitting other tables the same way (`periods`)."""
+    if by not in EXPORTERS:
+        raise ValueError(f"unknown attribution {by!r}")
+    return lambda request: _row(owners.get(request.key), by)
 
 
 def _row(owner: tuple[str, str | None] | None, by: str) -> str:

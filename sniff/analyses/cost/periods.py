@@ -4,7 +4,9 @@ Why no grouping of its own: a day, an ISO week and a month are the groupings of
 `sniff report --by day|week|month` (`grouped`, here), summed by the same `summary` cells in
 the same zone, so the two commands cannot disagree. Each period's models are the same cells
 restricted to one model, grouped the same way; and so are its harnesses' and projects' rows
-(`--breakdown harness|project`), each the cells of one harness or project.
+(`--breakdown harness|project`), each the cells of one harness or project. A team export's
+machines' and users' rows (`--breakdown machine|user`) are the cells of the requests each is
+credited with, summed the same way.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ PERIODS = {"daily": "day", "weekly": "week", "monthly": "month"}
 ORDERS = ("asc", "desc")
 BREAKDOWNS = {"model": 0, "harness": 6, "project": 1}
 """What `--breakdown` splits a period by, and where each sits in a summary `Cell`."""
+LABELLED = ("machine", "user")
+"""What `--breakdown` also splits a period by, from a label the caller gives each request
+(who exported it to a team folder: `exporters.exporter_label`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +62,7 @@ class PeriodTable:
     summary: Summary
     """The whole summary the rows come from (its totals are the table's)."""
     breakdown: str = "model"
-    """What each row's `parts` split it by: a key of `BREAKDOWNS`."""
+    """What each row's `parts` split it by: a key of `BREAKDOWNS`, or one of `LABELLED`."""
 
 
 def period_table(
@@ -67,26 +72,34 @@ def period_table(
     *,
     order: str = "asc",
     breakdown: str = "model",
+    label: Callable[[Request], str] | None = None,
 ) -> PeriodTable:
     """The requests by day, ISO week or month in `zone`, oldest first (`order` "asc") or
-    newest first ("desc"), each period split by `breakdown` (model, harness or project).
+    newest first ("desc"), each period split by `breakdown` (model, harness or project; or
+    machine or user, by each request's `label`).
 
     Raises:
-        ValueError: `by` is not day, week or month, `order` not asc or desc, or `breakdown`
-            not a key of `BREAKDOWNS`.
+        ValueError: `by` is not day, week or month, `order` not asc or desc, `breakdown`
+            neither a key of `BREAKDOWNS` nor one of `LABELLED`, or one of these without `label`.
     """
     if by not in PERIODS.values():
         raise ValueError(f"unknown period {by!r}")
     if order not in ORDERS:
         raise ValueError(f"unknown order {order!r}")
-    if breakdown not in BREAKDOWNS:
-        raise ValueError(f"unknown breakdown {breakdown!r}")
+    if breakdown not in BREAKDOWNS and (breakdown not in LABELLED or label is None):
+        raise ValueError(f"unknown breakdown {breakdown!r}, or no label for it")
+    requests = list(requests)
     cells = summary_cells(requests, zone)
     summary = summary_of_cells(cells)
     per_model = _per_key(cells, by, BREAKDOWNS["model"])
     # the models are listed whatever the breakdown (JSON's `models`): split once more only
     # when the breakdown is another key
-    per_part = per_model if breakdown == "model" else _per_key(cells, by, BREAKDOWNS[breakdown])
+    if breakdown == "model":
+        per_part = per_model
+    elif label is not None and breakdown in LABELLED:
+        per_part = _per_label(requests, zone, by, label)
+    else:
+        per_part = _per_key(cells, by, BREAKDOWNS[breakdown])
     rows = [
         PeriodRow(
             group.key,
@@ -111,6 +124,20 @@ def _per_key(cells: dict[Cell, Totals], by: str, index: int) -> dict[str, list[G
     found: dict[str, list[Group]] = {}
     for name, own in split.items():
         for group in grouped(summary_of_cells(own), by):
+            found.setdefault(group.key, []).append(Group(name, group.totals))
+    return found
+
+
+def _per_label(
+    requests: list[Request], zone: tzinfo, by: str, label: Callable[[Request], str]
+) -> dict[str, list[Group]]:
+    """Period key → one group per label, each summed from its requests' own cells."""
+    split: dict[str, list[Request]] = {}
+    for request in requests:
+        split.setdefault(label(request), []).append(request)
+    found: dict[str, list[Group]] = {}
+    for name, own in split.items():
+        for group in grouped(summary_of_cells(summary_cells(own, zone)), by):
             found.setdefault(group.key, []).append(Group(name, group.totals))
     return found
 

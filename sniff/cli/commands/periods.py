@@ -18,7 +18,7 @@ from sniff.cli.errors import one_line_errors
 from sniff.cli.progress import shown, wanted
 from sniff.workspace.answers import replayed
 
-BREAKDOWNS = ("model", "harness", "project")
+BREAKDOWNS = ("model", "harness", "project", "machine", "user")
 """What `--breakdown` splits a period by (`analyses.cost.periods.BREAKDOWNS`, not imported
 here: a command's module is imported for `--help` and must stay light)."""
 Breakdown = Annotated[
@@ -26,8 +26,9 @@ Breakdown = Annotated[
     typer.Option(
         "--breakdown",
         "-b",
-        metavar="model|harness|project",
-        help="Add one row per model, harness or project under each period (alone: model).",
+        metavar="model|harness|project|machine|user",
+        help="Add one row per model, harness or project, or machine or user that exported to a "
+        "team folder, under each period (alone: model).",
     ),
 ]
 """`-b` and `--breakdown` alone mean `--breakdown model`, the flag they were: the word after
@@ -100,7 +101,15 @@ def _run(by: str, *, breakdown: str | None, order: str, options: dict[str, Any])
         dataset = workspace.dataset()
     o.report_issues(dataset, options["verbose"])
     chosen = workspace.filters.apply(dataset.requests)
-    table = period_table(chosen, workspace.zone, by, order=order, breakdown=breakdown or "model")
+    label = None
+    if breakdown in ("machine", "user"):
+        from sniff.analyses.cost.exporters import exporter_label
+        from sniff.ingest.parquet_in import owners
+
+        label = exporter_label(owners(dataset.files), breakdown)
+    table = period_table(
+        chosen, workspace.zone, by, order=order, breakdown=breakdown or "model", label=label
+    )
     if options["json"]:
         from sniff.present.json.common import warnings_json
         from sniff.present.json.periods import periods_json

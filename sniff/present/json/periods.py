@@ -11,7 +11,10 @@ from sniff.analyses.cost.summary import Group, Totals
 from sniff.present.json.common import totals_json, zone_name
 
 COMMAND_OF = {"day": "daily", "week": "weekly", "month": "monthly"}
-BREAKDOWN_KEYS = {"model": "breakdown", "harness": "by_harness", "project": "by_project"}
+BREAKDOWN_KEYS = {
+    "model": "breakdown", "harness": "by_harness", "project": "by_project",
+    "machine": "by_machine", "user": "by_user",
+}  # fmt: skip
 """Each `--breakdown`'s key in a period's row: the models' keep the name they had when models
 were the only breakdown, so that scripts reading it go on working; the others are named as in
 `sniff scan --json`."""
@@ -20,7 +23,8 @@ were the only breakdown, so that scripts reading it go on working; the others ar
 def periods_json(table: PeriodTable, zone: tzinfo, *, breakdown: bool) -> dict[str, Any]:
     """`--json`: `daily`|`weekly`|`monthly` rows (`day`|`week`|`month`, `start`, `models`, the
     totals' keys, and with `breakdown` one row per model under `breakdown`, per harness under
-    `by_harness` or per project under `by_project`), `totals` and `zone`."""
+    `by_harness`, per project under `by_project`, per machine or user under `by_machine` or
+    `by_user`), `totals` and `zone`."""
     rows = []
     for row in table.rows:
         item = {table.by: row.key, "start": row.start.isoformat(), **_totals(row.totals)}
@@ -36,7 +40,8 @@ def periods_json(table: PeriodTable, zone: tzinfo, *, breakdown: bool) -> dict[s
 
 
 def _parts(name: str, groups: tuple[Group, ...]) -> list[dict[str, Any]]:
-    """One object per model, harness or project: its key, named `name`, and its totals."""
+    """One object per model, harness, project, machine or user: its key, named `name`, and its
+    totals."""
     return [{name: group.key, **_totals(group.totals)} for group in groups]
 
 
