@@ -18,6 +18,7 @@ from sniff.analyses.agents.activity import AgentReport, CommandRow, ErrorRow
 from sniff.analyses.cache.breaks import Break, BreakReport
 from sniff.analyses.cost.branches import NO_BRANCH
 from sniff.analyses.cost.commits import CommitReport
+from sniff.analyses.cost.exporters import LOCAL, NO_USER
 from sniff.analyses.cost.summary import Group, Summary
 from sniff.analyses.drift.points import ChangePoint
 from sniff.analyses.drift.report import DriftReport
@@ -54,6 +55,10 @@ def redact(report: Report) -> Report:
         ],
         agents=_agents(report.agents) if report.agents is not None else None,
         branches=[dataclasses.replace(row, key=_branch(row.key)) for row in report.branches],
+        exporters={
+            by: [dataclasses.replace(row, key=_exporter(by, row.key)) for row in rows]
+            for by, rows in report.exporters.items()
+        },
         drift=_drift(report.drift) if report.drift is not None else None,
         commits=_commits(report.commits) if report.commits is not None else None,
     )
@@ -97,6 +102,11 @@ def _project(name: str) -> str:
 
 def _branch(name: str) -> str:
     return name if name == NO_BRANCH else pseudonym("branch", name)
+
+
+def _exporter(by: str, name: str) -> str:
+    """A machine or user of a team export: the rows of logs read here keep their name."""
+    return name if name in (LOCAL, NO_USER) else pseudonym(by, name)
 
 
 def _path(path: str) -> str:

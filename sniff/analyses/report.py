@@ -7,7 +7,7 @@ run here once; the writers in `sniff.present.report_*` only lay them out.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from sniff.analyses.cache.breaks import BreakReport, find_breaks
 from sniff.analyses.cost.branches import Attributed, attribute
 from sniff.analyses.cost.commits import CommitReport, analyze_commits
+from sniff.analyses.cost.exporters import EXPORTERS, attribute_exporters
 from sniff.analyses.cost.outlook import Outlook, outlook
 from sniff.analyses.cost.periods import grouped
 from sniff.analyses.cost.plans import SUBSCRIPTION_HARNESS, MonthValue, Plan, month_values
@@ -69,6 +70,9 @@ class Report:
     """The series per day, their change points and events (`sniff drift`)."""
     commits: CommitReport | None = None
     """The commits made inside sessions, with what each cost (`sniff commits`)."""
+    exporters: dict[str, list[Attributed]] = field(default_factory=dict)
+    """Of a team export: cost by the machine (`machine`) and user (`user`) each request is
+    credited to (`exporters.attribute_exporters`); empty when no team export was read."""
 
     @property
     def totals(self) -> Totals:
@@ -93,12 +97,14 @@ def build_report(
     latency: bool = True,
     activity: Activity | None = None,
     plans: Sequence[Plan] = (),
+    owners: Mapping[str, tuple[str, str | None]] | None = None,
 ) -> Report:
     """The report of `dataset`'s requests that `keep` selects, grouped `by`.
 
     `lint` are the findings of the prompts in the logs those requests came from (`linted_logs`:
     the caller lints them, the analyses never run lint). `plans` are the subscriptions the
-    subscription harness's requests are weighed against.
+    subscription harness's requests are weighed against. `owners`: the (machine, user) each
+    request of a team export is credited to (`parquet_in.owners`), by key.
 
     Raises:
         ValueError: `by` is not one of GROUPINGS.
@@ -130,6 +136,7 @@ def build_report(
         branches=attribute(chosen, "branch"),
         drift=analyze_drift(chosen, activity, breaks.breaks, zone, by="day"),
         commits=analyze_commits(chosen, activity),
+        exporters={by: attribute_exporters(chosen, owners, by) for by in EXPORTERS if owners},
     )
 
 

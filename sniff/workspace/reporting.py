@@ -31,6 +31,7 @@ def workspace_report(
     """
     from sniff.analyses.cost.plans import chosen_plans
     from sniff.analyses.report import GROUPINGS, build_report
+    from sniff.ingest.parquet_in import owners
 
     if by not in GROUPINGS:
         raise UserError(f"--by must be one of {', '.join(GROUPINGS)}, not {by!r}")
@@ -38,7 +39,7 @@ def workspace_report(
     built = build_report(
         dataset, workspace.prices, workspace.zone, by=by, keep=workspace.filters.keep,
         lint=_findings(workspace, dataset), activity=workspace.activity(),
-        plans=chosen_plans(None) if plans is None else plans,
+        plans=chosen_plans(None) if plans is None else plans, owners=owners(dataset.files),
     )  # fmt: skip
     if redact:
         from sniff.analyses.redact import redact as redacted

@@ -391,3 +391,38 @@ def test_a_months_bill_splits_by_machine_and_user_to_the_cent(tmp_path: Path, by
         assert sum(p["cost_usd"] for p in parts.values()) == pytest.approx(
             row["cost_usd"], abs=5e-6
         )
+
+
+def test_the_report_of_a_team_has_its_machines_and_users(tmp_path: Path) -> None:
+    """`report` on a team folder: cost by machine and by user, as `sessions --by` gives them;
+    `--redact` names them by pseudonyms; a report of logs has neither section."""
+    from typer.testing import CliRunner
+
+    from sniff.cli import app
+
+    run = CliRunner().invoke
+    dest = tmp_path / "team"
+    for machine, logs in (("laptop-ana", "claude-code"), ("ci-runner-07", "codex")):
+        done = run(app, ["export", str(SAMPLE_LOGS / logs), "-o", str(dest), "--team",
+                         "--machine", machine, "--user", machine.split("-")[0]])  # fmt: skip
+        assert done.exit_code == 0, done.output
+
+    def output(*arguments: str) -> str:
+        done = run(app, [*arguments, "--no-index", "--tz", "UTC"])
+        assert done.exit_code == 0, done.output
+        return done.stdout
+
+    report = json.loads(output("report", "-f", "json", str(dest)))
+    for by in ("machine", "user"):
+        rows = json.loads(output("sessions", "--by", by, "--json", str(dest)))["rows"]
+        assert report[f"by_{by}"] == rows
+    assert {row["machine"] for row in report["by_machine"]} == {"laptop-ana", "ci-runner-07"}
+    page = output("report", "-f", "md", str(dest))
+    assert "## Cost by machine" in page and "| laptop-ana |" in page
+    redacted = output("report", "-f", "md", "--redact", str(dest))
+    assert "## Cost by machine" in redacted
+    assert not [
+        name for name in ("laptop-ana", "ci-runner", "| laptop", "| ci |") if name in redacted
+    ]
+    alone = json.loads(output("report", "-f", "json", str(SAMPLE_LOGS / "codex")))
+    assert "by_machine" not in alone and "by_user" not in alone

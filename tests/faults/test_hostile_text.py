@@ -231,3 +231,39 @@ async def test_the_browser_shows_text_from_logs_and_obeys_none(logs: Path) -> No
         everything = "\n".join(shown)
         assert obeyed(everything) == []
         assert "see docs[/]" in everything and "x[/b]" in everything
+
+
+@pytest.fixture(scope="module")
+def hostile_team(logs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A team folder of the hostile logs whose rows name a hostile machine and user (a team
+    folder is anyone's to write: its names are read, never trusted)."""
+    import pyarrow as pa
+
+    from sniff.ingest.export_folders import table_files
+
+    team = tmp_path_factory.mktemp("hostile-team") / "team"
+    run("export", logs, "--no-index", "-o", team, "--team", "--machine", "m1")
+    for file in table_files(team / "machines" / "m1"):
+        table = pq.read_table(file)
+        for column in ("machine", "user"):
+            index = table.schema.get_field_index(column)
+            table = table.set_column(index, column, pa.array([HOSTILE] * table.num_rows))
+        pq.write_table(table, file)
+    return team
+
+
+TEAM_COMMANDS = [
+    ("sessions", "--by", "machine"), ("sessions", "--by", "user", "--json"),
+    ("monthly", "--breakdown", "machine"), ("daily", "--breakdown", "user", "--json"),
+    ("report", "-f", "md"), ("report", "-f", "html"), ("report", "-f", "json"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("args", TEAM_COMMANDS, ids=" ".join)
+def test_no_command_obeys_a_team_exports_names(hostile_team: Path, args: tuple[str, ...]) -> None:
+    output = run(args[0], hostile_team, "--no-index", *args[1:], columns=400)
+    assert obeyed(output, page="md" in args or "html" in args) == []
+    if "md" in args:
+        assert "<script" not in output and "<img" not in output
+    if args[0] in ("sessions", "monthly"):
+        assert "pwned" in output and "see docs" in output  # shown as text, not obeyed

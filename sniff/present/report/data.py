@@ -87,6 +87,9 @@ def report_json(report: Report) -> dict[str, Any]:
     data["latency_by_model"] = [_group_json(group) for group in report.latency]
     data["agents"] = agents_json(report.agents) if report.agents is not None else None
     data["by_branch"] = attributed_json(report.branches, "branch")
+    for by in ("machine", "user"):  # a team export's: absent otherwise
+        if by in report.exporters:
+            data[f"by_{by}"] = attributed_json(report.exporters[by], by)
     data["drift"] = _drift_json(report)
     data["commits"] = _commits_json(report)
     data["assumptions"] = assumptions(report)

@@ -55,9 +55,11 @@ def latency(report: Report) -> list[Table]:
 
 
 def detail(report: Report) -> list[Table]:
-    """Everything else: the `--by` grouping, harnesses, branches, commits, changes, agents."""
+    """Everything else: the `--by` grouping, harnesses, branches, a team's machines and users,
+    commits, changes, agents."""
     found = [] if report.by in ("project", "model") else [_groups(report)]
     found += [_harnesses(report), _branches(report)]
+    found += [_exporters(report, by) for by, rows in report.exporters.items() if rows]
     if report.commits is not None and report.commits.commits:
         found.append(_commits(report.commits))
     if report.drift is not None and report.drift.events:
@@ -157,6 +159,16 @@ def _branches(report: Report) -> Table:
         rows.append([*cells[:2], (f"{row.sessions:,}", row.sessions), *cells[2:]])
     headers = ["branch", "requests", "sessions", "cost", "hit rate", "saved", "tokens"]
     return Table("cost-by-branch", "Cost by git branch", headers, rows, note=NOTES["branch"])
+
+
+def _exporters(report: Report, by: str) -> Table:
+    """Of a team export: cost by the machine or user each request is credited to."""
+    rows = []
+    for row in report.exporters[by]:
+        cells = _group_row(Group(row.key, row.totals))
+        rows.append([*cells[:2], (f"{row.sessions:,}", row.sessions), *cells[2:]])
+    headers = [by, "requests", "sessions", "cost", "hit rate", "saved", "tokens"]
+    return Table(f"cost-by-{by}", f"Cost by {by}", headers, rows, note=NOTES[by])
 
 
 COMMITS_SHOWN = 20
