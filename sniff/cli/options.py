@@ -39,7 +39,8 @@ def at_least(low: float) -> Callable[[Any], Any]:
 Paths = Annotated[
     list[Path] | None,
     typer.Argument(
-        help="Log files or folders. Default: every agent's usual log folders.",
+        help="Log files or folders, or a team export's URL (s3://...). Default: every agent's "
+        "usual log folders.",
         show_default=False,
         metavar="PATH...",
     ),
