@@ -356,11 +356,11 @@ def test_a_merge_while_an_export_is_read_gives_the_new_rows(
     real = parquet_in.read_table_file
     merged: list[bool] = []
 
-    def read_while_merging(file: Path) -> object:
+    def read_while_merging(file: Path, data: bytes | None = None) -> object:
         if not merged:
             merged.append(True)
             export(target)
-        return real(file)
+        return real(file, data)
 
     monkeypatch.setattr(parquet_in, "read_table_file", read_while_merging)
     assert rows(target) == merge.new
