@@ -19,7 +19,7 @@ folder: two at once could delete the files of each other's manifest.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -33,7 +33,6 @@ from sniff.ingest.files import remote
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from sniff.export.team import Exporter
     from sniff.model import Request
     from sniff.pricing import PriceBook
 
@@ -42,22 +41,29 @@ LOCKS = "export-locks"
 to."""
 
 
+Record = Callable[[bytes | None, bool], bytes | None]
+"""(the machine's `machine.json` before, whether the export changed) → its bytes after, or None
+when the old one holds (`team.machine_record`)."""
+
+
 def export_stored(
     team: str,
     requests: list[Request],
     prices: PriceBook,
-    who: Exporter,
+    machine: str,
     stamp: Mapping[str, str],
+    record: Record,
 ) -> ExportResult:
-    """Merge `requests` into `who`'s export in the team folder at the store URL `team`, as the
-    module docstring says; its rows stamped with `stamp`.
+    """Merge `requests` into `machine`'s export in the team folder at the store URL `team`, as
+    the module docstring says; its rows stamped with `stamp`, its `machine.json` as `record`
+    makes it.
 
     Raises:
         UserError: `team` holds something that is not a team folder, an object of the
             machine's export cannot be read, or the store refuses a write (the export is then as
             it was).
     """
-    folder = remote.joined(team, MACHINES, who.machine)
+    folder = remote.joined(team, MACHINES, machine)
     with _locked(folder):
         try:
             names = remote.names_in(team)
@@ -66,7 +72,7 @@ def export_stored(
             old_manifest = _read_or_none(remote.joined(folder, MANIFEST))
             existing = _requests(folder, old_manifest)
             tables = merged_tables(existing, requests, prices, stamp)
-            _commit(folder, tables, old_manifest, who)
+            _commit(folder, tables, old_manifest, record)
         except OSError as error:
             raise UserError(f"cannot export to {team}: {error} (its export is as it was)") from None
     return result(team, tables, existing, requests)
@@ -85,15 +91,13 @@ def last_export(team: str, machine: str) -> bytes | None:
 
 
 def _commit(
-    folder: str, tables: Mapping[str, pa.Table], old_manifest: bytes | None, who: Exporter
+    folder: str, tables: Mapping[str, pa.Table], old_manifest: bytes | None, record: Record
 ) -> None:
     """Steps 1 to 4 of the module docstring.
 
     Raises:
         OSError: the store refused a read or a write.
     """
-    from sniff.export.team import machine_record
-
     files: dict[str, list[str]] = {}
     made = layout.encoded(tables, files)
     held = _listed(old_manifest)
@@ -105,10 +109,9 @@ def _commit(
     manifest = layout.manifest(tables, files)
     if manifest != old_manifest:
         remote.write(remote.joined(folder, MANIFEST), manifest)
-    old_record = _read_or_none(remote.joined(folder, MACHINE_FILE))
-    record = machine_record(old_record, who, changed=manifest != old_manifest)
-    if record is not None:
-        remote.write(remote.joined(folder, MACHINE_FILE), record)
+    kept = record(_read_or_none(remote.joined(folder, MACHINE_FILE)), manifest != old_manifest)
+    if kept is not None:
+        remote.write(remote.joined(folder, MACHINE_FILE), kept)
     listed = {name for name, _ in new}
     left = [
         name

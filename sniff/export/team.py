@@ -196,7 +196,10 @@ def export_team(
     if isinstance(team, str):
         from sniff.export.stored import export_stored
 
-        return export_stored(team, requests, prices, who, stamp)
+        return export_stored(
+            team, requests, prices, who.machine, stamp,
+            lambda old, changed: machine_record(old, who, changed),
+        )  # fmt: skip
     if not is_team_target(team):
         raise UserError(f"{team} is not empty and holds no team export: choose another")
     folder = machine_folder(team, who.machine)

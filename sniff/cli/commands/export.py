@@ -162,9 +162,7 @@ def _writer(
 
         who = exporter(machine, user)
 
-        def to_team(
-            output: Path | str, requests: list[Request], prices: PriceBook
-        ) -> ExportResult:
+        def to_team(output: Path | str, requests: list[Request], prices: PriceBook) -> ExportResult:
             return export_team(output, requests, prices, who, pseudonyms)
 
         return to_team
