@@ -18,14 +18,14 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from sniff.analyses.cache.breaks import BreakReport
-    from sniff.model import Activity, Request
+    from sniff.model import Activity, Dataset, Request
     from sniff.workspace.scan import ScanNumbers
 
 __all__ = ["CATEGORIES", "Frames"]
 
 CATEGORIES = frozenset(
     {"source", "provider", "model", "project", "agent", "cause", "tool", "server", "outcome",
-     "error_class"}
+     "error_class", "machine", "user"}
 )  # fmt: skip
 """The frames' label columns, made pandas categories: few values, many rows."""
 
@@ -40,13 +40,20 @@ class Frames:
         def break_report(self, policy_file: Path | None = None) -> BreakReport: ...
         def activity(self) -> Activity: ...
         def _chosen(self) -> list[Request]: ...
+        def dataset(self) -> Dataset: ...
 
     def requests(self) -> pd.DataFrame:
-        """One row per API call the filters keep, by end time: the export's `requests`."""
+        """One row per API call the filters keep, by end time: the export's `requests`, with
+        the `machine` and `user` a team export credits each with (null for logs read here)."""
         from sniff.export.tables import requests_table
+        from sniff.ingest.parquet_in import owners
 
         chosen = sorted(self._chosen(), key=lambda request: (request.ended_at, request.key))
-        return self._frame(requests_table(chosen))
+        table = requests_table(chosen)
+        credited = owners(self.dataset().files)
+        if credited:
+            table = _credited(table, chosen, credited)
+        return self._frame(table)
 
     def sessions(self) -> pd.DataFrame:
         """One row per session, by start: the export's `sessions` (`sniff sessions`)."""
@@ -80,3 +87,17 @@ class Frames:
             elif isinstance(frame[name].dtype, pd.DatetimeTZDtype):
                 frame[name] = frame[name].dt.tz_convert(self.zone)
         return frame
+
+
+def _credited(
+    table: pa.Table, requests: list[Request], owners: dict[str, tuple[str, str | None]]
+) -> pa.Table:
+    """`table` (one row per request, in order) with the machine and user `owners` credit each
+    request with."""
+    import pyarrow as pa
+
+    for position, name in enumerate(("machine", "user")):
+        values = [owners[r.key][position] if r.key in owners else None for r in requests]
+        column = pa.array(values, pa.string())
+        table = table.set_column(table.schema.get_field_index(name), name, column)
+    return table

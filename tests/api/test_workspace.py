@@ -36,7 +36,7 @@ def test_times_are_aware_in_the_workspaces_zone_and_labels_are_categories() -> N
         "tools": ["at"],
     }
     labels = {
-        "requests": ["source", "provider", "model", "project", "agent"],
+        "requests": ["source", "provider", "model", "project", "agent", "machine", "user"],
         "sessions": ["project"],
         "breaks": ["cause"],
         "tools": ["project", "tool", "server", "outcome", "error_class"],

@@ -426,3 +426,30 @@ def test_the_report_of_a_team_has_its_machines_and_users(tmp_path: Path) -> None
     ]
     alone = json.loads(output("report", "-f", "json", str(SAMPLE_LOGS / "codex")))
     assert "by_machine" not in alone and "by_user" not in alone
+
+
+def test_the_python_api_credits_each_request_to_its_machine(tmp_path: Path) -> None:
+    """`Workspace(team).requests()` has each request's machine and user: grouped by machine,
+    the costs are `sessions --by machine`'s."""
+    pytest.importorskip("pandas")
+    from typer.testing import CliRunner
+
+    from sniff import Workspace
+    from sniff.cli import app
+
+    run = CliRunner().invoke
+    dest = tmp_path / "team"
+    for machine, logs in (("laptop", "claude-code"), ("ci", "codex")):
+        done = run(app, ["export", str(SAMPLE_LOGS / logs), "-o", str(dest), "--team",
+                         "--machine", machine, "--user", f"{machine}-user"])  # fmt: skip
+        assert done.exit_code == 0, done.output
+    frame = Workspace(dest, tz="UTC", use_index=False).requests()
+    by_machine = frame.groupby("machine", observed=True)["cost_usd"].sum()
+    done = run(app, ["sessions", "--by", "machine", "--json", "--no-index", str(dest)])
+    rows = {row["machine"]: row for row in json.loads(done.stdout)["rows"]}
+    assert set(by_machine.index) == set(rows) == {"laptop", "ci"}
+    for machine, cost in by_machine.items():
+        assert cost == pytest.approx(rows[machine]["cost_usd"], abs=5e-6)
+    assert set(frame["user"]) == {"laptop-user", "ci-user"}
+    alone = Workspace(SAMPLE_LOGS / "codex", tz="UTC", use_index=False).requests()
+    assert alone["machine"].isna().all()
