@@ -208,9 +208,10 @@ def _team_rows(paths: Iterable[str]) -> list[tuple[str, str, str | None]]:
             files = _files(path)
         except OSError:
             continue
+        fetched = _fetch(files)
         for file in files:
             try:
-                with _opened(file) as parquet:
+                with _opened(file, fetched.get(str(file))) as parquet:
                     wanted = [
                         c for c in ("key", "machine", "user") if c in parquet.schema_arrow.names
                     ]
