@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING
 
 from sniff.errors import UserError
 from sniff.export import layout
-from sniff.export.tables import read_requests
-from sniff.export.writer import ExportResult, merged_tables, result
+from sniff.export.writer import ExportResult, merged_tables, requests_in, result
 from sniff.ingest.export_folders import MACHINE_FILE, MACHINES, MANIFEST, listed_in
 from sniff.ingest.files import remote
 
@@ -126,39 +125,13 @@ def _requests(folder: str, manifest: bytes | None) -> list[Request]:
 
     Raises:
         UserError: a file it lists cannot be read (merging would lose its rows).
-        OSError: the store refused a read.
     """
-    listed = _listed(manifest)
-    tables = {name: _table(folder, sorted(f for f in listed if f.startswith(f"{name}/")))
-              for name in ("requests", "blocks")}  # fmt: skip
-    if tables["requests"] is None:
-        return []
-    return read_requests(tables["requests"], tables["blocks"])
-
-
-def _table(folder: str, files: list[str]) -> pa.Table | None:
-    """One table of the files' rows (None for no file).
-
-    Raises:
-        UserError: one cannot be read as Parquet.
-        OSError: the store refused a read.
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    if not files:
-        return None
-    parts = []
-    for name in files:
-        data = remote.read(remote.joined(folder, name))
-        try:
-            parts.append(pq.read_table(pa.BufferReader(data)))
-        except (pa.ArrowException, ValueError) as error:
-            raise UserError(
-                f"cannot merge into {folder}: {name} cannot be read ({error}); "
-                "export to another place"
-            ) from error
-    return pa.concat_tables(parts, promote_options="default")
+    listed = listed_in(manifest) if manifest is not None else None
+    files = {
+        table: [remote.joined(folder, table, name) for name in names]
+        for table, names in (listed or {}).items()
+    }
+    return requests_in(folder, files)
 
 
 def _listed(manifest: bytes | None) -> set[str]:

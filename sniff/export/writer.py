@@ -10,7 +10,7 @@ one export of the union. A merge that is killed or fails leaves the earlier expo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
@@ -30,6 +30,7 @@ from sniff.export.tables import (
     sessions_table,
 )
 from sniff.ingest.export_folders import MANIFEST
+from sniff.ingest.files import remote
 from sniff.model import Request
 from sniff.pricing import PriceBook
 
@@ -110,11 +111,20 @@ def read_export(directory: Path) -> list[Request]:
         if any(directory.iterdir()):
             raise UserError(f"{directory} is not empty and holds no sniff export: choose another")
         return []
-    files = layout.files_of(directory)
-    requests = _read(directory, files.get("requests", []))
+    return requests_in(str(directory), layout.files_of(directory))
+
+
+def requests_in(where: str, files: Mapping[str, Sequence[Path | str]]) -> list[Request]:
+    """The requests (with their prompt blocks) of an export's files, each table's on disk or
+    a store's URLs (`remote`); `where` names the export in errors.
+
+    Raises:
+        UserError: a file cannot be read (merging into the export would lose its rows).
+    """
+    requests = _read(where, files.get("requests", []))
     if requests is None:
         return []
-    return read_requests(requests, _read(directory, files.get("blocks", [])))
+    return read_requests(requests, _read(where, files.get("blocks", [])))
 
 
 def _stamped(table: pa.Table, stamp: Mapping[str, str]) -> pa.Table:
@@ -140,7 +150,7 @@ def _rank(request: Request) -> tuple[int, int, str, int]:
     return (-request.usage.total_tokens, -len(request.blocks), request.file, request.line)
 
 
-def _read(directory: Path, files: list[Path]) -> pa.Table | None:
+def _read(where: str, files: Sequence[Path | str]) -> pa.Table | None:
     """One table of the files' rows (None for no file).
 
     Raises:
@@ -151,12 +161,13 @@ def _read(directory: Path, files: list[Path]) -> pa.Table | None:
     parts = []
     for file in files:
         try:
-            with pq.ParquetFile(file) as parquet:
+            source = pa.BufferReader(remote.read(file)) if isinstance(file, str) else file
+            with pq.ParquetFile(source) as parquet:
                 parts.append(parquet.read())
         except (OSError, ValueError) as error:  # pyarrow's errors derive from these
             reason = str(error).strip().splitlines()[0] if str(error).strip() else "unreadable"
             raise UserError(
-                f"cannot merge into {directory}: {file} cannot be read ({reason}); "
-                "export into another folder"
+                f"cannot merge into {where}: {file} cannot be read ({reason}); "
+                "export to another place"
             ) from error
     return pa.concat_tables(parts, promote_options="default")
