@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from sniff.analyses.cost.branches import Attributed
 from sniff.analyses.cost.commits import CommitReport, CommitRow
 from sniff.analyses.cost.summary import Group
 from sniff.analyses.latency.by_model import ModelLatency
@@ -58,8 +59,9 @@ def detail(report: Report) -> list[Table]:
     """Everything else: the `--by` grouping, harnesses, branches, a team's machines and users,
     commits, changes, agents."""
     found = [] if report.by in ("project", "model") else [_groups(report)]
-    found += [_harnesses(report), _branches(report)]
-    found += [_exporters(report, by) for by, rows in report.exporters.items() if rows]
+    found += [_harnesses(report), _attributed(report.branches, "branch", "Cost by git branch")]
+    team = report.exporters.items()  # a team export's machines and users
+    found += [_attributed(rows, by, f"Cost by {by}") for by, rows in team if rows]
     if report.commits is not None and report.commits.commits:
         found.append(_commits(report.commits))
     if report.drift is not None and report.drift.events:
@@ -151,24 +153,15 @@ def _harnesses(report: Report) -> Table:
     return Table("cost-by-harness", "Cost by harness", headers, rows, note=note)
 
 
-def _branches(report: Report) -> Table:
-    """Cost by git branch, with the sessions that made it."""
-    rows = []
-    for row in report.branches:
-        cells = _group_row(Group(row.key, row.totals))
-        rows.append([*cells[:2], (f"{row.sessions:,}", row.sessions), *cells[2:]])
-    headers = ["branch", "requests", "sessions", "cost", "hit rate", "saved", "tokens"]
-    return Table("cost-by-branch", "Cost by git branch", headers, rows, note=NOTES["branch"])
-
-
-def _exporters(report: Report, by: str) -> Table:
-    """Of a team export: cost by the machine or user each request is credited to."""
-    rows = []
-    for row in report.exporters[by]:
-        cells = _group_row(Group(row.key, row.totals))
-        rows.append([*cells[:2], (f"{row.sessions:,}", row.sessions), *cells[2:]])
+def _attributed(rows: list[Attributed], by: str, title: str) -> Table:
+    """Cost by git branch (`by` "branch"), or by the machine or user a team export credits each
+    request with, with the sessions that made it."""
+    cells = []
+    for row in rows:
+        group = _group_row(Group(row.key, row.totals))
+        cells.append([*group[:2], (f"{row.sessions:,}", row.sessions), *group[2:]])
     headers = [by, "requests", "sessions", "cost", "hit rate", "saved", "tokens"]
-    return Table(f"cost-by-{by}", f"Cost by {by}", headers, rows, note=NOTES[by])
+    return Table(f"cost-by-{by}", title, headers, cells, note=NOTES[by])
 
 
 COMMITS_SHOWN = 20
