@@ -72,8 +72,8 @@ class Watch:
         self.workspace = workspace
         self.roots = roots_for(workspace.paths)[0]
         for root in self.roots:
-            if url_of(root) is not None:
-                raise UserError(f"watch follows logs on this machine, not {url_of(root)}")
+            if (url := url_of(root)) is not None:
+                raise UserError(f"watch follows logs on this machine, not {url}")
             if not root.exists():
                 raise UserError(f"{root}: no such file or folder")
         self.follower = Follower(self.roots, workspace.prices.cost, workspace.log_format)

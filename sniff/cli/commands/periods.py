@@ -26,9 +26,9 @@ Breakdown = Annotated[
     typer.Option(
         "--breakdown",
         "-b",
-        metavar="model|harness|project|machine|user",
-        help="Add one row per model, harness or project, or machine or user that exported to a "
-        "team folder, under each period (alone: model).",
+        metavar="KIND",
+        help="Add one row per KIND under each period: model (alone: model), harness, project, "
+        "or machine or user that exported to a team folder.",
     ),
 ]
 """`-b` and `--breakdown` alone mean `--breakdown model`, the flag they were: the word after
