@@ -88,10 +88,11 @@ class Proxy:
         return self.process.wait(timeout=TIMEOUT)
 
     def lines(self) -> list[str]:
-        """Every line of every calls file, as written (no end-of-line)."""
+        """Every whole line of every calls file, as written (no end-of-line): a line the proxy
+        is still appending is not one yet."""
         found: list[str] = []
         for path in sorted(self.out.glob("calls-*.jsonl")):
-            found.extend(path.read_text().splitlines())
+            found.extend(path.read_text().split("\n")[:-1])
         return found
 
     def records(self, count: int, timeout: float = TIMEOUT) -> list[dict[str, Any]]:
